@@ -1,0 +1,284 @@
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from findings.forms import ResolveForm
+from findings.models import (
+    CompanionPages,
+    Evidence,
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    Verification,
+    VerificationRun,
+    WebhookDelivery,
+)
+from findings.services import finding_resolve
+from recheck.errors import RecheckError
+from reviews.services import commit_get_or_create
+
+RESOLVE_LABELS = {
+    Finding.Status.FIXED: "Mark fixed",
+    Finding.Status.DISMISSED: "Dismiss",
+    Finding.Status.OPEN: "Reopen",
+}
+
+
+class EvidenceInline(admin.StackedInline):
+    model = Evidence
+    extra = 0
+    autocomplete_fields = ["commit"]
+    fields = [
+        ("position", "kind", "commit"),
+        ("path", "start_line", "end_line"),
+        "text",
+        ("regex", "expect", "sha"),
+        "caption",
+    ]
+
+
+class VerificationInline(admin.TabularInline):
+    model = Verification
+    extra = 0
+    can_delete = False
+    fields = ["commit", "verdict", "checked_at", "evidence_results"]
+    readonly_fields = fields
+    ordering = ["-checked_at"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("commit").prefetch_related("results__evidence")
+
+    @admin.display(description="Evidence results")
+    def evidence_results(self, verification: Verification) -> str:
+        return format_html_join(
+            "",
+            "<div>#{}: <strong>{}</strong> {} {}</div>",
+            (
+                (
+                    result.evidence.position,
+                    result.get_state_display(),
+                    f"{result.path}:{result.start_line}" if result.start_line else result.path,
+                    result.detail,
+                )
+                for result in verification.results.all()
+            ),
+        )
+
+
+class HistoryInline(admin.TabularInline):
+    model = FindingEvent
+    extra = 0
+    can_delete = False
+    fields = ["at", "from_status", "to_status", "actor", "commit", "note", "source"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Finding)
+class FindingAdmin(admin.ModelAdmin):
+    list_display = ["number", "title", "pull_request", "kind", "caught_by", "status", "possibly_regressed"]
+    list_display_links = ["number", "title"]
+    list_filter = ["kind", "status", "caught_by", "possibly_regressed", "pull_request__repository"]
+    search_fields = ["title", "summary", "body", "path", "pull_request__repository__slug"]
+    list_select_related = ["pull_request__repository"]
+    readonly_fields = ["status", "resolved_by", "resolved_at", "resolved_commit", "resolution_note", "resolve_buttons"]
+    autocomplete_fields = ["pull_request"]
+    inlines = [EvidenceInline, VerificationInline, HistoryInline]
+    actions = ["mark_fixed", "dismiss", "reopen"]
+    fieldsets = [
+        (None, {"fields": ["pull_request", "number", "kind", "caught_by", "title", "summary"]}),
+        ("Write-up", {"fields": ["body", "fix", "review_comment_url", "path", "line"]}),
+        (
+            "Status",
+            {
+                "fields": [
+                    "resolve_buttons",
+                    "status",
+                    "possibly_regressed",
+                    "resolved_by",
+                    "resolved_at",
+                    "resolved_commit",
+                    "resolution_note",
+                ]
+            },
+        ),
+    ]
+
+    def get_urls(self):
+        return [
+            path(
+                "resolve/<str:status>/",
+                self.admin_site.admin_view(self.resolve_view),
+                name="findings_finding_resolve",
+            ),
+        ] + super().get_urls()
+
+    @admin.display(description="Change status")
+    def resolve_buttons(self, finding: Finding) -> str:
+        if not finding.pk:
+            return "-"
+        return format_html_join(
+            " ",
+            '<a class="button" href="{}?ids={}">{}</a>',
+            (
+                (reverse("admin:findings_finding_resolve", args=[status]), finding.pk, label)
+                for status, label in RESOLVE_LABELS.items()
+                if status != finding.status
+            ),
+        )
+
+    def _redirect_to_form(self, queryset, status: str):
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(f"{reverse('admin:findings_finding_resolve', args=[status])}?ids={ids}")
+
+    @admin.action(description="Mark fixed…", permissions=["change"])
+    def mark_fixed(self, request, queryset):
+        return self._redirect_to_form(queryset, Finding.Status.FIXED)
+
+    @admin.action(description="Dismiss…", permissions=["change"])
+    def dismiss(self, request, queryset):
+        return self._redirect_to_form(queryset, Finding.Status.DISMISSED)
+
+    @admin.action(description="Reopen…", permissions=["change"])
+    def reopen(self, request, queryset):
+        return self._redirect_to_form(queryset, Finding.Status.OPEN)
+
+    def resolve_view(self, request: HttpRequest, status: str):
+        """Asks for the commit and a note, then changes the status of the chosen findings."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        if status not in RESOLVE_LABELS:
+            raise PermissionDenied
+        raw_ids = request.POST.get("ids") or request.GET.get("ids", "")
+        ids = [int(pk) for pk in raw_ids.split(",") if pk.strip().isdigit()]
+        findings = list(
+            Finding.objects.filter(pk__in=ids).select_related("pull_request__repository").order_by("pk")
+        )
+        if not findings:
+            get_object_or_404(Finding, pk=0)
+        form = ResolveForm(request.POST or None, initial={"status": status})
+        if request.method == "POST" and form.is_valid() and form.cleaned_data["status"] == status:
+            done = self._resolve_all(request, findings, status, form.cleaned_data)
+            if done:
+                changelist = reverse("admin:findings_finding_changelist")
+                if len(findings) == 1:
+                    return HttpResponseRedirect(reverse("admin:findings_finding_change", args=[findings[0].pk]))
+                return HttpResponseRedirect(changelist)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"{RESOLVE_LABELS[status]}: {len(findings)} finding{'s' if len(findings) != 1 else ''}",
+            "findings": findings,
+            "form": form,
+            "ids": ",".join(str(finding.pk) for finding in findings),
+            "status": status,
+            "label": RESOLVE_LABELS[status],
+        }
+        return TemplateResponse(request, "admin/findings/finding/resolve.html", context)
+
+    def _resolve_all(self, request, findings, status: str, data: dict) -> bool:
+        resolved = 0
+        for finding in findings:
+            try:
+                commit = None
+                if data.get("commit"):
+                    commit = commit_get_or_create(repository=finding.pull_request.repository, sha=data["commit"])
+                finding_resolve(
+                    finding=finding,
+                    status=status,
+                    actor=request.user,
+                    source=FindingEvent.Source.ADMIN,
+                    commit=commit,
+                    note=data.get("note", ""),
+                )
+                resolved += 1
+            except RecheckError as error:
+                self.message_user(request, f"Finding {finding.number} of {finding.pull_request}: {error}", messages.ERROR)
+        if resolved:
+            self.message_user(
+                request,
+                f"{RESOLVE_LABELS[status]}: {resolved} finding{'s' if resolved != 1 else ''} changed.",
+                messages.SUCCESS,
+            )
+        return resolved == len(findings)
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(admin.ModelAdmin):
+    list_display = ["finding", "position", "kind", "describe", "commit"]
+    list_filter = ["kind"]
+    search_fields = ["path", "text", "regex", "finding__title"]
+    list_select_related = ["finding__pull_request__repository", "commit"]
+    autocomplete_fields = ["finding", "commit"]
+
+
+class EvidenceResultInline(admin.TabularInline):
+    model = EvidenceResult
+    extra = 0
+    can_delete = False
+    fields = ["evidence", "state", "path", "start_line", "end_line", "detail"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Verification)
+class VerificationAdmin(admin.ModelAdmin):
+    list_display = ["finding", "commit", "verdict", "checked_at"]
+    list_filter = ["verdict", "finding__pull_request__repository"]
+    search_fields = ["commit__sha", "finding__title"]
+    list_select_related = ["finding__pull_request__repository", "commit"]
+    readonly_fields = ["finding", "commit", "verdict", "checked_at", "first_checked_at", "detail"]
+    inlines = [EvidenceResultInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(FindingEvent)
+class FindingEventAdmin(admin.ModelAdmin):
+    list_display = ["finding", "from_status", "to_status", "actor", "commit", "source", "at"]
+    list_filter = ["to_status", "source"]
+    search_fields = ["finding__title", "note"]
+    list_select_related = ["finding__pull_request__repository", "actor", "commit"]
+
+    # The history is a record: it is written by finding_resolve and never edited.
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(VerificationRun)
+class VerificationRunAdmin(admin.ModelAdmin):
+    list_display = ["pull_request", "commit", "status", "done", "total", "created_at", "finished_at"]
+    list_filter = ["status"]
+    list_select_related = ["pull_request__repository", "commit"]
+    readonly_fields = [field.name for field in VerificationRun._meta.fields]
+
+
+@admin.register(CompanionPages)
+class CompanionPagesAdmin(admin.ModelAdmin):
+    list_display = ["pull_request", "commit", "rendered_at"]
+    readonly_fields = ["pull_request", "commit", "rendered_at"]
+    exclude = ["index_html", "blockers_html", "cleanups_html"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["delivery_id", "event", "action", "received_at", "outcome"]
+    readonly_fields = [field.name for field in WebhookDelivery._meta.fields]

@@ -1,0 +1,1 @@
+"""Review exchange: reading and writing review bundles (and, later, other formats)."""

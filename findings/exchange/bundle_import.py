@@ -1,0 +1,268 @@
+"""Importing a review bundle: one transaction, idempotent, keyed by repository slug + pull request
+number + finding number. A malformed bundle changes nothing and the error names the field."""
+import json
+from dataclasses import dataclass, field
+
+import yaml
+from django.db import transaction
+
+from findings.exchange.bundle_schema import BundleSerializer, flatten_errors
+from findings.models import Evidence, Finding, FindingEvent
+from findings.services import finding_resolve
+from recheck.errors import BundleError, RecheckError
+from reviews.models import PinnedCommit, PullRequest, Repository
+from reviews.services import commit_get_or_create, pull_request_pin_commit
+
+MAX_BUNDLE_BYTES = 5_000_000
+
+
+class BundleInvalid(BundleError):
+    """A bundle with one or more invalid fields; `errors` lists every (field, message)."""
+
+    def __init__(self, errors: list[tuple[str, str]]):
+        self.errors = errors
+        field_name, message = errors[0]
+        super().__init__(field_name, message)
+        self.args = ("; ".join(f"{name}: {text}" if name else text for name, text in errors),)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+@dataclass
+class ImportReport:
+    pull_request: str
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+    def record(self, label: str, created: bool, changed: bool) -> None:
+        (self.created if created else self.updated if changed else self.unchanged).append(label)
+
+    def as_dict(self) -> dict:
+        return {
+            "pull_request": self.pull_request,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+        }
+
+
+def parse_bundle(raw: str | bytes) -> dict:
+    """A bundle's text (YAML or JSON; JSON is YAML too, but its errors read better) as data."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_BUNDLE_BYTES:
+            raise BundleError("", f"The bundle is larger than {MAX_BUNDLE_BYTES // 1_000_000} MB.")
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BundleError("", "The bundle is not UTF-8 text.") from None
+    if len(raw) > MAX_BUNDLE_BYTES:
+        raise BundleError("", f"The bundle is larger than {MAX_BUNDLE_BYTES // 1_000_000} MB.")
+    try:
+        if raw.lstrip().startswith("{"):
+            data = json.loads(raw)
+        else:
+            data = yaml.safe_load(raw)
+    except json.JSONDecodeError as error:
+        raise BundleError("", f"Not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}.") from None
+    except yaml.YAMLError as error:
+        where = getattr(error, "problem_mark", None)
+        at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
+        raise BundleError("", f"Not valid YAML{at}: {getattr(error, 'problem', error)}.") from None
+    if not isinstance(data, dict):
+        raise BundleError("", "A bundle is a mapping with repository, pull_request, commits and findings.")
+    return data
+
+
+def validate_bundle(data: dict) -> dict:
+    serializer = BundleSerializer(data=data)
+    if not serializer.is_valid():
+        raise BundleInvalid(flatten_errors(serializer.errors))
+    return serializer.validated_data
+
+
+def _assign(instance, values: dict) -> bool:
+    changed = False
+    for name, value in values.items():
+        if getattr(instance, name) != value:
+            setattr(instance, name, value)
+            changed = True
+    return changed
+
+
+@transaction.atomic
+def review_import(*, data: dict, actor=None) -> ImportReport:
+    """Create or update the review that `data` (a parsed bundle) describes."""
+    bundle = validate_bundle(data)
+    repository, repo_created, repo_changed = _import_repository(bundle["repository"])
+    pull_request, pr_created, pr_changed = _import_pull_request(repository, bundle["pull_request"])
+    report = ImportReport(pull_request=pull_request.reference)
+    report.record(f"repository {repository.slug}", repo_created, repo_changed)
+    report.record(f"pull request {pull_request.reference}", pr_created, pr_changed)
+
+    for index, item in enumerate(bundle["commits"]):
+        try:
+            commit = commit_get_or_create(repository=repository, sha=item["sha"])
+        except RecheckError as error:
+            raise BundleInvalid([(f"commits[{index}].sha", str(error))]) from None
+        pin, created = pull_request_pin_commit(
+            pull_request=pull_request, commit=commit, role=item["role"], note=item["note"]
+        )
+        changed = _assign(pin, {"role": item["role"]})
+        if changed:
+            pin.save(update_fields=["role"])
+        report.record(f"pin {commit.short_sha} ({item['role']})", created, changed)
+
+    reviewed = (
+        PinnedCommit.objects.filter(pull_request=pull_request, role=PinnedCommit.Role.REVIEWED)
+        .select_related("commit")
+        .order_by("pinned_at", "id")
+        .first()
+    )
+    for index, item in enumerate(bundle["findings"]):
+        _import_finding(pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, report)
+    return report
+
+
+def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
+    repository = Repository.objects.filter(slug=values["slug"]).first()
+    created = repository is None
+    repository = repository or Repository(slug=values["slug"])
+    changed = _assign(
+        repository,
+        {
+            "clone_url": values["clone_url"],
+            "web_url": values["web_url"],
+            "default_branch": values["default_branch"],
+        },
+    )
+    if created or changed:
+        repository.save()
+    return repository, created, changed and not created
+
+
+def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, bool]:
+    pull_request = PullRequest.objects.filter(repository=repository, number=values["number"]).first()
+    created = pull_request is None
+    pull_request = pull_request or PullRequest(repository=repository, number=values["number"])
+    changed = _assign(
+        pull_request,
+        {
+            "title": values["title"],
+            "url": values["url"],
+            "state": values["state"],
+            "before": values["before"],
+            "change": values["change"],
+            "status_note": values["status"],
+        },
+    )
+    if created or changed:
+        pull_request.save()
+    return pull_request, created, changed and not created
+
+
+def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor, report: ImportReport) -> None:
+    finding = Finding.objects.filter(pull_request=pull_request, number=item["number"]).first()
+    created = finding is None
+    finding = finding or Finding(pull_request=pull_request, number=item["number"])
+    location = item["location"] or {}
+    changed = _assign(
+        finding,
+        {
+            "kind": item["kind"],
+            "caught_by": item["caught_by"],
+            "title": item["title"],
+            "summary": item["summary"],
+            "body": item["body"],
+            "fix": item["fix"],
+            "review_comment_url": item["review_comment_url"],
+            "path": location.get("path", ""),
+            "line": location.get("line"),
+        },
+    )
+    if created or changed:
+        finding.save()
+    evidence_changed = _import_evidence(finding, item["evidence"], where, reviewed_commit)
+    status_changed = _import_status(finding, item, where, actor)
+    report.record(f"finding {finding.number}", created, (changed or evidence_changed or status_changed) and not created)
+
+
+def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_commit) -> bool:
+    repository = finding.pull_request.repository
+    existing = {evidence.position: evidence for evidence in finding.evidence.all()}
+    changed = False
+    for position, item in enumerate(items):
+        commit = None
+        if item["kind"] != Evidence.Kind.NOTE or item.get("commit"):
+            if item.get("commit"):
+                try:
+                    commit = commit_get_or_create(repository=repository, sha=item["commit"])
+                except RecheckError as error:
+                    raise BundleInvalid([(f"{where}.evidence[{position}].commit", str(error))]) from None
+            elif reviewed_commit is not None:
+                commit = reviewed_commit
+            else:
+                raise BundleInvalid(
+                    [
+                        (
+                            f"{where}.evidence[{position}].commit",
+                            "No commit given, and the pull request has no reviewed commit to record it at. "
+                            "Add a commit with role: reviewed, or give the evidence a commit.",
+                        )
+                    ]
+                )
+        values = {
+            "kind": item["kind"],
+            "commit": commit,
+            "path": item.get("path", ""),
+            "start_line": item.get("start_line"),
+            "end_line": item.get("end_line"),
+            "regex": item.get("regex", ""),
+            "expect": item.get("expect", ""),
+            "sha": item.get("sha", ""),
+            "caption": item["caption"],
+        }
+        evidence = existing.pop(position, None)
+        if evidence is None:
+            Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""), **values)
+            changed = True
+            continue
+        # A snippet's text may have been filled in from the repository: an omitted text keeps it.
+        if item.get("text") or item["kind"] != Evidence.Kind.SNIPPET or values["path"] != evidence.path:
+            values["text"] = item.get("text", "")
+        if _assign(evidence, values):
+            evidence.save()
+            # What was verified is no longer what the evidence says.
+            evidence.results.all().delete()
+            changed = True
+    for stale in existing.values():
+        stale.delete()
+        changed = True
+    return changed
+
+
+def _import_status(finding: Finding, item: dict, where: str, actor) -> bool:
+    status = item.get("status")
+    if status is None or status == finding.status:
+        return False
+    resolution = item.get("resolution") or {}
+    commit = None
+    if resolution.get("commit"):
+        try:
+            commit = commit_get_or_create(repository=finding.pull_request.repository, sha=resolution["commit"])
+        except RecheckError as error:
+            raise BundleInvalid([(f"{where}.resolution.commit", str(error))]) from None
+    try:
+        finding_resolve(
+            finding=finding,
+            status=status,
+            actor=actor,
+            source=FindingEvent.Source.IMPORT,
+            commit=commit,
+            note=resolution.get("note", ""),
+        )
+    except RecheckError as error:
+        raise BundleInvalid([(f"{where}.status", str(error))]) from None
+    finding.refresh_from_db()
+    return True

@@ -1,0 +1,197 @@
+"""The review bundle format, as DRF serializers: one definition validates the import command,
+the import API and the API schema. Errors are flattened to `findings[2].evidence[0].start_line`."""
+import posixpath
+import re
+
+from rest_framework import serializers
+
+from findings.models import Evidence, Finding
+from reviews.models import SHA_RE, SLUG_RE, PinnedCommit, PullRequest
+
+_sha = re.compile(SHA_RE)
+_remote_helper = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+
+
+def _validate_sha(value: str) -> str:
+    value = value.strip().lower()
+    if not _sha.match(value):
+        raise serializers.ValidationError("A commit SHA is 7 to 40 hexadecimal digits.")
+    return value
+
+
+def validate_evidence_path(value: str, *, allow_glob: bool = False) -> str:
+    """A path inside the repository: relative, no `..`, no option-like or control characters."""
+    if not value or "\x00" in value or any(ord(char) < 32 for char in value):
+        raise serializers.ValidationError("A path inside the repository is needed.")
+    if value.startswith(("/", "-")) or re.match(r"^[A-Za-z]:[\\/]", value):
+        raise serializers.ValidationError("Give a path relative to the repository root (no leading / or -).")
+    if ".." in value.replace("\\", "/").split("/"):
+        raise serializers.ValidationError("A path may not climb out of the repository with '..'.")
+    if not allow_glob and any(char in value for char in "*?["):
+        raise serializers.ValidationError("Only pattern evidence takes a glob.")
+    return posixpath.normpath(value)
+
+
+class ShaField(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(max_length=40, **kwargs)
+        self.validators.append(_validate_sha)
+
+    def to_internal_value(self, data):
+        if isinstance(data, int):  # YAML reads an all-digit SHA such as 1234567 as a number
+            data = str(data)
+        return _validate_sha(super().to_internal_value(data))
+
+
+class RepositorySerializer(serializers.Serializer):
+    slug = serializers.RegexField(SLUG_RE, max_length=201, error_messages={"invalid": "Use the form owner/name."})
+    clone_url = serializers.CharField(max_length=500)
+    web_url = serializers.URLField(required=False, allow_blank=True, default="")
+    default_branch = serializers.CharField(required=False, default="main", max_length=200)
+
+    def validate_clone_url(self, value: str) -> str:
+        value = value.strip()
+        if value.startswith("-") or _remote_helper.match(value) or any(ord(char) < 32 for char in value):
+            raise serializers.ValidationError("Use an https:// or ssh URL (or a local path where those are allowed).")
+        return value
+
+
+class PullRequestSerializer(serializers.Serializer):
+    number = serializers.IntegerField(min_value=1)
+    title = serializers.CharField(max_length=500)
+    url = serializers.URLField(required=False, allow_blank=True, default="")
+    state = serializers.ChoiceField(choices=PullRequest.State.choices, required=False, default="open")
+    before = serializers.CharField(required=False, allow_blank=True, default="")
+    change = serializers.CharField(required=False, allow_blank=True, default="")
+    status = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class CommitSerializer(serializers.Serializer):
+    sha = ShaField()
+    role = serializers.ChoiceField(choices=PinnedCommit.Role.choices)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class LocationSerializer(serializers.Serializer):
+    path = serializers.CharField(max_length=500)
+    line = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+
+    def validate_path(self, value: str) -> str:
+        return validate_evidence_path(value)
+
+
+class EvidenceSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Evidence.Kind.choices)
+    commit = ShaField(required=False)
+    path = serializers.CharField(required=False, max_length=500)
+    start_line = serializers.IntegerField(min_value=1, required=False)
+    end_line = serializers.IntegerField(min_value=1, required=False)
+    text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    regex = serializers.CharField(required=False, trim_whitespace=False)
+    expect = serializers.ChoiceField(choices=Evidence.Expect.choices, required=False)
+    sha = ShaField(required=False)
+    caption = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+
+    REQUIRED = {
+        "snippet": ("path", "start_line", "end_line"),
+        "pattern": ("path", "regex", "expect"),
+        "path": ("path", "expect"),
+        "gitlink": ("path", "sha"),
+        "note": ("text",),
+    }
+    EXPECT = {"pattern": ("present", "absent"), "path": ("exists", "missing")}
+
+    def validate(self, attrs):
+        kind = attrs["kind"]
+        errors = {}
+        for field in self.REQUIRED[kind]:
+            if attrs.get(field) in (None, ""):
+                errors[field] = f"{kind} evidence needs {field}."
+        if errors:
+            raise serializers.ValidationError(errors)
+        if kind in self.EXPECT and attrs["expect"] not in self.EXPECT[kind]:
+            raise serializers.ValidationError(
+                {"expect": f"{kind} evidence expects one of: {', '.join(self.EXPECT[kind])}."}
+            )
+        if kind == "snippet" and attrs["end_line"] < attrs["start_line"]:
+            raise serializers.ValidationError({"end_line": "end_line comes before start_line."})
+        if kind != "note":
+            try:
+                attrs["path"] = validate_evidence_path(attrs["path"], allow_glob=kind == "pattern")
+            except serializers.ValidationError as error:
+                raise serializers.ValidationError({"path": error.detail}) from None
+        if kind == "pattern":
+            try:
+                re.compile(attrs["regex"], re.MULTILINE)
+            except re.error as error:
+                raise serializers.ValidationError({"regex": f"Not a valid regular expression: {error}."}) from None
+        return attrs
+
+
+class ResolutionSerializer(serializers.Serializer):
+    commit = ShaField(required=False, allow_null=True, default=None)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class FindingSerializer(serializers.Serializer):
+    number = serializers.IntegerField(min_value=1)
+    kind = serializers.ChoiceField(choices=Finding.Kind.choices)
+    caught_by = serializers.ChoiceField(choices=Finding.CaughtBy.choices, required=False, default="none")
+    title = serializers.CharField(max_length=300)
+    summary = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    body = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    fix = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    review_comment_url = serializers.URLField(required=False, allow_blank=True, default="", max_length=500)
+    location = LocationSerializer(required=False, allow_null=True, default=None)
+    status = serializers.ChoiceField(choices=Finding.Status.choices, required=False)
+    resolution = ResolutionSerializer(required=False)
+    evidence = EvidenceSerializer(many=True, required=False, default=list)
+
+
+class BundleSerializer(serializers.Serializer):
+    repository = RepositorySerializer()
+    pull_request = PullRequestSerializer()
+    commits = CommitSerializer(many=True, required=False, default=list)
+    findings = FindingSerializer(many=True, required=False, default=list)
+
+    def validate_commits(self, commits):
+        seen = set()
+        for index, commit in enumerate(commits):
+            if commit["sha"] in seen:
+                raise serializers.ValidationError({index: {"sha": "This commit is listed twice."}})
+            seen.add(commit["sha"])
+        return commits
+
+    def validate_findings(self, findings):
+        seen = set()
+        for index, finding in enumerate(findings):
+            if finding["number"] in seen:
+                raise serializers.ValidationError(
+                    {index: {"number": f"Finding number {finding['number']} is used twice."}}
+                )
+            seen.add(finding["number"])
+        return findings
+
+
+def flatten_errors(detail, prefix: str = "") -> list[tuple[str, str]]:
+    """DRF's nested error detail as (`findings[2].evidence[0].start_line`, message) pairs."""
+    if isinstance(detail, dict):
+        pairs = []
+        for key, value in detail.items():
+            if key == "non_field_errors":
+                name = prefix
+            elif isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+                name = f"{prefix}[{key}]"
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            pairs.extend(flatten_errors(value, name))
+        return pairs
+    if isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            return [(prefix, str(item)) for item in detail]
+        pairs = []
+        for index, item in enumerate(detail):
+            if item:
+                pairs.extend(flatten_errors(item, f"{prefix}[{index}]"))
+        return pairs
+    return [(prefix, str(detail))]

@@ -1,0 +1,348 @@
+"""What was found: findings, their evidence, and what verification made of them at each commit."""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from reviews.models import SHA_RE, Commit, PullRequest
+
+
+class FindingQuerySet(models.QuerySet):
+    def open(self):
+        return self.filter(status=Finding.Status.OPEN)
+
+    def blockers(self):
+        return self.filter(kind=Finding.Kind.BLOCKER)
+
+    def cleanups(self):
+        return self.filter(kind=Finding.Kind.CLEANUP)
+
+    def for_pull_request(self, pull_request):
+        return self.filter(pull_request=pull_request)
+
+
+class Finding(models.Model):
+    class Kind(models.TextChoices):
+        BLOCKER = "blocker", "Blocker"
+        CLEANUP = "cleanup", "Cleanup"
+
+    class CaughtBy(models.TextChoices):
+        CI = "ci", "Caught by a CI job"
+        NONE = "none", "Nothing checks it"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        FIXED = "fixed", "Fixed"
+        DISMISSED = "dismissed", "Dismissed"
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="findings")
+    number = models.PositiveIntegerField(help_text="Its order on the pull request.")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    caught_by = models.CharField(max_length=10, choices=CaughtBy.choices, default=CaughtBy.NONE)
+    title = models.CharField(max_length=300)
+    summary = models.CharField(max_length=500, blank=True, help_text="One line.")
+    body = models.TextField(blank=True, help_text="Markdown.")
+    fix = models.TextField(blank=True, help_text="Markdown.")
+    review_comment_url = models.URLField(blank=True, max_length=500)
+    path = models.CharField(max_length=500, blank=True, help_text="Main location: file path.")
+    line = models.PositiveIntegerField(null=True, blank=True, help_text="Main location: line.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_commit = models.ForeignKey(
+        Commit, null=True, blank=True, on_delete=models.SET_NULL, related_name="resolved_findings"
+    )
+    resolution_note = models.TextField(blank=True)
+    possibly_regressed = models.BooleanField(
+        default=False,
+        help_text="Marked fixed, but its evidence holds again at a later commit: a human should look.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = FindingQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["pull_request_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["pull_request", "number"], name="finding_number_unique_per_pull_request"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="finding_number_positive"),
+            models.CheckConstraint(condition=Q(kind__in=["blocker", "cleanup"]), name="finding_kind_valid"),
+            models.CheckConstraint(condition=Q(caught_by__in=["ci", "none"]), name="finding_caught_by_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "fixed", "dismissed"]), name="finding_status_valid"
+            ),
+            # A closed finding always says when it was closed; an open one carries no resolution.
+            models.CheckConstraint(
+                condition=(Q(status="open") & Q(resolved_at__isnull=True))
+                | (~Q(status="open") & Q(resolved_at__isnull=False)),
+                name="finding_resolution_matches_status",
+            ),
+        ]
+        indexes = [models.Index(fields=["pull_request", "kind", "status"], name="finding_pr_kind_status")]
+        permissions = [
+            ("resolve_finding", "Can mark findings fixed, dismissed or open"),
+            ("import_review", "Can import review bundles"),
+            ("verify_pullrequest", "Can start verification of a pull request"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pull_request} {self.kind} {self.number}: {self.title}"
+
+    @property
+    def location(self) -> str:
+        if not self.path:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    @property
+    def anchor(self) -> str:
+        return f"finding-{self.number}"
+
+    def get_absolute_url(self) -> str:
+        return f"{self.pull_request.get_absolute_url()}findings/{self.number}/"
+
+
+class Evidence(models.Model):
+    class Kind(models.TextChoices):
+        SNIPPET = "snippet", "Code snippet"
+        PATTERN = "pattern", "Pattern"
+        PATH = "path", "Path"
+        GITLINK = "gitlink", "Submodule pin"
+        NOTE = "note", "Note"
+
+    class Expect(models.TextChoices):
+        PRESENT = "present", "Matches"
+        ABSENT = "absent", "Does not match"
+        EXISTS = "exists", "Exists"
+        MISSING = "missing", "Is missing"
+
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="evidence")
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    commit = models.ForeignKey(
+        Commit, null=True, blank=True, on_delete=models.CASCADE, related_name="evidence",
+        help_text="The commit the evidence was recorded at.",
+    )
+    path = models.CharField(max_length=500, blank=True, help_text="File path, glob (pattern) or submodule path.")
+    start_line = models.PositiveIntegerField(null=True, blank=True)
+    end_line = models.PositiveIntegerField(null=True, blank=True)
+    text = models.TextField(blank=True, help_text="The snippet's code, or a note's text.")
+    regex = models.TextField(blank=True)
+    expect = models.CharField(max_length=10, choices=Expect.choices, blank=True)
+    sha = models.CharField(max_length=40, blank=True, help_text="The SHA a submodule is pinned at.")
+    caption = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["finding_id", "position"]
+        verbose_name_plural = "evidence"
+        constraints = [
+            models.UniqueConstraint(fields=["finding", "position"], name="evidence_position_unique"),
+            # Each kind carries the fields it needs, and nothing can be checked without a commit.
+            models.CheckConstraint(
+                condition=(
+                    Q(kind="snippet", commit__isnull=False, start_line__isnull=False, end_line__isnull=False)
+                    & Q(start_line__gte=1)
+                    & ~Q(path="")
+                    & Q(end_line__gte=models.F("start_line"))
+                )
+                | (Q(kind="pattern", commit__isnull=False, expect__in=["present", "absent"]) & ~Q(path="") & ~Q(regex=""))
+                | (Q(kind="path", commit__isnull=False, expect__in=["exists", "missing"]) & ~Q(path=""))
+                | (Q(kind="gitlink", commit__isnull=False, sha__regex=SHA_RE) & ~Q(path=""))
+                | (Q(kind="note") & ~Q(text="")),
+                name="evidence_fields_match_kind",
+                violation_error_message="Evidence is missing a field its kind needs.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.position}: {self.describe()}"
+
+    @property
+    def is_checkable(self) -> bool:
+        return self.kind != self.Kind.NOTE
+
+    def describe(self) -> str:
+        if self.kind == self.Kind.SNIPPET:
+            return f"{self.path}:{self.start_line}-{self.end_line}"
+        if self.kind == self.Kind.PATTERN:
+            return f"/{self.regex}/ {self.expect} in {self.path}"
+        if self.kind == self.Kind.PATH:
+            return f"{self.path} {self.expect}"
+        if self.kind == self.Kind.GITLINK:
+            return f"{self.path} pinned at {self.sha[:12]}"
+        return self.text[:80]
+
+    def permalink(self) -> str:
+        if self.commit is None or not self.path or self.kind == self.Kind.NOTE:
+            return ""
+        repository = self.finding.pull_request.repository
+        if self.kind == self.Kind.SNIPPET:
+            return repository.permalink(self.commit.sha, self.path, self.start_line, self.end_line)
+        if self.kind == self.Kind.GITLINK:
+            return repository.tree_link(self.commit.sha, self.path)
+        return repository.permalink(self.commit.sha, self.path) if "*" not in self.path else ""
+
+
+class Verdict(models.TextChoices):
+    PRESENT = "present", "Present"
+    LIKELY_FIXED = "likely_fixed", "Likely fixed"
+    PARTLY_FIXED = "partly_fixed", "Partly fixed"
+    UNVERIFIABLE = "unverifiable", "Unverifiable"
+    ERROR = "error", "Error"
+
+
+class Verification(models.Model):
+    """What one finding's evidence says at one commit. Re-running replaces it."""
+
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="verifications")
+    commit = models.ForeignKey(Commit, on_delete=models.CASCADE, related_name="verifications")
+    verdict = models.CharField(max_length=15, choices=Verdict.choices)
+    checked_at = models.DateTimeField()
+    first_checked_at = models.DateTimeField(auto_now_add=True)
+    detail = models.TextField(blank=True, help_text="Why the check could not run, when it could not.")
+
+    class Meta:
+        ordering = ["finding_id", "checked_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["finding", "commit"], name="verification_once_per_finding_commit"),
+            models.CheckConstraint(
+                condition=Q(verdict__in=[choice for choice, _ in Verdict.choices]), name="verification_verdict_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["commit", "verdict"], name="verification_commit_verdict")]
+
+    def __str__(self) -> str:
+        return f"{self.finding} @ {self.commit.short_sha}: {self.verdict}"
+
+
+class EvidenceResult(models.Model):
+    class State(models.TextChoices):
+        HOLDS = "holds", "Holds"
+        GONE = "gone", "Gone"
+        ERROR = "error", "Error"
+        UNCHECKED = "unchecked", "Not checkable"
+
+    verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="results")
+    evidence = models.ForeignKey(Evidence, on_delete=models.CASCADE, related_name="results")
+    state = models.CharField(max_length=10, choices=State.choices)
+    path = models.CharField(max_length=500, blank=True, help_text="Where it is at the verified commit.")
+    start_line = models.PositiveIntegerField(null=True, blank=True)
+    end_line = models.PositiveIntegerField(null=True, blank=True)
+    detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["verification_id", "evidence__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["verification", "evidence"], name="result_once_per_evidence"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.evidence} -> {self.state}"
+
+    @property
+    def moved(self) -> bool:
+        """Whether the evidence is somewhere else at this commit than where it was recorded."""
+        if self.state != self.State.HOLDS or not self.path:
+            return False
+        return (self.path, self.start_line) != (self.evidence.path, self.evidence.start_line)
+
+
+class FindingEvent(models.Model):
+    """One status change of a finding. Rows are only ever added."""
+
+    class Source(models.TextChoices):
+        ADMIN = "admin", "Admin"
+        API = "api", "API"
+        COMMAND = "command", "Command"
+        IMPORT = "import", "Import"
+        VERIFICATION = "verification", "Verification"
+
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="history")
+    from_status = models.CharField(max_length=10, choices=Finding.Status.choices, blank=True)
+    to_status = models.CharField(max_length=10, choices=Finding.Status.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    at = models.DateTimeField(auto_now_add=True)
+    commit = models.ForeignKey(Commit, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    note = models.TextField(blank=True)
+    source = models.CharField(max_length=15, choices=Source.choices)
+
+    class Meta:
+        ordering = ["finding_id", "at", "id"]
+        verbose_name = "status change"
+
+    def __str__(self) -> str:
+        return f"{self.finding}: {self.from_status or '-'} -> {self.to_status}"
+
+
+class VerificationRun(models.Model):
+    """A requested verification of a pull request (at one commit, or at every pin), with its
+    progress, so the site and the API can show it while a worker is busy."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="verification_runs")
+    commit = models.ForeignKey(Commit, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    task_id = models.CharField(max_length=255, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["pull_request", "status"], name="run_pr_status")]
+
+    def __str__(self) -> str:
+        return f"{self.pull_request} run {self.pk}: {self.status}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0
+
+
+class CompanionPages(models.Model):
+    """The three companion pages of a pull request, rendered as self-contained HTML."""
+
+    pull_request = models.OneToOneField(PullRequest, on_delete=models.CASCADE, related_name="companion")
+    commit = models.ForeignKey(Commit, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    rendered_at = models.DateTimeField()
+    index_html = models.TextField()
+    blockers_html = models.TextField()
+    cleanups_html = models.TextField()
+
+    class Meta:
+        verbose_name_plural = "companion pages"
+
+    def __str__(self) -> str:
+        return f"Companion pages of {self.pull_request}"
+
+
+class WebhookDelivery(models.Model):
+    """A forge webhook delivery, kept so a redelivered event has one effect."""
+
+    delivery_id = models.CharField(max_length=100, unique=True)
+    event = models.CharField(max_length=50)
+    action = models.CharField(max_length=50, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+    outcome = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.delivery_id}"

@@ -1,0 +1,60 @@
+"""Writes about findings. Marking a finding fixed, dismissed or open happens here and nowhere
+else: the admin, the API and the commands all call `finding_resolve`."""
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from findings.models import Finding, FindingEvent
+from recheck.errors import ResolutionError
+from reviews.models import Commit
+
+
+@transaction.atomic
+def finding_resolve(
+    *,
+    finding: Finding,
+    status: str,
+    actor: AbstractBaseUser | None,
+    source: str,
+    commit: Commit | None = None,
+    note: str = "",
+) -> FindingEvent:
+    """Move `finding` to `status` and record who, when, at which commit and why.
+
+    Fixing names the commit it was fixed in; dismissing needs a reason. Reopening clears the
+    resolution (the history keeps it)."""
+    if status not in Finding.Status.values:
+        raise ResolutionError(f"Unknown status {status!r}: use one of {', '.join(Finding.Status.values)}.")
+    finding = Finding.objects.select_for_update().get(pk=finding.pk)
+    if finding.status == status:
+        raise ResolutionError(f"Finding {finding.number} is already {finding.get_status_display().lower()}.")
+    if commit is not None and commit.repository_id != finding.pull_request.repository_id:
+        raise ResolutionError(f"Commit {commit.sha} belongs to another repository.")
+    if status == Finding.Status.FIXED and commit is None:
+        raise ResolutionError("Say which commit fixed it: marking a finding fixed needs a commit.")
+    if status == Finding.Status.DISMISSED and not note.strip():
+        raise ResolutionError("Say why: dismissing a finding needs a reason.")
+
+    event = FindingEvent.objects.create(
+        finding=finding,
+        from_status=finding.status,
+        to_status=status,
+        actor=actor,
+        commit=commit,
+        note=note,
+        source=source,
+    )
+    finding.status = status
+    finding.possibly_regressed = False
+    if status == Finding.Status.OPEN:
+        finding.resolved_by = None
+        finding.resolved_at = None
+        finding.resolved_commit = None
+        finding.resolution_note = ""
+    else:
+        finding.resolved_by = actor
+        finding.resolved_at = event.at or timezone.now()
+        finding.resolved_commit = commit
+        finding.resolution_note = note
+    finding.save()
+    return event

@@ -1,0 +1,15 @@
+"""Settings for the test suite: the same settings, with a throwaway key and fast hashing.
+DATABASE_URL and CELERY_BROKER_URL still come from the environment, so CI runs on PostgreSQL and
+Redis while a laptop runs on SQLite."""
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "insecure-key-for-the-test-suite-only")
+os.environ.setdefault("RECHECK_ALLOW_LOCAL_REPOSITORIES", "1")
+os.environ.setdefault("RECHECK_PUBLIC_READ", "1")
+os.environ.setdefault("RECHECK_MIRROR_ROOT", tempfile.mkdtemp(prefix="recheck-mirrors-"))
+
+from recheck.settings import *  # noqa: E402,F401,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405

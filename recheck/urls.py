@@ -1,0 +1,9 @@
+from django.contrib import admin
+from django.urls import path
+
+from recheck.health import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+]

@@ -1,0 +1,47 @@
+from django.contrib import admin
+
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+
+
+@admin.register(Repository)
+class RepositoryAdmin(admin.ModelAdmin):
+    list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error"]
+    search_fields = ["slug", "clone_url"]
+    readonly_fields = ["fetched_at", "fetch_error", "created_at"]
+
+    @admin.display(boolean=True, description="Fetch error")
+    def has_fetch_error(self, repository: Repository) -> bool:
+        return bool(repository.fetch_error)
+
+
+class PinnedCommitInline(admin.TabularInline):
+    model = PinnedCommit
+    extra = 0
+    autocomplete_fields = ["commit"]
+    readonly_fields = ["pinned_at"]
+
+
+@admin.register(PullRequest)
+class PullRequestAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "title", "state", "updated_at"]
+    list_filter = ["state", "repository"]
+    search_fields = ["title", "repository__slug", "=number"]
+    list_select_related = ["repository"]
+    inlines = [PinnedCommitInline]
+
+
+@admin.register(Commit)
+class CommitAdmin(admin.ModelAdmin):
+    list_display = ["short_sha", "repository", "resolved", "subject", "author", "committed_at"]
+    list_filter = ["resolved", "repository"]
+    search_fields = ["sha", "message", "author"]
+    list_select_related = ["repository"]
+
+
+@admin.register(PinnedCommit)
+class PinnedCommitAdmin(admin.ModelAdmin):
+    list_display = ["pull_request", "commit", "role", "pinned_at"]
+    list_filter = ["role"]
+    search_fields = ["commit__sha", "pull_request__title"]
+    list_select_related = ["pull_request__repository", "commit"]
+    autocomplete_fields = ["commit"]

@@ -1,0 +1,178 @@
+"""What was reviewed: repositories, their pull requests and the commits pinned to them."""
+import re
+
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+
+SLUG_RE = r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})/[A-Za-z0-9._-]{1,100}$"
+SHA_RE = r"^[0-9a-f]{7,40}$"
+FULL_SHA_RE = r"^[0-9a-f]{40}$"
+
+slug_validator = RegexValidator(SLUG_RE, "Use the form owner/name (letters, digits, '.', '_' and '-').")
+sha_validator = RegexValidator(
+    SHA_RE, "A commit SHA is 7 to 40 lowercase hexadecimal digits (the full SHA or an abbreviation)."
+)
+
+
+class Repository(models.Model):
+    slug = models.CharField(max_length=201, unique=True, validators=[slug_validator], help_text="owner/name")
+    clone_url = models.CharField(
+        max_length=500, help_text="https:// or ssh URL (a local path only where local repositories are allowed)."
+    )
+    web_url = models.URLField(blank=True, help_text="Base of permalinks, e.g. https://github.com/owner/name")
+    default_branch = models.CharField(max_length=200, default="main")
+    fetched_at = models.DateTimeField(null=True, blank=True)
+    fetch_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "repositories"
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_RE), name="repository_slug_owner_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def owner(self) -> str:
+        return self.slug.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.slug.split("/", 1)[1]
+
+    def permalink(self, sha: str, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
+        """Link to `path` at `sha` on the forge (GitHub-style URLs); empty when no web URL is known."""
+        if not self.web_url:
+            return ""
+        url = f"{self.web_url.rstrip('/')}/blob/{sha}/{path}"
+        if start_line:
+            url += f"#L{start_line}"
+            if end_line and end_line != start_line:
+                url += f"-L{end_line}"
+        return url
+
+    def tree_link(self, sha: str, path: str) -> str:
+        if not self.web_url:
+            return ""
+        return f"{self.web_url.rstrip('/')}/tree/{sha}/{path}"
+
+    def commit_link(self, sha: str) -> str:
+        return f"{self.web_url.rstrip('/')}/commit/{sha}" if self.web_url else ""
+
+
+class PullRequestQuerySet(models.QuerySet):
+    def open(self):
+        return self.filter(state=PullRequest.State.OPEN)
+
+    def by_reference(self, slug: str, number: int):
+        return self.filter(repository__slug=slug, number=number)
+
+
+class PullRequest(models.Model):
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        MERGED = "merged", "Merged"
+        CLOSED = "closed", "Closed"
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="pull_requests")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=500)
+    url = models.URLField(blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    before = models.TextField(blank=True, help_text="Markdown: what was there before this PR.")
+    change = models.TextField(blank=True, help_text="Markdown: what this PR adds or changes.")
+    status_note = models.TextField(blank=True, help_text="Markdown: a short status written by the reviewer.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PullRequestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["repository__slug", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["repository", "number"], name="pull_request_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="pull_request_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.repository.slug}#{self.number}"
+
+    @property
+    def reference(self) -> str:
+        return f"{self.repository.slug}#{self.number}"
+
+    def get_absolute_url(self) -> str:
+        return f"/{self.repository.slug}/pull/{self.number}/"
+
+
+class CommitQuerySet(models.QuerySet):
+    def unresolved(self):
+        return self.filter(resolved=False)
+
+
+class Commit(models.Model):
+    """A commit of a repository. A SHA may be recorded abbreviated (as a reviewer wrote it) and
+    stays unresolved until a fetched mirror maps it to exactly one full SHA."""
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="commits")
+    sha = models.CharField(max_length=40, validators=[sha_validator])
+    resolved = models.BooleanField(default=False)
+    message = models.TextField(blank=True)
+    author = models.CharField(max_length=300, blank=True)
+    committed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = CommitQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["repository_id", "committed_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["repository", "sha"], name="commit_sha_unique_per_repository"),
+            models.CheckConstraint(condition=Q(sha__regex=SHA_RE), name="commit_sha_hex"),
+            models.CheckConstraint(
+                condition=Q(resolved=False) | Q(sha__regex=FULL_SHA_RE), name="commit_resolved_sha_is_full"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.short_sha
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:8]
+
+    @property
+    def subject(self) -> str:
+        return self.message.splitlines()[0] if self.message else ""
+
+
+class PinnedCommit(models.Model):
+    """A commit pinned to a pull request: findings are verified against every pin."""
+
+    class Role(models.TextChoices):
+        BASE = "base", "Base"
+        REVIEWED = "reviewed", "Reviewed"
+        REBASED = "rebased", "Rebased"
+        HEAD = "head", "Head"
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="pins")
+    commit = models.ForeignKey(Commit, on_delete=models.CASCADE, related_name="pins")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    pinned_at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["pinned_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["pull_request", "commit"], name="pin_commit_once_per_pull_request"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pull_request} {self.role} {self.commit.short_sha}"
+
+
+def is_full_sha(sha: str) -> bool:
+    return bool(re.fullmatch(FULL_SHA_RE, sha))

@@ -1,0 +1,58 @@
+"""Writes about reviewed code: repositories, commits and pins."""
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from recheck.errors import RecheckError
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+
+
+def commit_lookup(*, repository: Repository, sha: str) -> Commit | None:
+    """The recorded commit that `sha` names: exactly, or as an abbreviation of a recorded full SHA
+    (or a recorded abbreviation of it). Several candidates are an error, never a guess."""
+    sha = sha.strip().lower()
+    exact = Commit.objects.filter(repository=repository, sha=sha).first()
+    if exact is not None:
+        return exact
+    candidates = [
+        commit
+        for commit in Commit.objects.filter(repository=repository, sha__startswith=sha[:7])
+        if commit.sha.startswith(sha) or sha.startswith(commit.sha)
+    ]
+    if len(candidates) > 1:
+        names = ", ".join(sorted(commit.sha for commit in candidates))
+        raise RecheckError(f"Commit {sha} of {repository.slug} is ambiguous: it could be {names}. Give more digits.")
+    return candidates[0] if candidates else None
+
+
+@transaction.atomic
+def commit_get_or_create(*, repository: Repository, sha: str) -> Commit:
+    """The commit `sha` names, recorded as given (abbreviated SHAs stay unresolved until a fetch
+    resolves them)."""
+    sha = sha.strip().lower()
+    try:
+        sha_validator(sha)
+    except ValidationError:
+        raise RecheckError(
+            f"{sha!r} is not a commit SHA: give 7 to 40 hexadecimal digits."
+        ) from None
+    commit = commit_lookup(repository=repository, sha=sha)
+    if commit is not None:
+        return commit
+    return Commit.objects.create(repository=repository, sha=sha, resolved=is_full_sha(sha))
+
+
+@transaction.atomic
+def pull_request_pin_commit(
+    *, pull_request: PullRequest, commit: Commit, role: str, note: str = ""
+) -> tuple[PinnedCommit, bool]:
+    """Pin `commit` to `pull_request` with `role`. A commit already pinned keeps its role; the note
+    is updated when one is given. Returns the pin and whether it was created."""
+    if role not in PinnedCommit.Role.values:
+        raise RecheckError(f"Unknown role {role!r}: use one of {', '.join(PinnedCommit.Role.values)}.")
+    pin, created = PinnedCommit.objects.get_or_create(
+        pull_request=pull_request, commit=commit, defaults={"role": role, "note": note}
+    )
+    if not created and note and pin.note != note:
+        pin.note = note
+        pin.save(update_fields=["note"])
+    return pin, created

@@ -1,0 +1,137 @@
+import pytest
+from django.urls import reverse
+
+from findings.models import Finding, FindingEvent
+from tests.factories import CommitFactory, EvidenceFactory, FindingFactory, VerificationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def resolve_url(status, *findings):
+    return reverse("admin:findings_finding_resolve", args=[status]) + "?ids=" + ",".join(str(f.pk) for f in findings)
+
+
+def test_mark_fixed_from_the_detail_page_asks_for_the_commit_and_records_history(client, staff_maintainer):
+    finding = FindingFactory()
+    commit = CommitFactory(repository=finding.pull_request.repository)
+    client.force_login(staff_maintainer)
+
+    page = client.get(reverse("admin:findings_finding_change", args=[finding.pk]))
+    assert resolve_url("fixed", finding) in page.content.decode()
+
+    form = client.get(resolve_url("fixed", finding))
+    assert form.status_code == 200 and "Fixed in commit" in form.content.decode()
+
+    response = client.post(
+        reverse("admin:findings_finding_resolve", args=["fixed"]),
+        {"ids": str(finding.pk), "status": "fixed", "commit": commit.sha[:10], "note": "Restored the comment."},
+    )
+    assert response.status_code == 302
+    finding.refresh_from_db()
+    assert (finding.status, finding.resolved_by, finding.resolved_commit) == ("fixed", staff_maintainer, commit)
+    event = FindingEvent.objects.get()
+    assert (event.actor, event.source, event.note, event.to_status) == (
+        staff_maintainer, "admin", "Restored the comment.", "fixed"
+    )
+
+
+def test_mark_fixed_without_a_commit_is_refused_with_a_message(client, staff_maintainer):
+    finding = FindingFactory()
+    client.force_login(staff_maintainer)
+    response = client.post(
+        reverse("admin:findings_finding_resolve", args=["fixed"]),
+        {"ids": str(finding.pk), "status": "fixed", "commit": "", "note": ""},
+    )
+    assert response.status_code == 200 and "Say which commit fixed it" in response.content.decode()
+    assert Finding.objects.get().status == "open" and not FindingEvent.objects.exists()
+
+
+def test_a_bad_sha_is_explained_and_nothing_changes(client, staff_maintainer):
+    finding = FindingFactory()
+    client.force_login(staff_maintainer)
+    response = client.post(
+        reverse("admin:findings_finding_resolve", args=["fixed"]),
+        {"ids": str(finding.pk), "status": "fixed", "commit": "zzzzzzz", "note": ""},
+        follow=True,
+    )
+    assert "hexadecimal" in response.content.decode()
+    assert Finding.objects.get().status == "open"
+
+
+def test_the_list_action_dismisses_several_findings_with_a_reason(client, staff_maintainer):
+    first = FindingFactory()
+    second = FindingFactory(pull_request=first.pull_request)
+    client.force_login(staff_maintainer)
+    response = client.post(
+        reverse("admin:findings_finding_changelist"),
+        {"action": "dismiss", "_selected_action": [first.pk, second.pk]},
+    )
+    assert response.status_code == 302 and "/resolve/dismissed/" in response["Location"]
+    response = client.post(
+        response["Location"].split("?")[0],
+        {"ids": f"{first.pk},{second.pk}", "status": "dismissed", "note": "Out of scope for this PR."},
+    )
+    assert response.status_code == 302
+    assert set(Finding.objects.values_list("status", flat=True)) == {"dismissed"}
+    assert FindingEvent.objects.filter(to_status="dismissed", note="Out of scope for this PR.").count() == 2
+
+
+def test_reopen_records_a_history_row(client, staff_maintainer):
+    finding = FindingFactory()
+    commit = CommitFactory(repository=finding.pull_request.repository)
+    client.force_login(staff_maintainer)
+    client.post(
+        reverse("admin:findings_finding_resolve", args=["fixed"]),
+        {"ids": str(finding.pk), "status": "fixed", "commit": commit.sha},
+    )
+    client.post(
+        reverse("admin:findings_finding_resolve", args=["open"]),
+        {"ids": str(finding.pk), "status": "open", "note": "Regressed."},
+    )
+    assert list(FindingEvent.objects.values_list("to_status", flat=True)) == ["fixed", "open"]
+    assert Finding.objects.get().status == "open"
+
+
+def test_staff_without_change_permission_cannot_resolve(client, staff_reader):
+    finding = FindingFactory()
+    commit = CommitFactory(repository=finding.pull_request.repository)
+    client.force_login(staff_reader)
+    assert client.get(resolve_url("fixed", finding)).status_code == 403
+    response = client.post(
+        reverse("admin:findings_finding_resolve", args=["fixed"]),
+        {"ids": str(finding.pk), "status": "fixed", "commit": commit.sha},
+    )
+    assert response.status_code == 403
+    assert Finding.objects.get().status == "open" and not FindingEvent.objects.exists()
+
+
+def test_anonymous_users_are_sent_to_log_in(client):
+    finding = FindingFactory()
+    response = client.get(resolve_url("fixed", finding))
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_finding_page_shows_evidence_and_verification_results_inline(client, staff_maintainer):
+    evidence = EvidenceFactory(path="nemo_rl/data/generic_sft.py", start_line=259, end_line=259)
+    verification = VerificationFactory(finding=evidence.finding)
+    verification.results.create(evidence=evidence, state="holds", path=evidence.path, start_line=262, end_line=262,
+                                detail="moved from line 259 to line 262")
+    client.force_login(staff_maintainer)
+    page = client.get(reverse("admin:findings_finding_change", args=[evidence.finding.pk])).content.decode()
+    assert "nemo_rl/data/generic_sft.py" in page
+    assert "moved from line 259 to line 262" in page
+
+
+@pytest.mark.parametrize(
+    "name", ["finding", "evidence", "verification", "findingevent", "verificationrun", "companionpages",
+             "webhookdelivery"]
+)
+def test_every_findings_model_has_a_working_changelist(admin_client, name):
+    VerificationFactory()
+    assert admin_client.get(reverse(f"admin:findings_{name}_changelist") + "?q=x").status_code == 200
+
+
+@pytest.mark.parametrize("name", ["repository", "pullrequest", "commit", "pinnedcommit"])
+def test_every_reviews_model_has_a_working_changelist(admin_client, name):
+    VerificationFactory()
+    assert admin_client.get(reverse(f"admin:reviews_{name}_changelist") + "?q=x").status_code == 200

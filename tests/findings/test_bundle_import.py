@@ -1,0 +1,176 @@
+import copy
+import io
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.models import Evidence, Finding, FindingEvent
+from recheck.errors import BundleError
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+
+pytestmark = pytest.mark.django_db
+
+REVIEWED = "d044f40"
+BUNDLE = {
+    "repository": {"slug": "NVIDIA-NeMo/RL", "clone_url": "https://github.com/NVIDIA-NeMo/RL.git",
+                   "web_url": "https://github.com/NVIDIA-NeMo/RL"},
+    "pull_request": {"number": 4108, "title": "Nemotron SFT loaders", "state": "open",
+                     "before": "One family.", "change": "A second family.", "status": "Open."},
+    "commits": [{"sha": REVIEWED, "role": "reviewed", "note": "after the rebase"}],
+    "findings": [
+        {
+            "number": 4, "kind": "blocker", "caught_by": "none", "title": "A broken dataset never stops the job",
+            "summary": "Tolerance 0 switches the check off.", "body": "Energon reads 0 as *stop counting*.",
+            "fix": "Set it to 100.", "review_comment_url": "https://github.com/NVIDIA-NeMo/RL/pull/4108#c4",
+            "location": {"path": "nemo_rl/data/generic_sft.py", "line": 259},
+            "evidence": [
+                {"kind": "snippet", "path": "nemo_rl/data/generic_sft.py", "start_line": 259, "end_line": 259},
+                {"kind": "pattern", "path": "nemo_rl/**/*.py", "regex": r"tolerance\s*=\s*0", "expect": "present"},
+                {"kind": "path", "path": "examples/n16soak.yaml", "expect": "exists"},
+                {"kind": "gitlink", "commit": "5ed97996", "path": "3rdparty/Megatron-Bridge", "sha": "3961f399"},
+                {"kind": "note", "text": "Three of us ran the suite."},
+            ],
+        },
+        {"number": 10, "kind": "cleanup", "title": "Rename the cooker"},
+    ],
+}
+
+
+def bundle(**changes):
+    data = copy.deepcopy(BUNDLE)
+    for dotted, value in changes.items():
+        target = data
+        *parents, last = dotted.split(".")
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        if isinstance(target, list):
+            target[int(last)] = value
+        else:
+            target[last] = value
+    return data
+
+
+def test_it_imports_a_bundle_with_every_kind_of_evidence():
+    report = review_import(data=bundle())
+    pull_request = PullRequest.objects.get(repository__slug="NVIDIA-NeMo/RL", number=4108)
+    assert report.pull_request == "NVIDIA-NeMo/RL#4108"
+    assert pull_request.status_note == "Open."
+    finding = pull_request.findings.get(number=4)
+    assert (finding.path, finding.line) == ("nemo_rl/data/generic_sft.py", 259)
+    assert list(finding.evidence.values_list("kind", flat=True)) == ["snippet", "pattern", "path", "gitlink", "note"]
+    snippet = finding.evidence.get(kind="snippet")
+    assert snippet.commit.sha == REVIEWED and not snippet.commit.resolved
+    assert finding.evidence.get(kind="gitlink").commit.sha == "5ed97996"
+    assert finding.evidence.get(kind="note").commit is None
+    assert PinnedCommit.objects.get().role == "reviewed"
+
+
+def test_importing_twice_creates_nothing_new():
+    review_import(data=bundle())
+    counts = [model.objects.count() for model in (Repository, PullRequest, Commit, Finding, Evidence, PinnedCommit)]
+    report = review_import(data=bundle())
+    assert [model.objects.count() for model in (Repository, PullRequest, Commit, Finding, Evidence, PinnedCommit)] == counts
+    assert not report.created and not report.updated
+
+
+def test_a_changed_finding_is_updated_in_place():
+    review_import(data=bundle())
+    finding_id = Finding.objects.get(number=4).pk
+    report = review_import(data=bundle(**{"findings.0.title": "Tolerance 0 never stops"}))
+    assert Finding.objects.get(number=4).pk == finding_id
+    assert Finding.objects.get(number=4).title == "Tolerance 0 never stops"
+    assert report.updated == ["finding 4"]
+
+
+def test_a_status_in_the_bundle_is_recorded_in_the_history():
+    review_import(data=bundle(**{"findings.1.status": "dismissed", "findings.1.resolution": {"note": "Not needed."}}))
+    finding = Finding.objects.get(number=10)
+    assert finding.status == "dismissed"
+    assert FindingEvent.objects.get(finding=finding).source == "import"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"pull_request.number": "four"}, "pull_request.number"),
+        ({"repository.slug": "no-slash"}, "repository.slug"),
+        ({"repository.clone_url": "ext::sh -c touch% /tmp/pwned"}, "repository.clone_url"),
+        ({"repository.clone_url": "--upload-pack=touch /tmp/pwned"}, "repository.clone_url"),
+        ({"commits.0.sha": "HEAD"}, "commits[0].sha"),
+        ({"commits.0.role": "merged"}, "commits[0].role"),
+        ({"findings.0.kind": "nit"}, "findings[0].kind"),
+        ({"findings.1.number": 4}, "findings[1].number"),
+        ({"findings.0.evidence.0": {"kind": "snippet", "path": "a.py"}}, "findings[0].evidence[0].start_line"),
+        ({"findings.0.evidence.0": {"kind": "snippet", "path": "a.py", "start_line": 5, "end_line": 2}},
+         "findings[0].evidence[0].end_line"),
+        ({"findings.0.evidence.0": {"kind": "snippet", "path": "../etc/passwd", "start_line": 1, "end_line": 2}},
+         "findings[0].evidence[0].path"),
+        ({"findings.0.evidence.0": {"kind": "path", "path": "/etc/passwd", "expect": "exists"}},
+         "findings[0].evidence[0].path"),
+        ({"findings.0.evidence.1": {"kind": "pattern", "path": "a.py", "regex": "(unclosed", "expect": "present"}},
+         "findings[0].evidence[1].regex"),
+        ({"findings.0.evidence.1": {"kind": "pattern", "path": "a.py", "regex": "x", "expect": "exists"}},
+         "findings[0].evidence[1].expect"),
+        ({"findings.0.evidence.4": {"kind": "unknown"}}, "findings[0].evidence[4].kind"),
+        ({"findings.0.evidence.4": {"kind": "note"}}, "findings[0].evidence[4].text"),
+        ({"findings": "none"}, "findings"),
+    ],
+)
+def test_a_malformed_bundle_changes_nothing_and_names_the_field(changes, field):
+    review_import(data=bundle())
+    before = [list(model.objects.order_by("pk").values()) for model in (Finding, Evidence, Commit, PinnedCommit)]
+    broken = bundle(**changes)
+    broken["pull_request"]["title"] = "Renamed by a broken bundle"
+    with pytest.raises(BundleInvalid) as error:
+        review_import(data=broken)
+    assert error.value.field == field, str(error.value)
+    assert PullRequest.objects.get().title == "Nemotron SFT loaders"
+    assert [list(model.objects.order_by("pk").values()) for model in (Finding, Evidence, Commit, PinnedCommit)] == before
+
+
+def test_evidence_without_a_commit_needs_a_reviewed_commit():
+    data = bundle(commits=[{"sha": REVIEWED, "role": "base"}])
+    with pytest.raises(BundleInvalid) as error:
+        review_import(data=data)
+    assert error.value.field == "findings[0].evidence[0].commit"
+    assert not Finding.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"repository: [unclosed", "Not valid YAML at line 1"),
+        (b'{"repository": ', "Not valid JSON"),
+        (b"- just\n- a list\n", "A bundle is a mapping"),
+        (b"\xff\xfe", "not UTF-8"),
+    ],
+)
+def test_unreadable_bundles_say_what_is_wrong(raw, message):
+    with pytest.raises(BundleError, match=message):
+        parse_bundle(raw)
+
+
+def test_the_command_imports_a_yaml_file(tmp_path):
+    path = tmp_path / "review.yaml"
+    path.write_text(yaml.safe_dump(bundle()))
+    out = io.StringIO()
+    call_command("import_review", str(path), stdout=out)
+    assert "Imported NVIDIA-NeMo/RL#4108" in out.getvalue()
+    assert Finding.objects.count() == 2
+
+
+def test_the_command_reports_a_malformed_bundle_and_imports_nothing(tmp_path):
+    path = tmp_path / "review.json"
+    path.write_text('{"repository": {"slug": "a/b", "clone_url": "https://x/a.git"}, "pull_request": {"number": 0}}')
+    with pytest.raises(CommandError) as error:
+        call_command("import_review", str(path))
+    assert "nothing was imported" in str(error.value)
+    assert "pull_request.number" in str(error.value) and "pull_request.title" in str(error.value)
+    assert not Repository.objects.exists()
+
+
+def test_the_command_explains_a_missing_file(tmp_path):
+    with pytest.raises(CommandError, match="Cannot read"):
+        call_command("import_review", str(tmp_path / "missing.yaml"))

@@ -1,0 +1,91 @@
+"""There is no Docker engine to run the compose file here, so these tests read it and check that
+it agrees with the settings and the code."""
+import importlib
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+APP_SERVICES = ["migrate", "web", "worker", "beat"]
+
+
+def command_of(service: str) -> list[str]:
+    command = SERVICES[service]["command"]
+    return command if isinstance(command, list) else shlex.split(command)
+
+
+def test_it_has_the_production_services():
+    assert {"postgres", "redis", "web", "worker", "beat"} <= set(SERVICES)
+
+
+@pytest.mark.parametrize("service", APP_SERVICES)
+def test_app_services_use_postgres_redis_and_a_secret_from_the_environment(service):
+    env = SERVICES[service]["environment"]
+    assert env["DATABASE_URL"].startswith("postgres://") and "@postgres:5432/" in env["DATABASE_URL"]
+    assert env["CELERY_BROKER_URL"].startswith("redis://redis:6379")
+    assert env["SECRET_KEY"].startswith("${SECRET_KEY:?"), "the secret must come from the environment"
+    assert env["DEBUG"] == "0"
+    assert env["RECHECK_ALLOW_LOCAL_REPOSITORIES"] == "0"
+
+
+def test_every_variable_given_to_the_app_is_read_by_the_settings():
+    settings_source = (ROOT / "recheck" / "settings.py").read_text()
+    for name in SERVICES["web"]["environment"]:
+        assert f'"{name}"' in settings_source, f"{name} is set in compose but never read"
+
+
+def test_every_variable_the_app_gets_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    for name in SERVICES["web"]["environment"]:
+        assert f"`{name}`" in readme, f"{name} is missing from the README configuration table"
+
+
+@pytest.mark.parametrize("service", ["web", "worker", "beat", "migrate"])
+def test_app_services_wait_for_healthy_dependencies(service):
+    depends = SERVICES[service]["depends_on"]
+    assert depends["redis"]["condition"] == "service_healthy"
+    if service != "beat":
+        assert depends["postgres"]["condition"] == "service_healthy"
+    if service != "migrate":
+        assert depends["migrate"]["condition"] == "service_completed_successfully"
+
+
+@pytest.mark.parametrize("service", ["postgres", "redis", "web", "worker"])
+def test_long_running_services_have_healthchecks(service):
+    assert SERVICES[service]["healthcheck"]["test"]
+
+
+def test_web_runs_gunicorn_on_the_real_wsgi_application():
+    command = command_of("web")
+    assert command[0] == "gunicorn"
+    module, attribute = command[1].split(":")
+    assert callable(getattr(importlib.import_module(module), attribute))
+
+
+def test_the_web_healthcheck_calls_an_existing_url(client, db):
+    url = re.search(r"http://127\.0\.0\.1:8000(/\S*?)'", " ".join(SERVICES["web"]["healthcheck"]["test"])).group(1)
+    assert client.get(url).json() == {"status": "ok"}
+
+
+@pytest.mark.parametrize(("service", "subcommand"), [("worker", "worker"), ("beat", "beat")])
+def test_celery_services_run_the_project_app(service, subcommand):
+    command = command_of(service)
+    assert command[:3] == ["celery", "-A", "recheck"] and command[3] == subcommand
+    from recheck.celery import app
+
+    assert app.main == "recheck"
+
+
+def test_named_volumes_are_declared():
+    used = {
+        volume.split(":")[0]
+        for service in SERVICES.values()
+        for volume in service.get("volumes", [])
+        if not volume.startswith((".", "/"))
+    }
+    assert used <= set(COMPOSE["volumes"])
