@@ -4,6 +4,8 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from recheck.errors import RepositoryError
+
 logger = logging.getLogger(__name__)
 
 
@@ -11,19 +13,74 @@ logger = logging.getLogger(__name__)
 def run_verification(self, run_id: int) -> dict:
     """Verify the pull request of a VerificationRun, reporting progress as the task's state."""
     from findings.models import VerificationRun
+    from findings.runs import verification_run_finish
     from findings.verifying import verification_run_execute
 
     run = VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
+    if not run.is_active:
+        # A redelivered message for a run that already finished: nothing to do twice.
+        return {"run": run_id, "status": run.status}
 
     def report(done: int, total: int) -> None:
-        if not self.request.called_directly and self.request.id:
+        if self.request.id and not self.request.is_eager:
             self.update_state(state="PROGRESS", meta={"done": done, "total": total, "run": run_id})
 
     try:
-        summary = verification_run_execute(run=run, progress=report)
+        return verification_run_execute(run=run, progress=report)
     except SoftTimeLimitExceeded:
-        from findings.runs import verification_run_finish
-
         verification_run_finish(run, message="Verification took too long and was stopped.", failed=True)
         raise
-    return summary
+    except Exception as error:
+        verification_run_finish(run, message=f"Verification failed unexpectedly: {error}", failed=True)
+        raise
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(RepositoryError,),
+    max_retries=4,
+    retry_backoff=30,
+    retry_backoff_max=600,
+    retry_jitter=True,
+)
+def fetch_repository(self, repository_id: int, pr_number: int | None = None) -> dict:
+    """Create or update a repository's mirror; retried with backoff and jitter when it fails."""
+    from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
+    from reviews.models import Repository
+
+    repository = Repository.objects.get(pk=repository_id)
+    result = repository_fetch(repository=repository, pr_number=pr_number)
+    with repository_reader(repository) as reader:
+        problems = commits_resolve(repository=repository, reader=reader)
+    return {"repository": repository.slug, "pr_head": result.pr_head, "unresolved": problems}
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(RepositoryError,),
+    max_retries=3,
+    retry_backoff=30,
+    retry_backoff_max=600,
+    retry_jitter=True,
+)
+def track_pull_request_head(pull_request_id: int) -> dict:
+    """Fetch a PR's head; when it moved, pin the new head and verify it."""
+    from findings.tracking import pull_request_track_head
+    from reviews.models import PullRequest
+
+    pull_request = PullRequest.objects.select_related("repository").get(pk=pull_request_id)
+    return pull_request_track_head(pull_request=pull_request)
+
+
+@shared_task
+def track_open_pull_requests() -> int:
+    """Beat's job: queue a head check for every open pull request."""
+    from reviews.models import PullRequest
+
+    ids = list(PullRequest.objects.open().values_list("pk", flat=True))
+    for pk in ids:
+        track_pull_request_head.delay(pk)
+    return len(ids)

@@ -1,0 +1,180 @@
+"""Verification benchmark.
+
+Builds a repository of a few thousand files and a few hundred commits of edits, moves and renames,
+records a pull request with 10,000 snippet evidence items at an early commit, then measures the
+time to verify them all at the last commit and store the results. The floor, measured in the same
+run, is what any verifier must at least do: extract the files at that commit (`git archive`) and
+search them for the snippets' first lines (`grep -rF -f`).
+
+    .venv/bin/python bench/verify_bench.py [--files 2000] [--commits 300] [--evidence 10000]
+"""
+import argparse
+import random
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _django import setup  # noqa: E402
+
+WORDS = ["loader", "sample", "encoder", "packing", "tolerance", "dataset", "cooker", "media", "audio", "token"]
+
+
+def make_line(rng: random.Random, file_no: int, line_no: int) -> str:
+    indent = "    " * rng.randint(0, 2)
+    return f"{indent}{rng.choice(WORDS)}_{file_no}_{line_no} = {rng.choice(WORDS)}({line_no}, {rng.randint(0, 10**6)})\n"
+
+
+def build_repository(path: Path, files: int, lines: int, commits: int, seed: int = 7) -> tuple[list[str], dict]:
+    """Write the history with `git fast-import` (one process for every commit). Returns the commit
+    SHAs and the file contents at the commit evidence is recorded at (a third of the way in)."""
+    rng = random.Random(seed)
+    subprocess.run(["git", "init", "--quiet", "--bare", str(path)], check=True)
+    tree = {f"pkg{n % 40}/module_{n}.py": [make_line(rng, n, i) for i in range(lines)] for n in range(files)}
+    stream = []
+    recorded_at_index = commits // 3
+    snapshot = None
+    counter = files
+
+    def blob(content: str) -> None:
+        data = content.encode()
+        stream.append(f"data {len(data)}\n".encode() + data + b"\n")
+
+    for index in range(commits):
+        when = 1_700_000_000 + index * 60
+        message = f"change {index}"
+        stream.append(
+            f"commit refs/heads/main\nmark :{index + 1}\ncommitter Bench <bench@example.com> {when} +0000\n".encode()
+        )
+        blob(message)
+        if index:
+            stream.append(f"from :{index}\n".encode())
+        changed = list(tree) if index == 0 else []
+        if index:
+            for _ in range(8):  # edits: lines inserted above and below existing code
+                name = rng.choice(list(tree))
+                at = rng.randint(0, len(tree[name]))
+                counter += 1
+                tree[name][at:at] = [make_line(rng, counter, j) for j in range(rng.randint(1, 4))]
+                changed.append(name)
+            if index % 3 == 0:  # a rename
+                old = rng.choice(list(tree))
+                new = old.replace(".py", f"_r{index}.py")
+                tree[new] = tree.pop(old)
+                stream.append(f"D {old}\n".encode())
+                changed.append(new)
+            if index % 5 == 0:  # a block moved to another module
+                source, target = rng.sample(list(tree), 2)
+                start = rng.randint(0, max(0, len(tree[source]) - 6))
+                block = tree[source][start : start + 5]
+                del tree[source][start : start + 5]
+                tree[target].extend(block)
+                changed.extend([source, target])
+        for name in dict.fromkeys(changed):
+            stream.append(f"M 100644 inline {name}\n".encode())
+            blob("".join(tree[name]))
+        if index == recorded_at_index:
+            snapshot = {name: list(content) for name, content in tree.items()}
+    stream.append(b"done\n")
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--done"], cwd=path, input=b"".join(stream), check=True
+    )
+    shas = subprocess.run(
+        ["git", "rev-list", "--reverse", "main"], cwd=path, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return shas, {"index": recorded_at_index, "tree": snapshot}
+
+
+def record_review(repo_path: Path, shas: list[str], snapshot: dict, evidence_count: int, per_finding: int):
+    from django.utils import timezone
+
+    from findings.models import Evidence, Finding
+    from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+
+    rng = random.Random(11)
+    repository = Repository.objects.create(slug="bench/big", clone_url=str(repo_path))
+    pull_request = PullRequest.objects.create(repository=repository, number=1, title="A large pull request")
+    recorded = Commit.objects.create(repository=repository, sha=shas[snapshot["index"]], resolved=True,
+                                     committed_at=timezone.now(), message="recorded")
+    target = Commit.objects.create(repository=repository, sha=shas[-1], resolved=True,
+                                   committed_at=timezone.now(), message="target")
+    PinnedCommit.objects.create(pull_request=pull_request, commit=recorded, role="reviewed")
+    PinnedCommit.objects.create(pull_request=pull_request, commit=target, role="rebased")
+    findings = Finding.objects.bulk_create(
+        Finding(pull_request=pull_request, number=n + 1, kind="blocker", title=f"Finding {n + 1}")
+        for n in range(evidence_count // per_finding)
+    )
+    names = sorted(snapshot["tree"])
+    evidence = []
+    for index in range(evidence_count):
+        name = rng.choice(names)
+        lines = snapshot["tree"][name]
+        start = rng.randint(1, len(lines) - 3)
+        end = start + rng.randint(0, 2)
+        evidence.append(
+            Evidence(finding=findings[index // per_finding], position=index % per_finding, kind="snippet",
+                     commit=recorded, path=name, start_line=start, end_line=end,
+                     text="".join(lines[start - 1 : end]))
+        )
+    Evidence.objects.bulk_create(evidence, batch_size=2000)
+    return pull_request, target, evidence
+
+
+def measure_floor(mirror: Path, sha: str, first_lines: list[str], workdir: Path) -> float:
+    patterns = workdir / "patterns.txt"
+    patterns.write_text("".join(line.strip() + "\n" for line in first_lines))
+    extract = workdir / "extract"
+    extract.mkdir()
+    started = time.perf_counter()
+    archive = subprocess.run(["git", "archive", "--format=tar", sha], cwd=mirror, capture_output=True, check=True)
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive.stdout)) as tar:
+        tar.extractall(extract, filter="data")
+    subprocess.run(["grep", "-rF", "-f", str(patterns), str(extract)], stdout=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--lines", type=int, default=200)
+    parser.add_argument("--commits", type=int, default=300)
+    parser.add_argument("--evidence", type=int, default=10_000)
+    parser.add_argument("--per-finding", type=int, default=10)
+    args = parser.parse_args()
+
+    root = setup("verify")
+    from django.db import connection
+
+    from findings.models import Verification
+    from findings.verifying import pull_request_verify
+    from reviews.mirrors import repository_fetch
+
+    source = root / "source.git"
+    started = time.perf_counter()
+    shas, snapshot = build_repository(source, args.files, args.lines, args.commits)
+    print(f"repository: {args.files} files x {args.lines} lines, {len(shas)} commits "
+          f"(built in {time.perf_counter() - started:.1f}s)")
+    pull_request, target, evidence = record_review(source, shas, snapshot, args.evidence, args.per_finding)
+    repository_fetch(repository=pull_request.repository)
+    print(f"review: {args.evidence} snippet evidence items in {args.evidence // args.per_finding} findings, "
+          f"recorded at commit {snapshot['index']}, verified at commit {len(shas) - 1} "
+          f"on {connection.vendor}")
+
+    floor = measure_floor(source, shas[-1], [item.text.splitlines()[0] for item in evidence], root)
+
+    started = time.perf_counter()
+    pull_request_verify(pull_request=pull_request, commit=target, fetch=False)
+    elapsed = time.perf_counter() - started
+
+    verdicts = dict(Verification.objects.values_list("verdict").annotate(__import__("django").db.models.Count("id")))
+    print(f"floor (git archive + grep -rF -f): {floor:.2f}s")
+    print(f"verification + storage:            {elapsed:.2f}s  "
+          f"({args.evidence / elapsed:,.0f} checks/s)")
+    print(f"ratio to floor:                    {elapsed / floor:.2f}x  (target: within 3x)")
+    print(f"verdicts: {verdicts}")
+
+
+if __name__ == "__main__":
+    main()

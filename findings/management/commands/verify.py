@@ -1,0 +1,121 @@
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from findings.models import Finding, Verification, VerificationRun
+from findings.verifying import verification_run_execute
+from recheck.errors import RecheckError
+from reviews.mirrors import commit_resolve
+from reviews.models import PullRequest
+from reviews.services import commit_get_or_create
+
+
+class Command(BaseCommand):
+    help = (
+        "Verify every finding of a pull request at a commit (pinned as 'rebased' unless already pinned), "
+        "or at every pinned commit, and store the results."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("repository", metavar="OWNER/NAME")
+        parser.add_argument("number", type=int, metavar="NUMBER")
+        parser.add_argument("--commit", metavar="SHA", help="Full or abbreviated SHA (default: every pinned commit).")
+        parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
+
+    def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, **options):
+        pull_request = (
+            PullRequest.objects.select_related("repository").filter(repository__slug=repository, number=number).first()
+        )
+        if pull_request is None:
+            raise CommandError(f"No pull request {repository}#{number}: import its review first (import_review).")
+        target = None
+        fetched = False
+        if commit:
+            try:
+                full = commit_resolve(repository=pull_request.repository, sha=commit)
+                fetched = True
+                target = commit_get_or_create(repository=pull_request.repository, sha=full)
+            except RecheckError as error:
+                raise CommandError(f"Cannot verify {pull_request.reference} at {commit}: {error}") from None
+        elif not pull_request.pins.exists():
+            raise CommandError(f"{pull_request.reference} has no pinned commit: give one with --commit SHA.")
+
+        run = VerificationRun.objects.create(pull_request=pull_request, commit=target)
+        verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
+        self._clear_progress()
+
+        commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit")]
+        reports = [self._report(pull_request, each) for each in commits]
+        if json:
+            self.stdout.write(_json_dumps(reports[0] if target else reports))
+        else:
+            for report in reports:
+                self._print_table(report)
+
+    def _report(self, pull_request: PullRequest, commit) -> dict:
+        commit.refresh_from_db()
+        verifications = {
+            verification.finding_id: verification
+            for verification in Verification.objects.filter(finding__pull_request=pull_request, commit=commit)
+            .prefetch_related("results__evidence")
+        }
+        findings = []
+        for finding in Finding.objects.for_pull_request(pull_request).order_by("number"):
+            verification = verifications.get(finding.pk)
+            results = sorted(verification.results.all(), key=lambda r: r.evidence.position) if verification else []
+            findings.append(
+                {
+                    "number": finding.number,
+                    "verdict": verification.verdict if verification else None,
+                    "evidence": [
+                        {
+                            "index": result.evidence.position,
+                            "kind": result.evidence.kind,
+                            "state": result.state,
+                            "path": result.path or None,
+                            "start_line": result.start_line,
+                            "end_line": result.end_line,
+                            "detail": result.detail,
+                        }
+                        for result in results
+                    ],
+                }
+            )
+        return {"pull_request": pull_request.reference, "commit": commit.sha, "findings": findings}
+
+    def _print_table(self, report: dict) -> None:
+        self.stdout.write(self.style.MIGRATE_HEADING(f"{report['pull_request']} at {report['commit']}"))
+        self.stdout.write(f"  {'#':>3}  {'verdict':<13} evidence")
+        for finding in report["findings"]:
+            verdict = finding["verdict"] or "-"
+            style = {"present": self.style.WARNING, "error": self.style.ERROR, "likely_fixed": self.style.SUCCESS}
+            line = f"  {finding['number']:>3}  {verdict:<13} "
+            states = []
+            for item in finding["evidence"]:
+                where = f" {item['path']}:{item['start_line']}" if item["start_line"] else ""
+                states.append(f"[{item['index']}] {item['kind']} {item['state']}{where}")
+            self.stdout.write(style.get(verdict, str)(line) + "; ".join(states))
+            for item in finding["evidence"]:
+                if item["detail"] and item["state"] in ("error", "gone") or "moved" in (item["detail"] or ""):
+                    self.stdout.write(f"        [{item['index']}] {item['detail']}")
+
+    def _progress_bar(self):
+        if not sys.stderr.isatty():
+            return None
+
+        def show(done: int, total: int) -> None:
+            width = 30
+            filled = int(width * done / total) if total else width
+            sys.stderr.write(f"\rVerifying [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+            sys.stderr.flush()
+
+        return show
+
+    def _clear_progress(self) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def _json_dumps(data) -> str:
+    return json.dumps(data, indent=2)

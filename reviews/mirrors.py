@@ -1,0 +1,119 @@
+"""Keeping a bare mirror of each reviewed repository, and resolving the abbreviated SHAs that
+reviewers wrote once the mirror can tell which commit they mean."""
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from recheck.errors import RecheckError, RepositoryError
+from reviews.git import FetchResult, GitReader, fetch_mirror, mirror_dir_for
+from reviews.models import Commit, Repository
+
+logger = logging.getLogger(__name__)
+
+
+def repository_mirror_dir(repository: Repository) -> Path:
+    return mirror_dir_for(Path(settings.RECHECK_MIRROR_ROOT), repository.slug)
+
+
+def repository_reader(repository: Repository) -> GitReader:
+    """A reader over the repository's mirror; RepositoryError when there is no mirror yet."""
+    mirror_dir = repository_mirror_dir(repository)
+    if not (mirror_dir / "HEAD").exists():
+        raise RepositoryError(
+            f"{repository.slug} has not been fetched yet"
+            + (f" (last attempt: {repository.fetch_error})" if repository.fetch_error else "")
+            + ". Check its clone URL and fetch it again."
+        )
+    return GitReader(mirror_dir, max_blob_bytes=settings.RECHECK_MAX_BLOB_BYTES)
+
+
+def repository_fetch(*, repository: Repository, pr_number: int | None = None) -> FetchResult:
+    """Create or update the mirror, and record when it worked or why it did not."""
+    try:
+        result = fetch_mirror(
+            url=repository.clone_url,
+            mirror_dir=repository_mirror_dir(repository),
+            allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES,
+            pr_number=pr_number,
+            timeout=settings.RECHECK_FETCH_TIMEOUT,
+        )
+    except RepositoryError as error:
+        Repository.objects.filter(pk=repository.pk).update(fetch_error=str(error))
+        repository.fetch_error = str(error)
+        raise
+    now = timezone.now()
+    Repository.objects.filter(pk=repository.pk).update(fetched_at=now, fetch_error="")
+    repository.fetched_at, repository.fetch_error = now, ""
+    return result
+
+
+def commits_resolve(*, repository: Repository, reader: GitReader) -> list[str]:
+    """Resolve the repository's unresolved commits against the mirror and fill in what is known
+    about every commit. Returns one message per SHA that could not be resolved."""
+    problems = []
+    for commit in Commit.objects.filter(Q(resolved=False) | Q(committed_at__isnull=True), repository=repository):
+        try:
+            full = reader.resolve(commit.sha)
+            info = reader.commit_info(full)
+        except RecheckError as error:
+            problems.append(str(error))
+            continue
+        _commit_complete(commit, full, info)
+    return problems
+
+
+def _commit_complete(commit: Commit, full: str, info) -> None:
+    values = {
+        "sha": full,
+        "resolved": True,
+        "message": info.message.strip(),
+        "author": info.author,
+        "committed_at": info.committed_at,
+    }
+    try:
+        with transaction.atomic():
+            Commit.objects.filter(pk=commit.pk).update(**values)
+    except IntegrityError:
+        # The full SHA was recorded separately: keep that row and point everything at it.
+        full_commit = Commit.objects.get(repository=commit.repository, sha=full)
+        _commit_merge(commit, into=full_commit)
+        Commit.objects.filter(pk=full_commit.pk).update(**values)
+
+
+@transaction.atomic
+def _commit_merge(duplicate: Commit, *, into: Commit) -> None:
+    """Repoint everything that refers to `duplicate` at `into`, then delete it."""
+    for relation in Commit._meta.related_objects:
+        model, field = relation.related_model, relation.field.name
+        if model._meta.label == "reviews.PinnedCommit":
+            # A pull request pins a commit once: drop the duplicate pin where both exist.
+            taken = model.objects.filter(**{field: into}).values_list("pull_request_id", flat=True)
+            model.objects.filter(**{field: duplicate}, pull_request_id__in=list(taken)).delete()
+        if model._meta.label == "findings.Verification":
+            taken = model.objects.filter(**{field: into}).values_list("finding_id", flat=True)
+            model.objects.filter(**{field: duplicate}, finding_id__in=list(taken)).delete()
+        model.objects.filter(**{field: duplicate}).update(**{field: into})
+    duplicate.delete()
+    logger.info("Merged commit %s into %s", duplicate.sha, into.sha)
+
+
+def commit_resolve(*, repository: Repository, sha: str, fetch: bool = True) -> str:
+    """The full SHA `sha` names in the repository, fetching first. Raises a RecheckError that says
+    whether the repository is unreachable, or the commit unknown or ambiguous."""
+    fetch_problem = None
+    if fetch:
+        try:
+            repository_fetch(repository=repository)
+        except RepositoryError as error:
+            fetch_problem = error
+    try:
+        with repository_reader(repository) as reader:
+            return reader.resolve(sha)
+    except RecheckError as error:
+        if fetch_problem is not None:
+            raise fetch_problem from error
+        raise

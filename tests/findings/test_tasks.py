@@ -1,0 +1,135 @@
+"""The tasks through the real Celery app: a worker thread consuming from the configured broker
+(Redis in CI; Celery's in-memory transport on a laptop without one)."""
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.conf import settings
+
+from findings.models import Verification, VerificationRun
+from findings.runs import verification_run_request
+from findings.tasks import fetch_repository, run_verification, track_open_pull_requests, track_pull_request_head
+from recheck.celery import app
+from reviews.models import Commit, PinnedCommit
+from tests.findings.test_verifying import LOADER, import_review
+from tests.gitrepo import GitRepoBuilder
+
+
+@pytest.fixture
+def repo(tmp_path):
+    builder = GitRepoBuilder(tmp_path)
+    builder.reviewed = builder.write("src/loader.py", LOADER).write("config.yaml", "x: 1\n").commit("reviewed")
+    return builder
+
+
+@pytest.fixture
+def celery_worker():
+    """A worker thread on the real app. Without a configured broker, the in-memory transport."""
+    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
+    if not settings.CELERY_BROKER_URL:
+        app.conf.update(broker_url="memory://", result_backend="cache+memory://")
+    app.conf.task_always_eager = False
+    # Messages left behind by tests that queued work without a worker must not run now.
+    app.control.purge()
+    try:
+        with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
+            yield worker
+    finally:
+        app.conf.update(saved)
+
+
+def wait_for(run: VerificationRun, timeout: float = 60) -> VerificationRun:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if not run.is_active:
+            return run
+        time.sleep(0.1)
+    raise AssertionError(f"run {run.pk} still {run.status} after {timeout}s ({run.done}/{run.total})")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_requested_verification_runs_on_a_worker_and_reports_progress(repo, celery_worker):
+    pull_request = import_review(repo)
+    run = verification_run_request(pull_request=pull_request)  # autocommit: queued right away
+    run = wait_for(run)
+    assert run.status == "done", run.message
+    assert (run.done, run.total) == (3, 3) and run.task_id
+    assert Verification.objects.filter(commit__sha=repo.reviewed).count() == 3
+    assert app.AsyncResult(run.task_id).get(timeout=30)["pull_request"] == "acme/loader#7"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_verifying_a_new_commit_pins_it_as_rebased(repo, celery_worker):
+    pull_request = import_review(repo)
+    rebased = repo.write("src/loader.py", "# moved\n" + LOADER).commit("rebased")
+    run = wait_for(verification_run_request(pull_request=pull_request, commit_sha=rebased))
+    assert run.status == "done", run.message
+    assert PinnedCommit.objects.get(commit__sha=rebased).role == "rebased"
+    assert set(Verification.objects.filter(commit__sha=rebased).values_list("verdict", flat=True)) == {
+        "present", "unverifiable"
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_running_a_run_twice_leaves_one_result_per_finding_and_commit(repo):
+    pull_request = import_review(repo)
+    first = VerificationRun.objects.create(pull_request=pull_request)
+    second = VerificationRun.objects.create(pull_request=pull_request)
+    run_verification.apply(args=[first.pk])
+    run_verification.apply(args=[second.pk])
+    run_verification.apply(args=[first.pk])  # a redelivered message: the run is already done
+    assert Verification.objects.count() == 3
+    assert VerificationRun.objects.filter(status="done").count() == 2
+
+
+@pytest.mark.django_db
+def test_the_fetch_task_records_the_mirror_and_resolves_abbreviations(repo):
+    pull_request = import_review(repo)
+    result = fetch_repository.apply(args=[pull_request.repository.pk]).get()
+    assert result["unresolved"] == []
+    assert Commit.objects.get().sha == repo.reviewed
+
+
+@pytest.mark.django_db
+def test_the_fetch_task_retries_an_unreachable_repository(repo, tmp_path):
+    pull_request = import_review(repo)
+    pull_request.repository.clone_url = str(tmp_path / "nowhere")
+    pull_request.repository.save()
+    outcome = fetch_repository.apply(args=[pull_request.repository.pk])
+    assert outcome.failed()
+    assert fetch_repository.max_retries and fetch_repository.retry_jitter
+
+
+@pytest.mark.django_db
+def test_tracking_pins_a_new_head_once(repo):
+    pull_request = import_review(repo)
+    repo.update_ref("refs/pull/7/head", repo.write("a.py", "x\n").commit("pushed"))
+    assert track_pull_request_head.apply(args=[pull_request.pk]).get()["queued"] is True
+    assert track_pull_request_head.apply(args=[pull_request.pk]).get()["queued"] is False
+    head = PinnedCommit.objects.get(role="head")
+    assert head.commit.sha == repo.head() and head.pull_request == pull_request
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_beat_job_tracks_and_verifies_the_heads_of_open_pull_requests(repo, celery_worker):
+    pull_request = import_review(repo)
+    repo.update_ref("refs/pull/7/head", repo.write("a.py", "x\n").commit("pushed"))
+    assert track_open_pull_requests.delay().get(timeout=60) == 1
+    deadline = time.monotonic() + 60
+    while not Verification.objects.filter(commit__sha=repo.head()).count() == 3:
+        assert time.monotonic() < deadline, "the new head was not verified"
+        time.sleep(0.1)
+    assert PinnedCommit.objects.get(role="head", pull_request=pull_request).commit.sha == repo.head()
+
+
+def test_the_beat_schedule_names_registered_tasks():
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in app.tasks
+
+
+def test_time_limits_stay_below_the_visibility_timeout():
+    assert app.conf.task_time_limit < app.conf.broker_transport_options["visibility_timeout"]
+    assert app.conf.task_soft_time_limit < app.conf.task_time_limit
+    assert app.conf.task_acks_late and app.conf.task_reject_on_worker_lost
+    assert app.conf.worker_prefetch_multiplier == 1
