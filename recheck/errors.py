@@ -1,0 +1,41 @@
+"""The one domain error type of Recheck and its few specialisations.
+
+Every message says what is wrong and what to do about it, because these
+messages end up in front of users (forms, verification details, logs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class RecheckError(Exception):
+    """Something Recheck cannot do with the input it was given."""
+
+
+class RepositoryError(RecheckError):
+    """A repository or clone URL is unreachable, unsafe or unusable."""
+
+
+class CommitNotFound(RecheckError):
+    """A revision does not name a commit in the repository."""
+
+
+class AmbiguousCommit(RecheckError):
+    """An abbreviated SHA matches more than one commit."""
+
+    def __init__(self, prefix: str, candidates: Iterable[str]) -> None:
+        self.prefix = prefix
+        self.candidates = tuple(sorted(candidates))
+        super().__init__(
+            f"abbreviated SHA {prefix!r} is ambiguous: it matches "
+            f"{', '.join(self.candidates)}; give more characters of the SHA"
+        )
+
+
+class UnsafePath(RecheckError):
+    """A repository path is absolute, escapes the tree or is malformed."""
+
+
+class InvalidPattern(RecheckError):
+    """A regular expression or glob cannot be compiled."""
