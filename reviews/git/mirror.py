@@ -66,7 +66,7 @@ def fetch_mirror(
         pr_ref_missing = failure is None
     if failure is not None:
         raise RepositoryError(
-            f"could not fetch {_redact(url)}: {failure}. Check that the URL is right, the "
+            f"could not fetch {_redact(url)}: {failure.rstrip('.')}. Check that the URL is right, the "
             "repository exists and this server has access to it, then retry"
         )
     pr_head = None if pr_ref is None or pr_ref_missing else _rev_parse(mirror_dir, pr_ref)

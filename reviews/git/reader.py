@@ -94,23 +94,35 @@ class GitReader:
             return cached
         validate_revision(rev)
         lowered = rev.lower()
-        is_hex = bool(_HEX.match(lowered))
+        is_hex = bool(_HEX.fullmatch(lowered))
         if is_hex and len(rev) < self.min_abbrev:
             specs = [f"refs/heads/{rev}", f"refs/tags/{rev}"]
         else:
             specs = [rev]
         for spec in specs:
-            status, obj = self._lookup(f"{spec}^{{commit}}", limit=None)
-            if status == _AMBIGUOUS:
-                raise AmbiguousCommit(rev, self._commit_candidates(lowered))
+            _, obj = self._lookup(f"{spec}^{{commit}}", limit=None)
             if obj is not None:
                 self._commit_raw[obj.sha] = obj.data or b""
                 self._resolved[rev] = obj.sha
                 return obj.sha
-        hint = f" (abbreviated SHAs need at least {self.min_abbrev} characters)" if is_hex and len(rev) < self.min_abbrev else ""
+        if is_hex and len(rev) >= self.min_abbrev:
+            self._raise_if_ambiguous(lowered)
+        hint = ""
+        if is_hex and len(rev) < self.min_abbrev:
+            hint = f" (abbreviated SHAs need at least {self.min_abbrev} characters)"
         raise CommitNotFound(
             f"no commit {rev!r} in the repository{hint}; check the SHA or fetch the repository again"
         )
+
+    def _raise_if_ambiguous(self, prefix: str) -> None:
+        # With a ^{commit} suffix git reports an ambiguous prefix as merely
+        # missing, so ask again without it.
+        status, _ = self._lookup(prefix, limit=0)
+        if status != _AMBIGUOUS:
+            return
+        candidates = self._commit_candidates(prefix)
+        if candidates:
+            raise AmbiguousCommit(prefix, candidates)
 
     def commit_info(self, sha: str) -> CommitInfo:
         """Message, author, commit time and parents of a commit."""
@@ -125,7 +137,7 @@ class GitReader:
         return info
 
     def _commit_candidates(self, prefix: str) -> list[str]:
-        """The commits an ambiguous abbreviated SHA could mean."""
+        """The commits an ambiguous abbreviated SHA could mean ([] unless two or more)."""
         listed = run_git(["rev-parse", f"--disambiguate={prefix}"], git_dir=self.git_dir)
         shas = listed.stdout.decode("ascii", "replace").split()
         if not shas:
@@ -140,7 +152,7 @@ class GitReader:
             for line in types.stdout.decode("ascii", "replace").splitlines()
             if line.endswith(" commit")
         ]
-        return commits if len(commits) > 1 else shas
+        return commits if len(commits) > 1 else []
 
     # -- trees and blobs -----------------------------------------------------
 
@@ -294,7 +306,9 @@ class GitReader:
         stderr = b""
         if self._stderr is not None:
             try:
-                self._stderr.seek(0)
+                # Only the end matters: earlier output may be old ambiguity hints.
+                size = self._stderr.seek(0, 2)
+                self._stderr.seek(max(0, size - 2000))
                 stderr = self._stderr.read()
             except (OSError, ValueError):
                 pass

@@ -70,7 +70,7 @@ def validate_clone_url(url: str, *, allow_local: bool) -> str:
     scheme = _SCHEME.match(url)
     if scheme:
         return _validate_url_with_scheme(url, scheme.group(1).lower(), allow_local=allow_local)
-    scp = _SCP_LIKE.match(url)
+    scp = _SCP_LIKE.fullmatch(url)
     # git only reads `host:path` as scp-like when no slash precedes the colon.
     if scp and "/" not in url.split(":", 1)[0]:
         if scp.group("path").startswith("-"):
@@ -113,7 +113,7 @@ def _check_authority(url: str, *, user_pattern: str) -> None:
     user, at, hostport = authority.rpartition("@")
     if at and not re.fullmatch(user_pattern, user):
         raise RepositoryError(f"refusing {url!r}: the user part {user!r} is not a plain user name")
-    match = _HOSTPORT.match(hostport)
+    match = _HOSTPORT.fullmatch(hostport)
     if not match:
         raise RepositoryError(
             f"refusing {url!r}: {hostport!r} is not a valid host name; check the URL"
@@ -149,7 +149,7 @@ def validate_revision(rev: str) -> str:
         raise CommitNotFound(
             f"refusing revision {rev!r}: it starts with '-' and would be read as a git option"
         )
-    if _HEX_SHA.match(rev):
+    if _HEX_SHA.fullmatch(rev):
         return rev
     if len(rev) > _MAX_REF or not _is_safe_ref_name(rev):
         raise CommitNotFound(
@@ -159,7 +159,7 @@ def validate_revision(rev: str) -> str:
 
 
 def _is_safe_ref_name(rev: str) -> bool:
-    if not _REF_CHARS.match(rev) or ".." in rev or "//" in rev:
+    if not _REF_CHARS.fullmatch(rev) or ".." in rev or "//" in rev:
         return False
     if rev.startswith("/") or rev.endswith(("/", ".")):
         return False
@@ -206,7 +206,7 @@ def _normalise(path: str, *, what: str) -> str:
 
 def validate_slug(slug: str) -> tuple[str, str]:
     """Split ``owner/name`` (a trailing ``.git`` is dropped) or raise RepositoryError."""
-    match = _SLUG.match(slug) if isinstance(slug, str) else None
+    match = _SLUG.fullmatch(slug) if isinstance(slug, str) else None
     if not match:
         raise RepositoryError(
             f"{slug!r} is not a repository slug; give it as owner/name, e.g. django/django"
