@@ -19,7 +19,7 @@ def check_gitlink(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
         raise RecheckError("gitlink evidence needs the submodule path")
     path = validate_repo_path(spec.path)
     pin = (spec.sha or "").strip().lower()
-    if not _PIN.match(pin):
+    if not _PIN.fullmatch(pin):
         raise RecheckError(
             f"gitlink evidence needs the pinned commit SHA (7 or more hex characters), not {spec.sha!r}"
         )
@@ -30,5 +30,5 @@ def check_gitlink(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
         now = "a directory" if entry.type == "tree" else "a file"
         return gone(path, f"{path} is no longer a submodule (it is now {now})")
     if entry.sha.startswith(pin):
-        return holds(path, f"still pinned at {pin[:_SHOWN]}")
+        return holds(path, f"still pinned at {entry.sha[:_SHOWN]}")
     return gone(path, f"pin moved from {pin[:_SHOWN]} to {entry.sha[:_SHOWN]}")

@@ -46,13 +46,14 @@ class FileText:
     first read; callers report the path they asked for.
     """
 
-    __slots__ = ("path", "sha", "lines", "problem", "too_large", "_keys", "_stripped", "_index", "_text", "__weakref__")
+    __slots__ = ("path", "sha", "size", "lines", "problem", "too_large", "_keys", "_stripped", "_index", "_text", "__weakref__")
 
     def __init__(
         self, path: str, sha: str, lines: list[str], problem: str | None = None, *, too_large: bool = False
     ) -> None:
         self.path = path
         self.sha = sha
+        self.size = sum(map(len, lines))
         self.lines = lines
         self.problem = problem
         self.too_large = too_large
@@ -203,13 +204,18 @@ class TextCache:
         if key in self._files:
             self._files.move_to_end(key)
             return self._files[key][0]
-        blob = reader.read_blob(commit, path)
-        text = None
-        if blob is not None:
-            text = self._by_sha.get(blob.sha) or self._decode(blob, commit, reader.max_blob_bytes)
-            if not text.problem:
-                self._by_sha[blob.sha] = text
-        self._remember(key, text, 0 if blob is None or blob.data is None else len(blob.data))
+        entry = reader.tree_entry(commit, path)
+        if entry is None or entry.type != "blob":
+            text = None
+        else:
+            # Unchanged files share a blob across commits: read and split it once.
+            text = self._by_sha.get(entry.sha)
+            if text is None:
+                blob = reader.read_blob(commit, path)
+                text = self._decode(blob, commit, reader.max_blob_bytes)
+                if not text.problem:
+                    self._by_sha[entry.sha] = text
+        self._remember(key, text, 0 if text is None else text.size)
         return text
 
     def _decode(self, blob: Blob, commit: str, limit: int) -> FileText:

@@ -49,10 +49,14 @@ def split_lines(text: str) -> list[str]:
     """
     if not text:
         return []
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    elif lines[-1].endswith("\r"):
+        lines[-1] = lines[-1][:-1]
+    return lines
 
 
 @dataclass(frozen=True)

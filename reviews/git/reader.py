@@ -25,7 +25,8 @@ from reviews.git.safety import validate_repo_path, validate_revision
 
 _HEX = re.compile(r"^[0-9a-f]+$")
 _CHUNK = 1 << 16
-_TREE_CACHE_LIMIT = 4096
+# Parsed tree entries kept in memory (roughly 300 bytes each).
+_TREE_ENTRY_BUDGET = 300_000
 
 
 class _Object(NamedTuple):
@@ -59,7 +60,8 @@ class GitReader:
         self._resolved: dict[str, str] = {}
         self._commit_raw: dict[str, bytes] = {}
         self._commit_info: dict[str, CommitInfo] = {}
-        self._trees: dict[tuple[str, str], dict[str, TreeEntry] | None] = {}
+        self._trees: dict[str, dict[str, tuple[str, str, str]]] = {}
+        self._tree_entries = 0
         self._paths: dict[str, tuple[str, ...]] = {}
         self._changes: dict[tuple[str, str], tuple[Change, ...]] = {}
 
@@ -161,13 +163,16 @@ class GitReader:
 
         Blobs over ``max_blob_bytes`` come back with ``too_large`` and no data.
         """
-        sha = self.resolve(commit)
-        path = validate_repo_path(path)
-        _, obj = self._lookup(f"{sha}:{path}", limit=self.max_blob_bytes)
-        if obj is None or obj.type != "blob":
+        entry = self.tree_entry(commit, path)
+        if entry is None or entry.type != "blob":
             return None
+        _, obj = self._lookup(entry.sha, limit=self.max_blob_bytes)
+        if obj is None:
+            raise RepositoryError(
+                f"the content of {entry.path} ({entry.sha}) is missing from {self.git_dir}; re-fetch the mirror"
+            )
         return Blob(
-            path=path,
+            path=entry.path,
             size=obj.size,
             data=obj.data,
             is_binary=b"\0" in obj.head,
@@ -177,29 +182,44 @@ class GitReader:
 
     def tree_entry(self, commit: str, path: str) -> TreeEntry | None:
         """The tree entry at ``path`` (file, directory or gitlink), or None."""
-        sha = self.resolve(commit)
         path = validate_repo_path(path)
-        parent, _, name = path.rpartition("/")
-        entries = self._tree(sha, parent)
-        return None if entries is None else entries.get(name)
+        tree = self._root_tree(self.resolve(commit))
+        *directories, name = path.split("/")
+        for directory in directories:
+            item = self._tree_items(tree).get(directory)
+            if item is None or item[1] != "tree":
+                return None
+            tree = item[2]
+        item = self._tree_items(tree).get(name)
+        return None if item is None else TreeEntry(path, *item)
 
-    def _tree(self, commit_sha: str, directory: str) -> dict[str, TreeEntry] | None:
-        key = (commit_sha, directory)
-        if key in self._trees:
-            return self._trees[key]
-        _, obj = self._lookup(f"{commit_sha}:{directory}", limit=None)
-        entries = None
-        if obj is not None and obj.type == "tree":
+    def _root_tree(self, commit_sha: str) -> str:
+        raw = self._commit_raw[commit_sha]
+        if not raw.startswith(b"tree "):
+            raise RepositoryError(f"commit {commit_sha} in {self.git_dir} is corrupt; re-fetch the mirror")
+        return raw[5 : raw.index(b"\n")].decode("ascii")
+
+    def _tree_items(self, tree_sha: str) -> dict[str, tuple[str, str, str]]:
+        """name -> (mode, type, sha) of a tree. Trees are walked here, with a cache,
+        rather than by git (``commit:path``), which re-reads every tree on the way
+        for every single request."""
+        items = self._trees.get(tree_sha)
+        if items is None:
+            _, obj = self._lookup(tree_sha, limit=None)
+            if obj is None or obj.type != "tree":
+                raise RepositoryError(f"tree {tree_sha} is missing from {self.git_dir}; re-fetch the mirror")
             try:
-                entries = _parse_tree(obj.data or b"", directory, raw_len=len(obj.sha) // 2)
+                items = _parse_tree(obj.data or b"", raw_len=len(tree_sha) // 2)
             except ValueError as exc:
                 raise RepositoryError(
-                    f"tree {obj.sha} in {self.git_dir} is corrupt ({exc}); re-fetch the mirror"
+                    f"tree {tree_sha} in {self.git_dir} is corrupt ({exc}); re-fetch the mirror"
                 ) from exc
-        if len(self._trees) >= _TREE_CACHE_LIMIT:
-            self._trees.clear()
-        self._trees[key] = entries
-        return entries
+            self._tree_entries += len(items)
+            if self._tree_entries > _TREE_ENTRY_BUDGET:
+                self._trees.clear()
+                self._tree_entries = len(items)
+            self._trees[tree_sha] = items
+        return items
 
     def list_paths(self, commit: str) -> list[str]:
         """Every file (blob) path in ``commit``, sorted as git sorts them."""
@@ -349,20 +369,26 @@ def _decode_path(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def _parse_tree(data: bytes, directory: str, *, raw_len: int) -> dict[str, TreeEntry]:
+def _parse_tree(data: bytes, *, raw_len: int) -> dict[str, tuple[str, str, str]]:
     """Parse a raw tree object: repeated ``<mode> <name>\\0<raw object id>``."""
-    prefix = f"{directory}/" if directory else ""
-    entries: dict[str, TreeEntry] = {}
+    entries: dict[str, tuple[str, str, str]] = {}
     pos = 0
     while pos < len(data):
         space = data.index(b" ", pos)
         nul = data.index(b"\0", space)
-        mode = data[pos:space].decode("ascii").zfill(6)
-        name = _decode_path(data[space + 1 : nul])
-        sha = data[nul + 1 : nul + 1 + raw_len].hex()
-        pos = nul + 1 + raw_len
-        entries[name] = TreeEntry(path=prefix + name, mode=mode, type=_type_for_mode(mode), sha=sha)
+        raw_mode = data[pos:space]
+        mode = _MODES.get(raw_mode) or raw_mode.decode("ascii").zfill(6)
+        end = nul + 1 + raw_len
+        if end > len(data):
+            raise ValueError("truncated entry")
+        entries[_decode_path(data[space + 1 : nul])] = (mode, _type_for_mode(mode), data[nul + 1 : end].hex())
+        pos = end
     return entries
+
+
+_MODES = {
+    raw: raw.decode("ascii").zfill(6) for raw in (b"100644", b"100755", b"120000", b"40000", b"160000")
+}
 
 
 def _type_for_mode(mode: str) -> str:

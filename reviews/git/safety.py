@@ -8,6 +8,7 @@ return the normalised value so callers store what was actually checked.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -39,8 +40,11 @@ def _has_control_or_space(text: str) -> bool:
     return any(ch.isspace() or not ch.isprintable() for ch in text)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _has_control(text: str) -> bool:
-    return any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
+    return _CONTROL.search(text) is not None
 
 
 def validate_clone_url(url: str, *, allow_local: bool) -> str:
@@ -174,6 +178,14 @@ def validate_repo_path(path: str) -> str:
     ``./a//b/`` becomes ``a/b``. Raises UnsafePath for empty, absolute or
     escaping (``..``) paths, control characters and a leading ``-``.
     """
+    if not isinstance(path, str):
+        raise UnsafePath(f"the path must be text, not {type(path).__name__}")
+    return _normalise_path(path)
+
+
+# Verification validates the same few thousand paths over and over.
+@lru_cache(maxsize=65536)
+def _normalise_path(path: str) -> str:
     return _normalise(path, what="path")
 
 
