@@ -18,7 +18,7 @@ def check_gitlink(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
     if not spec.path:
         raise RecheckError("gitlink evidence needs the submodule path")
     path = validate_repo_path(spec.path)
-    pin = (spec.sha or "").strip().lower()
+    pin = spec.sha.strip().lower() if isinstance(spec.sha, str) else ""
     if not _PIN.fullmatch(pin):
         raise RecheckError(
             f"gitlink evidence needs the pinned commit SHA (7 or more hex characters), not {spec.sha!r}"

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from recheck.errors import InvalidPattern, RecheckError
-from reviews.git import GitReader, is_glob, match_paths, validate_glob, validate_repo_path
+from reviews.git import GitReader, is_glob, match_paths, validate_glob
 
 from findings.verification.paths import current_path
 from findings.verification.results import CheckResult, gone, holds
 from findings.verification.specs import ABSENT, PRESENT, EvidenceSpec
-from findings.verification.texts import FileText, cache_for
+from findings.verification.texts import cache_for
 
 
 def compile_pattern(regex: str) -> re.Pattern[str]:
@@ -36,15 +37,15 @@ def check_pattern(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
         raise RecheckError(f"pattern expectation {expect!r} is unknown; use 'present' or 'absent'")
     if not spec.path:
         raise RecheckError("pattern evidence needs a path or a glob (e.g. src/**/*.py)")
-    target_sha = reader.resolve(target)
-    scope = _Scope.build(reader, spec, target_sha)
-    match = scope.search(regex)
+    scope = _scope(reader, spec, reader.resolve(target))
+    match = _search(reader, scope, regex)
     if match is not None:
         path, first, last = match
         if expect == PRESENT:
-            return holds(path, f"matches at {path}:{first}", first, last)
-        return gone(path, f"now matches at {path}:{first}", first, last)
+            return holds(path, scope.with_note(f"matches at {path}:{first}"), first, last)
+        return gone(path, scope.with_note(f"now matches at {path}:{first}"), first, last)
     if scope.too_large:
+        # Whatever the expectation, an unread file could change the answer.
         raise RecheckError(
             f"could not search {len(scope.too_large)} file(s) over the size limit "
             f"(e.g. {scope.too_large[0]}); raise the reader's max_blob_bytes or narrow the path"
@@ -52,60 +53,62 @@ def check_pattern(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
     if not scope.paths:
         return gone(scope.label, scope.empty_reason)
     if expect == PRESENT:
-        return gone(scope.label, f"no longer matches in {scope.description}")
-    return holds(scope.label, f"no match in {scope.description}")
+        return gone(scope.label, scope.with_note(f"no longer matches in {scope.description}"))
+    return holds(scope.label, scope.with_note(f"no match in {scope.description}"))
 
 
+@dataclass
 class _Scope:
     """The files a pattern is searched in at the target."""
 
-    def __init__(self, reader: GitReader, target: str, label: str, paths: list[str], *, strict: bool) -> None:
-        self.reader = reader
-        self.target = target
-        self.label = label
-        self.paths = paths
-        # A single named file must be text; in a glob, binary files are simply not code.
-        self.strict = strict
-        self.too_large: list[str] = []
-        self.description = ""
-        self.empty_reason = ""
+    target: str
+    label: str  # the path or glob reported in results
+    paths: list[str]
+    strict: bool  # a single named file must be text; in a glob, binary files are just not code
+    description: str
+    empty_reason: str
+    note: str = ""
+    too_large: list[str] = field(default_factory=list)
 
-    @classmethod
-    def build(cls, reader: GitReader, spec: EvidenceSpec, target: str) -> _Scope:
-        if is_glob(spec.path):
-            glob = validate_glob(spec.path)
-            paths = match_paths(glob, reader.list_paths(target))
-            scope = cls(reader, target, glob, paths, strict=False)
-            scope.description = f"{len(paths)} file(s) matching {glob}"
-            scope.empty_reason = f"no file matches {glob}"
-            return scope
-        path = validate_repo_path(spec.path)
-        where, renamed_from = current_path(reader, spec.commit, target, path)
-        scope = cls(reader, target, where or path, [where] if where else [], strict=True)
-        scope.description = where + (f" (renamed from {renamed_from})" if renamed_from else "") if where else ""
-        scope.empty_reason = f"{path} no longer exists"
-        return scope
+    def with_note(self, detail: str) -> str:
+        return f"{self.note}; {detail}" if self.note else detail
 
-    def search(self, regex: re.Pattern[str]) -> tuple[str, int, int] | None:
-        """(path, first line, last line) of the first match, in path order."""
-        cache = cache_for(self.reader)
-        for path in self.paths:
-            file = cache.file(self.reader, self.target, path)
-            if file is None or not self._readable(path, file):
-                continue
-            match = regex.search(file.text)
-            if match is not None:
-                return (path, *_line_span(file.text, match))
-        return None
 
-    def _readable(self, path: str, file: FileText) -> bool:
-        if not file.problem:
-            return True
-        if self.strict:
-            file.require_text()
-        if file.too_large:
-            self.too_large.append(path)
-        return False
+def _scope(reader: GitReader, spec: EvidenceSpec, target: str) -> _Scope:
+    pattern = validate_glob(spec.path)
+    if is_glob(pattern):
+        paths = match_paths(pattern, reader.list_paths(target))
+        return _Scope(
+            target, pattern, paths, strict=False,
+            description=f"{len(paths)} file(s) matching {pattern}",
+            empty_reason=f"no file matches {pattern}",
+        )
+    where, renamed_from = current_path(reader, spec.commit, target, pattern)
+    return _Scope(
+        target, where or pattern, [where] if where else [], strict=True,
+        description=where or pattern,
+        empty_reason=f"{pattern} no longer exists",
+        note=f"file renamed from {renamed_from} to {where}" if renamed_from else "",
+    )
+
+
+def _search(reader: GitReader, scope: _Scope, regex: re.Pattern[str]) -> tuple[str, int, int] | None:
+    """(path, first line, last line) of the first match, in path order."""
+    cache = cache_for(reader)
+    for path in scope.paths:
+        file = cache.file(reader, scope.target, path)
+        if file is None:
+            continue
+        if file.problem:
+            if scope.strict:
+                file.require_text()
+            if file.too_large:
+                scope.too_large.append(path)
+            continue
+        match = regex.search(file.text)
+        if match is not None:
+            return (path, *_line_span(file.text, match))
+    return None
 
 
 def _line_span(text: str, match: re.Match[str]) -> tuple[int, int]:

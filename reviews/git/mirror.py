@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,8 +55,30 @@ def fetch_mirror(
     if pr_number is not None and (isinstance(pr_number, bool) or not isinstance(pr_number, int) or pr_number < 1):
         raise RepositoryError(f"{pr_number!r} is not a pull request number; give a positive integer")
     mirror_dir = Path(mirror_dir).absolute()
-    created = _ensure_bare_repository(mirror_dir)
+    with _locked(mirror_dir):
+        return _create_and_fetch(url, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout)
 
+
+@contextmanager
+def _locked(mirror_dir: Path) -> Iterator[None]:
+    """Serialise fetches into one mirror (two workers may fetch the same PR at once)."""
+    try:
+        mirror_dir.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(f"{mirror_dir}.lock", "a")
+    except OSError as exc:
+        raise RepositoryError(f"cannot create a lock next to {mirror_dir}: {exc.strerror}; check permissions") from exc
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _create_and_fetch(
+    url: str, mirror_dir: Path, *, allow_local: bool, pr_number: int | None, timeout: float
+) -> FetchResult:
+    created = _ensure_bare_repository(mirror_dir)
     pr_ref = f"refs/pull/{pr_number}/head" if pr_number is not None else None
     refspecs = list(_BASE_REFSPECS)
     if pr_ref:

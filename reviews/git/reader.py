@@ -91,6 +91,8 @@ class GitReader:
 
         Raises CommitNotFound or AmbiguousCommit (naming the candidates).
         """
+        if not isinstance(rev, str):
+            raise CommitNotFound(f"{rev!r} is not a revision; give a commit SHA or a branch name")
         cached = self._resolved.get(rev)
         if cached is not None:
             return cached

@@ -89,6 +89,21 @@ def test_evidence_without_a_path_is_an_error(repo, base):
         assert_error(check(repo, EvidenceSpec(kind, regex="x", sha="3961f399"), base), "needs")
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        EvidenceSpec("snippet", path=["app.py"], text="x"),
+        EvidenceSpec("pattern", path=7, regex="x"),
+        EvidenceSpec("path", path=b"app.py"),
+        EvidenceSpec("gitlink", path="vendor/lib", sha=0x3961F399),
+        EvidenceSpec("snippet", commit=["abc1234"], path="app.py", start_line="1", text="x"),
+        EvidenceSpec("pattern", path="app.py", regex=None),
+    ],
+)
+def test_wrongly_typed_fields_are_errors_not_crashes(repo, base, spec):
+    assert check(repo, spec, base).state == "error"
+
+
 def test_a_bad_start_line_is_an_error(repo, base):
     spec = EvidenceSpec("snippet", commit=base, path="app.py", start_line=0, text="print('hi')")
 

@@ -100,6 +100,7 @@ def test_a_pattern_follows_a_renamed_file_when_the_commit_is_known(repo, base):
     result = check(repo, pattern("settings.py", r"DEBUG = True", commit=base), target)
 
     assert (result.state, result.path) == ("holds", "config/settings.py")
+    assert result.detail == "file renamed from settings.py to config/settings.py; matches at config/settings.py:1"
 
 
 def test_crlf_files_match_line_anchored_patterns(repo, base):
