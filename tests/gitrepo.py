@@ -29,7 +29,13 @@ class GitRepoBuilder:
 
     @property
     def git_dir(self) -> Path:
+        """Hand this to GitReader to read the repository directly."""
         return self.path / ".git"
+
+    @property
+    def url(self) -> str:
+        """Hand this to fetch_mirror(..., allow_local=True) to mirror the repository."""
+        return str(self.path)
 
     def git(self, *args: str, input: bytes | None = None) -> str:
         """Run git in the work tree and return its stdout (stripped); fail loudly."""

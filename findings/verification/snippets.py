@@ -59,6 +59,8 @@ def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
     target_sha = reader.resolve(target)
     commit = reader.resolve(spec.commit) if spec.commit else None
     text = spec.text
+    if text and not isinstance(text, str):
+        raise RecheckError("the snippet text must be a string")
     if not text:
         if commit is None or spec.start_line is None:
             raise RecheckError(

@@ -16,7 +16,9 @@ from difflib import SequenceMatcher
 from recheck.errors import RecheckError
 from reviews.git import Blob, GitReader, split_lines
 
-_TEXT_BUDGET_BYTES = 256 * 1024 * 1024
+# Characters of file text kept decoded; lines, stripped lines and indexes
+# derived from them take a few times as much memory again.
+_TEXT_BUDGET_CHARS = 96 * 1024 * 1024
 _LINE_MAP_LIMIT = 4096
 _CORPUS_LIMIT = 8
 # SequenceMatcher without autojunk is precise but slow on very long inputs.
@@ -46,7 +48,10 @@ class FileText:
     first read; callers report the path they asked for.
     """
 
-    __slots__ = ("path", "sha", "size", "lines", "problem", "too_large", "_keys", "_stripped", "_index", "_text", "__weakref__")
+    __slots__ = (
+        "path", "sha", "size", "lines", "problem", "too_large",
+        "_keys", "_stripped", "_index", "_text", "__weakref__",
+    )
 
     def __init__(
         self, path: str, sha: str, lines: list[str], problem: str | None = None, *, too_large: bool = False
@@ -157,10 +162,9 @@ class LineMap:
 
     def map(self, old_line: int) -> int:
         """Where ``old_line`` is now; for changed lines, the nearest sensible position."""
-        at = bisect_right(self._starts, old_line) - 1
-        a, b, size = self._blocks[max(at, 0)]
-        if at < 0:
-            return old_line
+        # The first block starts at line 0, so there always is a preceding block.
+        at = max(bisect_right(self._starts, old_line) - 1, 0)
+        a, b, size = self._blocks[at]
         if old_line < a + size:
             return b + (old_line - a)
         # Inside a changed region: keep the offset from the preceding unchanged block.
@@ -192,7 +196,7 @@ class TextCache:
     def __init__(self) -> None:
         self._files: OrderedDict[tuple[str, str], tuple[FileText | None, int]] = OrderedDict()
         self._by_sha: weakref.WeakValueDictionary[str, FileText] = weakref.WeakValueDictionary()
-        self._bytes = 0
+        self._chars = 0
         self._line_maps: dict[tuple[str, str], LineMap] = {}
         self._corpora: OrderedDict[tuple[str, str], Corpus] = OrderedDict()
         self._renames: dict[tuple[str, str], dict[str, str]] = {}
@@ -233,10 +237,10 @@ class TextCache:
     def _remember(self, key: tuple[str, str], text: FileText | None, cost: int) -> None:
         """Keep ``text`` under ``key``, dropping the least recently used files over budget."""
         self._files[key] = (text, cost)
-        self._bytes += cost
-        while self._bytes > _TEXT_BUDGET_BYTES and len(self._files) > 1:
+        self._chars += cost
+        while self._chars > _TEXT_BUDGET_CHARS and len(self._files) > 1:
             _, (_, dropped_cost) = self._files.popitem(last=False)
-            self._bytes -= dropped_cost
+            self._chars -= dropped_cost
 
     def line_map(self, old: FileText, new: FileText) -> LineMap:
         key = (old.sha, new.sha)

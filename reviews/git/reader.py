@@ -90,6 +90,8 @@ class GitReader:
         """The full SHA of the commit ``rev`` names (SHA, abbreviated SHA or ref).
 
         Raises CommitNotFound or AmbiguousCommit (naming the candidates).
+        Results are cached, so a branch name keeps meaning the commit it named
+        when first resolved: use a new reader after fetching.
         """
         if not isinstance(rev, str):
             raise CommitNotFound(f"{rev!r} is not a revision; give a commit SHA or a branch name")
@@ -107,7 +109,7 @@ class GitReader:
             _, obj = self._lookup(f"{spec}^{{commit}}", limit=None)
             if obj is not None:
                 self._commit_raw[obj.sha] = obj.data or b""
-                self._resolved[rev] = obj.sha
+                self._resolved[rev] = self._resolved[obj.sha] = obj.sha
                 return obj.sha
         if is_hex and len(rev) >= self.min_abbrev:
             self._raise_if_ambiguous(lowered)
@@ -250,7 +252,10 @@ class GitReader:
                     raise RepositoryError(
                         f"cannot compare {key[0]} with {key[1]}: {stderr_text(completed)}"
                     )
-                cached = tuple(_parse_name_status(completed.stdout))
+                try:
+                    cached = tuple(_parse_name_status(completed.stdout))
+                except IndexError as exc:
+                    raise RepositoryError(f"git diff-tree gave truncated output for {key[0]}..{key[1]}; retry") from exc
             self._changes[key] = cached
         return list(cached)
 

@@ -42,7 +42,7 @@ def test_it_creates_a_bare_mirror_with_branches_and_tags(upstream, mirror_dir):
     first = upstream.head()
     upstream.git("branch", "feature")
 
-    result = fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True)
+    result = fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True)
 
     assert result.created and result.mirror_dir == mirror_dir
     assert (mirror_dir / "HEAD").is_file() and not (mirror_dir / "hooks").exists()
@@ -53,10 +53,10 @@ def test_it_creates_a_bare_mirror_with_branches_and_tags(upstream, mirror_dir):
 
 
 def test_fetching_again_updates_the_existing_mirror(upstream, mirror_dir):
-    fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True)
+    fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True)
     second = upstream.write("app.py", "print('bye')\n").commit("second")
 
-    result = fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True)
+    result = fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True)
 
     assert not result.created
     with GitReader(mirror_dir) as reader:
@@ -69,7 +69,7 @@ def test_it_fetches_the_pull_request_head_when_asked(upstream, mirror_dir):
     pr_head = upstream.write("app.py", "print('pr')\n").commit("pr work")
     upstream.update_ref("refs/pull/7/head", pr_head).checkout("main")
 
-    result = fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True, pr_number=7)
+    result = fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True, pr_number=7)
 
     assert result.pr_ref == "refs/pull/7/head"
     assert result.pr_head == pr_head
@@ -80,7 +80,7 @@ def test_it_fetches_the_pull_request_head_when_asked(upstream, mirror_dir):
 
 
 def test_a_forge_without_pull_request_refs_still_gets_its_branches_fetched(upstream, mirror_dir):
-    result = fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True, pr_number=9)
+    result = fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True, pr_number=9)
 
     assert result.pr_ref_missing
     assert result.pr_ref is None and result.pr_head is None
@@ -91,7 +91,7 @@ def test_a_forge_without_pull_request_refs_still_gets_its_branches_fetched(upstr
 @pytest.mark.parametrize("number", [0, -3, True, "7"])
 def test_a_pull_request_number_must_be_a_positive_integer(upstream, mirror_dir, number):
     with pytest.raises(RepositoryError, match="pull request number"):
-        fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True, pr_number=number)
+        fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True, pr_number=number)
 
 
 def test_a_local_path_that_does_not_exist_is_unreachable(tmp_path, mirror_dir):
@@ -138,12 +138,12 @@ def test_a_directory_that_is_not_a_mirror_is_left_alone(upstream, tmp_path):
     (occupied / "notes.txt").write_text("mine")
 
     with pytest.raises(RepositoryError, match="not a git mirror"):
-        fetch_mirror(url=str(upstream.path), mirror_dir=occupied, allow_local=True)
+        fetch_mirror(url=upstream.url, mirror_dir=occupied, allow_local=True)
     assert (occupied / "notes.txt").read_text() == "mine"
 
 
 def test_git_itself_refuses_local_transports_unless_allowed(upstream, mirror_dir):
-    fetch_mirror(url=str(upstream.path), mirror_dir=mirror_dir, allow_local=True)
+    fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True)
 
     refused = run_git(["fetch", "--end-of-options", str(upstream.path)], git_dir=mirror_dir)
 
