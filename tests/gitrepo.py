@@ -13,6 +13,8 @@ chain; ``commit`` returns the new commit's SHA.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import os
 import subprocess
 from pathlib import Path
@@ -141,3 +143,22 @@ class GitRepoBuilder:
 
     def empty_tree(self) -> str:
         return self.write_object("tree", b"")
+
+    def colliding_commits(self, prefix_length: int = 7) -> list[str]:
+        """Store two (unreferenced) commits whose SHAs share ``prefix_length`` hex digits.
+
+        Found by hashing candidate commit objects in Python: a 7-digit
+        collision takes some 20,000 tries, a few hundredths of a second.
+        """
+        tree = self.empty_tree()
+        seen: dict[str, bytes] = {}
+        for number in itertools.count():
+            body = (
+                f"tree {tree}\nauthor A <a@example.com> {_BASE_TIME} +0000\n"
+                f"committer A <a@example.com> {_BASE_TIME} +0000\n\ncandidate {number}\n"
+            ).encode()
+            prefix = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()[:prefix_length]
+            if prefix in seen:
+                return [self.write_object("commit", seen[prefix]), self.write_object("commit", body)]
+            seen[prefix] = body
+        raise AssertionError("unreachable")

@@ -5,7 +5,6 @@ import pytest
 from findings.verification import EvidenceSpec, check_evidence
 from reviews.git import GitReader
 from tests.gitrepo import GitRepoBuilder
-from tests.reviews.test_git_reader import colliding_commits
 
 
 @pytest.fixture
@@ -48,7 +47,7 @@ def test_an_unknown_evidence_commit_is_an_error(repo, base):
 
 
 def test_an_ambiguous_abbreviated_commit_is_an_error_naming_the_candidates(repo, base):
-    candidates = colliding_commits(repo)
+    candidates = repo.colliding_commits()
 
     result = check(repo, snippet(candidates[0][:7]), base)
 

@@ -1,4 +1,3 @@
-import hashlib
 import os
 import subprocess
 from datetime import datetime, timedelta, timezone
@@ -46,23 +45,6 @@ def reader(repo, history):
         yield reader
 
 
-def colliding_commits(repo, prefix_length=7):
-    """Write two commits whose SHAs share their first ``prefix_length`` hex digits."""
-    seen = {}
-    number = 0
-    while True:
-        body = (
-            f"tree {EMPTY_TREE}\nauthor A <a@example.com> 1700000000 +0000\n"
-            f"committer A <a@example.com> 1700000000 +0000\n\ncandidate {number}\n"
-        ).encode()
-        sha = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
-        if sha[:prefix_length] in seen:
-            other = seen[sha[:prefix_length]]
-            return [repo.write_object("commit", other), repo.write_object("commit", body)]
-        seen[sha[:prefix_length]] = body
-        number += 1
-
-
 def test_it_resolves_full_and_abbreviated_shas_and_refs(repo, reader, history):
     first, second = history
     repo.tag("v1", first)
@@ -101,7 +83,7 @@ def test_an_option_like_revision_never_reaches_git(reader):
 
 
 def test_an_ambiguous_abbreviation_names_its_candidates(repo, reader):
-    candidates = colliding_commits(repo)
+    candidates = repo.colliding_commits()
     prefix = candidates[0][:7]
     assert candidates[1].startswith(prefix)
 
