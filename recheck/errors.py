@@ -1,19 +1,54 @@
-"""The one domain error type. The API, the admin and the commands turn it into a clear message,
-so its text says what is wrong and what to do."""
+"""The one domain error type of Recheck and its few specialisations.
+
+Every message says what is wrong and what to do about it, because these
+messages end up in front of users (forms, verification details, logs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
 
 
 class RecheckError(Exception):
-    pass
+    """Something Recheck cannot do with the input it was given."""
+
+
+class RepositoryError(RecheckError):
+    """A repository or clone URL is unreachable, unsafe or unusable."""
+
+
+class CommitNotFound(RecheckError):
+    """A revision does not name a commit in the repository."""
+
+
+class AmbiguousCommit(RecheckError):
+    """An abbreviated SHA matches more than one commit."""
+
+    def __init__(self, prefix: str, candidates: Iterable[str]) -> None:
+        self.prefix = prefix
+        self.candidates = tuple(sorted(candidates))
+        super().__init__(
+            f"abbreviated SHA {prefix!r} is ambiguous: it matches "
+            f"{', '.join(self.candidates)}; give more characters of the SHA"
+        )
+
+
+class UnsafePath(RecheckError):
+    """A repository path is absolute, escapes the tree or is malformed."""
+
+
+class InvalidPattern(RecheckError):
+    """A regular expression or glob cannot be compiled."""
 
 
 class ResolutionError(RecheckError):
-    """A status change that cannot be made."""
+    """A status change of a finding that cannot be made."""
 
 
 class BundleError(RecheckError):
-    """A review bundle that cannot be imported. `field` names the offending field."""
+    """A review bundle that cannot be imported. ``field`` names the offending field."""
 
-    def __init__(self, field: str, message: str):
+    def __init__(self, field: str, message: str) -> None:
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)

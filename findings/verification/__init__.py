@@ -1,0 +1,86 @@
+"""Checking evidence items at a target commit (plain Python, no Django).
+
+    from findings.verification import EvidenceSpec, check_evidence, verdict_for
+
+    with GitReader(mirror_dir) as reader:
+        results = [check_evidence(reader, spec, target_sha) for spec in specs]
+    verdict = verdict_for(results)
+
+Caches (file lines, indexes, diffs) live as long as the reader, so check
+all items of a run with the same reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from recheck.errors import RecheckError
+from reviews.git import GitReader
+
+from findings.verification.gitlinks import check_gitlink
+from findings.verification.paths import check_path
+from findings.verification.patterns import check_pattern, compile_pattern
+from findings.verification.results import (
+    ERROR,
+    GONE,
+    HOLDS,
+    UNCHECKED,
+    CheckResult,
+    error,
+    unchecked,
+)
+from findings.verification.snippets import check_snippet, snippet_text_at
+from findings.verification.specs import GITLINK, KINDS, NOTE, PATH, PATTERN, SNIPPET, EvidenceSpec
+from findings.verification.verdicts import (
+    ERRORED,
+    LIKELY_FIXED,
+    PARTLY_FIXED,
+    PRESENT,
+    UNVERIFIABLE,
+    verdict_for,
+)
+
+_CHECKS: dict[str, Callable[[GitReader, EvidenceSpec, str], CheckResult]] = {
+    SNIPPET: check_snippet,
+    PATTERN: check_pattern,
+    PATH: check_path,
+    GITLINK: check_gitlink,
+}
+
+
+def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
+    """Check one evidence item at ``target`` (a SHA or ref).
+
+    Never raises for bad input or repository content: those become a result
+    in state "error" whose detail says what is wrong and what to do.
+    """
+    if spec.kind == NOTE:
+        return unchecked("not checkable by machine")
+    check = _CHECKS.get(spec.kind)
+    if check is None:
+        return error(f"unknown evidence kind {spec.kind!r}; use one of {', '.join(KINDS)}")
+    try:
+        return check(reader, spec, target)
+    except RecheckError as exc:
+        return error(str(exc))
+    except OSError as exc:
+        return error(f"reading the repository failed ({exc}); check the mirror and retry")
+
+
+__all__ = [
+    "ERROR",
+    "ERRORED",
+    "GONE",
+    "HOLDS",
+    "LIKELY_FIXED",
+    "PARTLY_FIXED",
+    "PRESENT",
+    "UNCHECKED",
+    "UNVERIFIABLE",
+    "CheckResult",
+    "EvidenceSpec",
+    "check_evidence",
+    "compile_pattern",
+    "snippet_text_at",
+    "verdict_for",
+]

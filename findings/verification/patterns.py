@@ -1,0 +1,118 @@
+"""Pattern evidence: does a regular expression (still) match in a file or a glob of files?"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from recheck.errors import InvalidPattern, RecheckError
+from reviews.git import GitReader, is_glob, match_paths, validate_glob
+
+from findings.verification.paths import current_path
+from findings.verification.results import CheckResult, gone, holds
+from findings.verification.specs import ABSENT, PRESENT, EvidenceSpec
+from findings.verification.texts import cache_for
+
+
+def compile_pattern(regex: str) -> re.Pattern[str]:
+    """Compile ``regex`` as Python ``re`` with MULTILINE, or raise InvalidPattern."""
+    if not isinstance(regex, str) or not regex:
+        raise InvalidPattern("the pattern is empty; give a regular expression to look for")
+    try:
+        return re.compile(regex, re.MULTILINE)
+    except re.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        raise InvalidPattern(
+            f"{regex!r} is not a valid regular expression ({exc.msg}{where}); "
+            "fix it using Python re syntax"
+        ) from exc
+    except (OverflowError, RecursionError) as exc:
+        raise InvalidPattern(f"{regex!r} is too large or too deeply nested; simplify it") from exc
+
+
+def check_pattern(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
+    regex = compile_pattern(spec.regex)
+    expect = spec.expect or PRESENT
+    if expect not in (PRESENT, ABSENT):
+        raise RecheckError(f"pattern expectation {expect!r} is unknown; use 'present' or 'absent'")
+    if not spec.path:
+        raise RecheckError("pattern evidence needs a path or a glob (e.g. src/**/*.py)")
+    scope = _scope(reader, spec, reader.resolve(target))
+    match = _search(reader, scope, regex)
+    if match is not None:
+        path, first, last = match
+        if expect == PRESENT:
+            return holds(path, scope.with_note(f"matches at {path}:{first}"), first, last)
+        return gone(path, scope.with_note(f"now matches at {path}:{first}"), first, last)
+    if scope.too_large:
+        # Whatever the expectation, an unread file could change the answer.
+        raise RecheckError(
+            f"could not search {len(scope.too_large)} file(s) over the size limit "
+            f"(e.g. {scope.too_large[0]}); raise the reader's max_blob_bytes or narrow the path"
+        )
+    if not scope.paths:
+        return gone(scope.label, scope.empty_reason)
+    if expect == PRESENT:
+        return gone(scope.label, scope.with_note(f"no longer matches in {scope.description}"))
+    return holds(scope.label, scope.with_note(f"no match in {scope.description}"))
+
+
+@dataclass
+class _Scope:
+    """The files a pattern is searched in at the target."""
+
+    target: str
+    label: str  # the path or glob reported in results
+    paths: list[str]
+    strict: bool  # a single named file must be text; in a glob, binary files are just not code
+    description: str
+    empty_reason: str
+    note: str = ""
+    too_large: list[str] = field(default_factory=list)
+
+    def with_note(self, detail: str) -> str:
+        return f"{self.note}; {detail}" if self.note else detail
+
+
+def _scope(reader: GitReader, spec: EvidenceSpec, target: str) -> _Scope:
+    pattern = validate_glob(spec.path)
+    if is_glob(pattern):
+        paths = match_paths(pattern, reader.list_paths(target))
+        return _Scope(
+            target, pattern, paths, strict=False,
+            description=f"{len(paths)} file(s) matching {pattern}",
+            empty_reason=f"no file matches {pattern}",
+        )
+    where, renamed_from = current_path(reader, spec.commit, target, pattern)
+    return _Scope(
+        target, where or pattern, [where] if where else [], strict=True,
+        description=where or pattern,
+        empty_reason=f"{pattern} no longer exists",
+        note=f"file renamed from {renamed_from} to {where}" if renamed_from else "",
+    )
+
+
+def _search(reader: GitReader, scope: _Scope, regex: re.Pattern[str]) -> tuple[str, int, int] | None:
+    """(path, first line, last line) of the first match, in path order."""
+    cache = cache_for(reader)
+    for path in scope.paths:
+        file = cache.file(reader, scope.target, path)
+        if file is None:
+            continue
+        if file.problem:
+            if scope.strict:
+                file.require_text()
+            if file.too_large:
+                scope.too_large.append(path)
+            continue
+        match = regex.search(file.text)
+        if match is not None:
+            return (path, *_line_span(file.text, match))
+    return None
+
+
+def _line_span(text: str, match: re.Match[str]) -> tuple[int, int]:
+    first = text.count("\n", 0, match.start()) + 1
+    # A match that ends with a newline ends on the line before it.
+    last_char = max(match.start(), match.end() - 1)
+    return first, first + text.count("\n", match.start(), last_char)

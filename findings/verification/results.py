@@ -1,0 +1,46 @@
+"""The outcome of checking one evidence item at one commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HOLDS = "holds"
+GONE = "gone"
+ERROR = "error"
+UNCHECKED = "unchecked"
+STATES = (HOLDS, GONE, ERROR, UNCHECKED)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """``path``/``start_line``/``end_line`` say where the evidence is *now*.
+
+    ``detail`` is a short human sentence: what moved, what is gone, or what
+    went wrong and what to do.
+    """
+
+    state: str
+    path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.state not in STATES:
+            raise ValueError(f"unknown check state {self.state!r}; expected one of {STATES}")
+
+
+def holds(path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None) -> CheckResult:
+    return CheckResult(HOLDS, path, start_line, end_line, detail)
+
+
+def gone(path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None) -> CheckResult:
+    return CheckResult(GONE, path, start_line, end_line, detail)
+
+
+def error(detail: str) -> CheckResult:
+    return CheckResult(ERROR, None, None, None, detail)
+
+
+def unchecked(detail: str) -> CheckResult:
+    return CheckResult(UNCHECKED, None, None, None, detail)

@@ -1,0 +1,298 @@
+"""Decoded file contents, line indexes and line mappings, cached per reader.
+
+Verifying thousands of evidence items touches the same files again and
+again, so everything derived from a blob is computed once: its lines, an
+index from (stripped) line to positions used to find a snippet without
+scanning, and the line mapping between two versions of a file.
+"""
+
+from __future__ import annotations
+
+import weakref
+from bisect import bisect_right
+from collections import OrderedDict
+from difflib import SequenceMatcher
+
+from recheck.errors import RecheckError
+from reviews.git import Blob, GitReader, split_lines
+
+# Characters of file text kept decoded; lines, stripped lines and indexes
+# derived from them take a few times as much memory again.
+_TEXT_BUDGET_CHARS = 96 * 1024 * 1024
+_LINE_MAP_LIMIT = 4096
+_CORPUS_LIMIT = 8
+# SequenceMatcher without autojunk is precise but slow on very long inputs.
+_PRECISE_DIFF_LINES = 5000
+
+
+class Needle:
+    """Snippet lines prepared for matching: trailing (and, loosely, leading) whitespace ignored."""
+
+    __slots__ = ("keys", "stripped")
+
+    def __init__(self, text: str) -> None:
+        lines = split_lines(text)
+        self.keys = [line.rstrip() for line in lines]
+        self.stripped = [line.strip() for line in lines]
+        if not any(self.stripped):
+            raise RecheckError("the snippet text is blank; record the lines of code the finding is about")
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class FileText:
+    """The lines of one blob. ``problem`` is set (and lines empty) for binary or oversized blobs.
+
+    Identical blobs share one FileText, so ``path`` is only where it was
+    first read; callers report the path they asked for.
+    """
+
+    __slots__ = (
+        "path", "sha", "size", "lines", "problem", "too_large",
+        "_keys", "_stripped", "_index", "_text", "__weakref__",
+    )
+
+    def __init__(
+        self, path: str, sha: str, lines: list[str], problem: str | None = None, *, too_large: bool = False
+    ) -> None:
+        self.path = path
+        self.sha = sha
+        self.size = sum(map(len, lines))
+        self.lines = lines
+        self.problem = problem
+        self.too_large = too_large
+        self._keys: list[str] | None = None
+        self._stripped: list[str] | None = None
+        self._index: dict[str, list[int]] | None = None
+        self._text: str | None = None
+
+    def require_text(self) -> FileText:
+        if self.problem:
+            raise RecheckError(self.problem)
+        return self
+
+    @property
+    def keys(self) -> list[str]:
+        """Lines with trailing whitespace removed: what exact matching compares."""
+        if self._keys is None:
+            self._keys = [line.rstrip() for line in self.lines]
+        return self._keys
+
+    @property
+    def stripped(self) -> list[str]:
+        """Lines with surrounding whitespace removed: what re-indent matching compares."""
+        if self._stripped is None:
+            self._stripped = [line.strip() for line in self.lines]
+        return self._stripped
+
+    @property
+    def text(self) -> str:
+        """The content with LF line ends (CRLF normalised), for regex search."""
+        if self._text is None:
+            self._text = "\n".join(self.lines)
+        return self._text
+
+    @property
+    def index(self) -> dict[str, list[int]]:
+        if self._index is None:
+            index: dict[str, list[int]] = {}
+            for position, line in enumerate(self.stripped):
+                index.setdefault(line, []).append(position)
+            self._index = index
+        return self._index
+
+    def matches_at(self, needle: Needle, position: int, *, loose: bool) -> bool:
+        """True when the needle sits at 0-based ``position``."""
+        if position < 0 or position + len(needle) > len(self.lines):
+            return False
+        ours, theirs = (self.stripped, needle.stripped) if loose else (self.keys, needle.keys)
+        return ours[position : position + len(needle)] == theirs
+
+    def occurrences(self, needle: Needle, *, loose: bool) -> list[int]:
+        """All 0-based start positions of the needle, found via its rarest line."""
+        anchor, positions = rarest_line(needle, self.index)
+        if positions is None:
+            return []
+        return [
+            position - anchor
+            for position in positions
+            if self.matches_at(needle, position - anchor, loose=loose)
+        ]
+
+
+def rarest_line(needle: Needle, index: dict[str, list]) -> tuple[int, list | None]:
+    """(offset in the needle, index entries) of its least frequent non-blank line.
+
+    None when some line of the needle does not occur at all, which rules out
+    a match without looking further.
+    """
+    best_offset, best = 0, None
+    for offset, line in enumerate(needle.stripped):
+        if not line:
+            continue
+        found = index.get(line)
+        if not found:
+            return 0, None
+        if best is None or len(found) < len(best):
+            best_offset, best = offset, found
+    return best_offset, best
+
+
+class LineMap:
+    """Maps 0-based line numbers of an old version of a file onto the new version."""
+
+    __slots__ = ("_starts", "_blocks")
+
+    def __init__(self, old: list[str], new: list[str]) -> None:
+        prefix = 0
+        limit = min(len(old), len(new))
+        while prefix < limit and old[prefix] == new[prefix]:
+            prefix += 1
+        suffix = 0
+        while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+            suffix += 1
+        old_mid, new_mid = old[prefix : len(old) - suffix], new[prefix : len(new) - suffix]
+        matcher = SequenceMatcher(None, old_mid, new_mid, autojunk=len(new_mid) > _PRECISE_DIFF_LINES)
+        blocks = [(0, 0, prefix)]
+        blocks += [(a + prefix, b + prefix, size) for a, b, size in matcher.get_matching_blocks() if size]
+        blocks.append((len(old) - suffix, len(new) - suffix, suffix))
+        self._blocks = blocks
+        self._starts = [a for a, _, _ in blocks]
+
+    def map(self, old_line: int) -> int:
+        """Where ``old_line`` is now; for changed lines, the nearest sensible position."""
+        # The first block starts at line 0, so there always is a preceding block.
+        at = max(bisect_right(self._starts, old_line) - 1, 0)
+        a, b, size = self._blocks[at]
+        if old_line < a + size:
+            return b + (old_line - a)
+        # Inside a changed region: keep the offset from the preceding unchanged block.
+        mapped = b + size + (old_line - a - size)
+        if at + 1 < len(self._blocks):
+            mapped = min(mapped, self._blocks[at + 1][1])
+        return mapped
+
+
+class Corpus:
+    """Which of a set of files contain a given stripped line, for cross-file search."""
+
+    def __init__(self, files: list[tuple[str, FileText]]) -> None:
+        self.files = files
+        self.index: dict[str, list[int]] = {}
+        for number, (_, file) in enumerate(files):
+            for line in set(file.stripped):
+                self.index.setdefault(line, []).append(number)
+
+    def candidates(self, needle: Needle) -> list[tuple[str, FileText]]:
+        """(path, file) pairs that contain the needle's rarest line, in path order."""
+        _, numbers = rarest_line(needle, self.index)
+        return [self.files[number] for number in numbers or ()]
+
+
+class TextCache:
+    """Per-reader caches. Holds no reference to the reader (it is the weak key)."""
+
+    def __init__(self) -> None:
+        self._files: OrderedDict[tuple[str, str], tuple[FileText | None, int]] = OrderedDict()
+        self._by_sha: weakref.WeakValueDictionary[str, FileText] = weakref.WeakValueDictionary()
+        self._chars = 0
+        self._line_maps: dict[tuple[str, str], LineMap] = {}
+        self._corpora: OrderedDict[tuple[str, str], Corpus] = OrderedDict()
+        self._renames: dict[tuple[str, str], dict[str, str]] = {}
+        self._changed: dict[tuple[str, str], list[str]] = {}
+
+    def file(self, reader: GitReader, commit: str, path: str) -> FileText | None:
+        """The file at (full SHA) ``commit``, or None when there is none."""
+        key = (commit, path)
+        if key in self._files:
+            self._files.move_to_end(key)
+            return self._files[key][0]
+        entry = reader.tree_entry(commit, path)
+        if entry is None or entry.type != "blob":
+            text = None
+        else:
+            # Unchanged files share a blob across commits: read and split it once.
+            text = self._by_sha.get(entry.sha)
+            if text is None:
+                blob = reader.read_blob(commit, path)
+                text = self._decode(blob, commit, reader.max_blob_bytes)
+                if not text.problem:
+                    self._by_sha[entry.sha] = text
+        self._remember(key, text, 0 if text is None else text.size)
+        return text
+
+    def _decode(self, blob: Blob, commit: str, limit: int) -> FileText:
+        if blob.too_large:
+            problem = (
+                f"{blob.path} is {blob.size} bytes at {commit[:12]}, over the {limit}-byte limit; "
+                "raise the reader's max_blob_bytes or point the evidence at a smaller file"
+            )
+            return FileText(blob.path, blob.sha, [], problem, too_large=True)
+        if blob.is_binary:
+            problem = f"{blob.path} is a binary file at {commit[:12]}; evidence text can only be checked in text files"
+            return FileText(blob.path, blob.sha, [], problem)
+        return FileText(blob.path, blob.sha, blob.lines())
+
+    def _remember(self, key: tuple[str, str], text: FileText | None, cost: int) -> None:
+        """Keep ``text`` under ``key``, dropping the least recently used files over budget."""
+        self._files[key] = (text, cost)
+        self._chars += cost
+        while self._chars > _TEXT_BUDGET_CHARS and len(self._files) > 1:
+            _, (_, dropped_cost) = self._files.popitem(last=False)
+            self._chars -= dropped_cost
+
+    def line_map(self, old: FileText, new: FileText) -> LineMap:
+        key = (old.sha, new.sha)
+        mapping = self._line_maps.get(key)
+        if mapping is None:
+            if len(self._line_maps) >= _LINE_MAP_LIMIT:
+                self._line_maps.clear()
+            mapping = self._line_maps[key] = LineMap(old.keys, new.keys)
+        return mapping
+
+    def renames(self, reader: GitReader, old: str, new: str) -> dict[str, str]:
+        """Old path -> new path for files git sees as renamed between two commits."""
+        key = (old, new)
+        if key not in self._renames:
+            self._renames[key] = {
+                change.old_path: change.new_path
+                for change in reader.changes(old, new)
+                if change.status == "R" and change.old_path and change.new_path
+            }
+        return self._renames[key]
+
+    def changed_paths(self, reader: GitReader, old: str, new: str) -> list[str]:
+        """Paths that were added, modified, renamed or copied between two commits."""
+        key = (old, new)
+        if key not in self._changed:
+            self._changed[key] = sorted(
+                {change.new_path for change in reader.changes(old, new) if change.new_path}
+            )
+        return self._changed[key]
+
+    def corpus(self, reader: GitReader, old: str, new: str) -> Corpus:
+        """The text files changed between two commits, indexed by line."""
+        key = (old, new)
+        corpus = self._corpora.get(key)
+        if corpus is None:
+            files = []
+            for path in self.changed_paths(reader, old, new):
+                text = self.file(reader, new, path)
+                if text is not None and not text.problem:
+                    files.append((path, text))
+            corpus = self._corpora[key] = Corpus(files)
+            while len(self._corpora) > _CORPUS_LIMIT:
+                self._corpora.popitem(last=False)
+        return corpus
+
+
+_caches: weakref.WeakKeyDictionary[GitReader, TextCache] = weakref.WeakKeyDictionary()
+
+
+def cache_for(reader: GitReader) -> TextCache:
+    """The caches belonging to ``reader``; they go away with it."""
+    cache = _caches.get(reader)
+    if cache is None:
+        cache = _caches[reader] = TextCache()
+    return cache
