@@ -41,3 +41,9 @@ def pytest_report_header(config):
     url = urlsplit(settings.CELERY_BROKER_URL)
     broker = f"{url.scheme}://{url.hostname}:{url.port}" if url.scheme else "none (tasks run eagerly in-process)"
     return [f"recheck: database={database} broker={broker} CI={os.environ.get('CI', '')}"]
+
+
+@pytest.fixture(autouse=True)
+def _mirror_root_per_test(settings, tmp_path):
+    """Each test fetches into its own mirror root, so no test sees another's mirrors."""
+    settings.RECHECK_MIRROR_ROOT = tmp_path / "mirrors"

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
@@ -25,12 +25,38 @@ logger = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 
+@dataclass(frozen=True)
+class FindingRow:
+    """What verification needs of a finding, loaded without model instances: a PR can have
+    thousands of evidence items and this is the hot path."""
+
+    pk: int
+    pull_request_id: int
+    status: str
+    resolved_at: object
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    pk: int
+    finding_id: int
+    kind: str
+    commit_sha: str | None
+    path: str
+    start_line: int | None
+    end_line: int | None
+    text: str
+    regex: str
+    expect: str
+    sha: str
+
+
 @dataclass
 class Outcome:
-    finding: Finding
+    finding: FindingRow
     verdict: str
     detail: str
-    results: list[tuple[Evidence, CheckResult]]
+    results: list[tuple[EvidenceRow, CheckResult]]
 
 
 def pull_request_verify(
@@ -40,24 +66,45 @@ def pull_request_verify(
 
     A repository that cannot be fetched or read, or a commit it does not have, gives every finding
     an `error` verdict that says why: an error is never reported as fixed."""
-    findings = list(Finding.objects.for_pull_request(pull_request).prefetch_related("evidence__commit"))
     fetch_problem = _fetch(pull_request) if fetch else ""
+    findings, evidence = _load(pull_request)
     try:
         with repository_reader(pull_request.repository) as reader:
             commits_resolve(repository=pull_request.repository, reader=reader)
             commit.refresh_from_db()
             target = reader.resolve(commit.sha)
+            findings, evidence = _load(pull_request)  # evidence commits may have just been resolved
             outcomes = []
             for index, finding in enumerate(findings, start=1):
-                outcomes.append(_verify_finding(reader, finding, target))
+                outcomes.append(_verify_finding(reader, finding, evidence.get(finding.pk, []), target))
                 if progress:
                     progress(index, len(findings))
     except RecheckError as error:
         detail = f"{error}" + (f" (fetch: {fetch_problem})" if fetch_problem and fetch_problem not in str(error) else "")
-        outcomes = [_error_outcome(finding, detail) for finding in findings]
+        outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
         if progress:
             progress(len(findings), len(findings))
     return _store(commit, outcomes)
+
+
+def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[EvidenceRow]]]:
+    findings = [
+        FindingRow(*row)
+        for row in Finding.objects.for_pull_request(pull_request)
+        .order_by("number")
+        .values_list("pk", "pull_request_id", "status", "resolved_at")
+    ]
+    evidence: dict[int, list[EvidenceRow]] = {}
+    rows = (
+        Evidence.objects.filter(finding__pull_request=pull_request)
+        .order_by("finding_id", "position")
+        .values_list("pk", "finding_id", "kind", "commit__sha", "path", "start_line", "end_line", "text", "regex",
+                     "expect", "sha")
+    )
+    for row in rows:
+        item = EvidenceRow(*row)
+        evidence.setdefault(item.finding_id, []).append(item)
+    return findings, evidence
 
 
 def _fetch(pull_request: PullRequest) -> str:
@@ -71,35 +118,33 @@ def _fetch(pull_request: PullRequest) -> str:
     return ""
 
 
-def _verify_finding(reader: GitReader, finding: Finding, target: str) -> Outcome:
-    results = []
-    for evidence in finding.evidence.all():
-        results.append((evidence, _check(reader, evidence, target)))
-    checks = [result for _, result in results]
-    return Outcome(finding, verdict_for(checks), "", results)
+def _verify_finding(reader: GitReader, finding: FindingRow, evidence: list[EvidenceRow], target: str) -> Outcome:
+    results = [(item, _check(reader, item, target)) for item in evidence]
+    return Outcome(finding, verdict_for([result for _, result in results]), "", results)
 
 
-def _check(reader: GitReader, evidence: Evidence, target: str) -> CheckResult:
+def _check(reader: GitReader, evidence: EvidenceRow, target: str) -> CheckResult:
     if evidence.kind == Evidence.Kind.NOTE:
         return check_evidence(reader, EvidenceSpec(kind="note", text=evidence.text), target)
     try:
-        recorded_at = reader.resolve(evidence.commit.sha)
+        recorded_at = reader.resolve(evidence.commit_sha)
     except RecheckError as error:
         return CheckResult("error", detail=f"The commit this evidence was recorded at is unusable: {error}")
-    if evidence.kind == Evidence.Kind.SNIPPET and not evidence.text:
+    text = evidence.text
+    if evidence.kind == Evidence.Kind.SNIPPET and not text:
         # Bundles may leave the snippet's text out: read it where the reviewer pinned it.
         try:
-            evidence.text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
+            text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
         except RecheckError as error:
-            return CheckResult("error", detail=f"Could not read the snippet at {evidence.commit.short_sha}: {error}")
-        Evidence.objects.filter(pk=evidence.pk, text="").update(text=evidence.text)
+            return CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
+        Evidence.objects.filter(pk=evidence.pk, text="").update(text=text)
     spec = EvidenceSpec(
         kind=evidence.kind,
         commit=recorded_at,
         path=evidence.path,
         start_line=evidence.start_line,
         end_line=evidence.end_line,
-        text=evidence.text,
+        text=text,
         regex=evidence.regex,
         expect=evidence.expect or None,
         sha=evidence.sha or None,
@@ -107,32 +152,32 @@ def _check(reader: GitReader, evidence: Evidence, target: str) -> CheckResult:
     return check_evidence(reader, spec, target)
 
 
-def _error_outcome(finding: Finding, detail: str) -> Outcome:
+def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str) -> Outcome:
     results = [
         (
-            evidence,
+            item,
             CheckResult("unchecked", detail="not checkable by machine")
-            if evidence.kind == Evidence.Kind.NOTE
+            if item.kind == Evidence.Kind.NOTE
             else CheckResult("error", detail=detail),
         )
-        for evidence in finding.evidence.all()
+        for item in evidence
     ]
     return Outcome(finding, "error", detail, results)
 
 
 @transaction.atomic
 def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
-    """Replace the verifications of these findings at `commit` in a few set-based queries."""
+    """Replace the verifications of these findings at `commit` in a few set-based statements."""
     now = timezone.now()
     Verification.objects.bulk_create(
         [
-            Verification(finding=o.finding, commit=commit, verdict=o.verdict, checked_at=now, detail=o.detail)
+            Verification(finding_id=o.finding.pk, commit=commit, verdict=o.verdict, checked_at=now, detail=o.detail)
             for o in outcomes
         ],
         update_conflicts=True,
         unique_fields=["finding", "commit"],
         update_fields=["verdict", "checked_at", "detail"],
-        batch_size=1000,
+        batch_size=500,
     )
     verifications = {
         verification.finding_id: verification
@@ -141,32 +186,45 @@ def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
         ).select_related("commit")
     }
     # EvidenceResult has no dependents and no signals, so this is one DELETE statement.
-    EvidenceResult.objects.filter(verification__in=list(verifications.values())).delete()
-    EvidenceResult.objects.bulk_create(
-        [
-            EvidenceResult(
-                verification=verifications[o.finding.pk],
-                evidence=evidence,
-                state=result.state,
-                path=result.path or "",
-                start_line=result.start_line,
-                end_line=result.end_line,
-                detail=result.detail,
-            )
-            for o in outcomes
-            for evidence, result in o.results
-        ],
-        batch_size=1000,
+    EvidenceResult.objects.filter(verification__commit=commit, verification__finding__in=list(verifications)).delete()
+    _insert_results(
+        (
+            verifications[o.finding.pk].pk,
+            evidence.pk,
+            result.state,
+            result.path or "",
+            result.start_line,
+            result.end_line,
+            result.detail,
+        )
+        for o in outcomes
+        for evidence, result in o.results
     )
     _flag_regressions(commit, outcomes)
     return [verifications[o.finding.pk] for o in outcomes]
 
 
+def _insert_results(rows) -> None:
+    """One executemany instead of bulk_create: building ten thousand model instances and their
+    SQL costs more than checking the evidence did."""
+    table = connection.ops.quote_name(EvidenceResult._meta.db_table)
+    columns = ", ".join(
+        connection.ops.quote_name(name)
+        for name in ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail")
+    )
+    with connection.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s, %s)", list(rows))
+
+
 def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:
     """A finding a person marked fixed whose evidence holds again at a commit pinned after that
     decision is flagged for a person to look at; it is never reopened by a machine."""
-    holding = [o.finding for o in outcomes if o.verdict in ("present", "partly_fixed")]
-    fixed = [finding for finding in holding if finding.status == Finding.Status.FIXED and finding.resolved_at]
+    fixed = [
+        o.finding
+        for o in outcomes
+        if o.verdict in ("present", "partly_fixed") and o.finding.status == Finding.Status.FIXED
+        and o.finding.resolved_at
+    ]
     if not fixed:
         return
     pinned_at = {

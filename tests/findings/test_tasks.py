@@ -4,6 +4,7 @@ import time
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from celery.exceptions import Retry
 from django.conf import settings
 
 from findings.models import Verification, VerificationRun
@@ -22,7 +23,7 @@ def repo(tmp_path):
     return builder
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def celery_worker():
     """A worker thread on the real app. Without a configured broker, the in-memory transport."""
     saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
@@ -96,9 +97,12 @@ def test_the_fetch_task_retries_an_unreachable_repository(repo, tmp_path):
     pull_request = import_review(repo)
     pull_request.repository.clone_url = str(tmp_path / "nowhere")
     pull_request.repository.save()
-    outcome = fetch_repository.apply(args=[pull_request.repository.pk])
-    assert outcome.failed()
-    assert fetch_repository.max_retries and fetch_repository.retry_jitter
+    with pytest.raises(Retry) as retry:
+        fetch_repository.apply(args=[pull_request.repository.pk])
+    assert "does not exist" in str(retry.value.exc) and retry.value.when > 0
+    pull_request.repository.refresh_from_db()
+    assert "does not exist" in pull_request.repository.fetch_error
+    assert fetch_repository.max_retries == 4 and fetch_repository.retry_jitter
 
 
 @pytest.mark.django_db
