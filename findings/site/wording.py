@@ -45,6 +45,11 @@ def join_words(parts: list[str]) -> str:
     return f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
+def all_of(number: int) -> str:
+    """'both' for two, 'all nine' for more."""
+    return "both" if number == 2 else f"all {number_word(number)}"
+
+
 def pin_phrase(short_sha: str, role: str) -> str:
     return ROLE_PHRASES.get(role, "{sha}").format(sha=short_sha)
 
@@ -73,8 +78,8 @@ def blockers_sentence(state_label: str, statuses: list[str]) -> str:
         if total == 1:
             return f"{state_label} — its one blocker is {'fixed' if fixed else 'dismissed'}."
         if fixed == total:
-            return f"{state_label} — all {number_word(total)} blockers are fixed."
-        return f"{state_label} — all {number_word(total)} blockers are resolved: {closed}."
+            return f"{state_label} — {all_of(total)} blockers are fixed."
+        return f"{state_label} — {all_of(total)} blockers are resolved: {closed}."
     verb = "is" if still_open == 1 else "are"
     return f"{state_label} — {number_word(still_open)} of {number_word(total)} blockers {verb} still open; {closed}."
 
@@ -111,7 +116,7 @@ def cleanups_sentence(statuses: list[str]) -> str:
     if total == 0:
         return ""
     if still_open == 0:
-        return "Its one cleanup is resolved." if total == 1 else f"All {number_word(total)} cleanups are resolved."
+        return "Its one cleanup is resolved." if total == 1 else f"{sentence(all_of(total))} cleanups are resolved."
     if still_open == 1:
         return "One cleanup can land afterwards."
     return f"{sentence(number_word(still_open))} cleanups can land afterwards."
