@@ -19,4 +19,6 @@ def readable(view):
 
 def can_verify(user) -> bool:
     """Starting a verification costs a worker's time: staff with the permission only."""
-    return bool(user.is_authenticated and user.is_active and user.is_staff and user.has_perm("findings.verify_pullrequest"))
+    return bool(
+        user.is_authenticated and user.is_active and user.is_staff and user.has_perm("findings.verify_pullrequest")
+    )

@@ -256,7 +256,9 @@ class PullRequestPage:
         in_question = [view for view in blockers if view.finding.status == Finding.Status.OPEN] or blockers
         rechecked = bool(self.pins) and self.latest_pin is not None and self.pins[0].pin.pk != self.latest_pin.pk
         parts = [
-            wording.blockers_sentence(self.pull_request.get_state_display(), [view.finding.status for view in blockers]),
+            wording.blockers_sentence(
+                self.pull_request.get_state_display(), [view.finding.status for view in blockers]
+            ),
             wording.verification_sentence(
                 [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked
             ),

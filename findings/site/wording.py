@@ -57,7 +57,9 @@ def pin_phrase(short_sha: str, role: str) -> str:
 def verdict_summary(verdicts: Iterable[str]) -> list[str]:
     """['six still present', 'two likely fixed'] in a fixed order, worst news first."""
     counts = Counter(verdicts)
-    return [f"{number_word(counts[verdict])} {VERDICT_PHRASES[verdict]}" for verdict in VERDICT_ORDER if counts[verdict]]
+    return [
+        f"{number_word(counts[verdict])} {VERDICT_PHRASES[verdict]}" for verdict in VERDICT_ORDER if counts[verdict]
+    ]
 
 
 def blockers_sentence(state_label: str, statuses: list[str]) -> str:
@@ -72,7 +74,7 @@ def blockers_sentence(state_label: str, statuses: list[str]) -> str:
             return f"{state_label} — its one blocker is not fixed."
         return f"{state_label} — none of the {number_word(total)} blockers are fixed."
     closed = join_words(
-        [part for part in (fixed and f"{number_word(fixed)} fixed", dismissed and f"{number_word(dismissed)} dismissed") if part]
+        ([f"{number_word(fixed)} fixed"] if fixed else []) + ([f"{number_word(dismissed)} dismissed"] if dismissed else [])
     )
     if still_open == 0:
         if total == 1:

@@ -179,3 +179,23 @@ def test_the_static_render_works_from_disk_and_fetches_nothing(live_server, tmp_
             assert not scrolls_sideways(page), f"The static {name} scrolls sideways at phone width."
 
     assert [url for url in requested if not url.startswith("file://")] == []
+
+
+def test_a_running_verification_shows_progress_and_the_page_refreshes_when_it_ends(live_server):
+    from findings.models import VerificationRun
+
+    data = reviewed_pull_request(blockers=3, cleanups=1)
+    run = VerificationRun.objects.create(pull_request=data.pull_request, status="running", done=1, total=4)
+
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(live_server.url + data.pull_request.get_absolute_url())
+        assert page.locator("progress").get_attribute("value") == "1"
+        shoot(page, "desktop-overview-running")
+
+        VerificationRun.objects.filter(pk=run.pk).update(done=3)
+        page.wait_for_function("document.querySelector('progress').value === 3", timeout=10_000)
+        assert page.locator("[data-run-count]").inner_text() == "3 of 4"
+
+        VerificationRun.objects.filter(pk=run.pk).update(done=4, status="done")
+        page.wait_for_selector("progress", state="detached", timeout=10_000)

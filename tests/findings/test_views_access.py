@@ -130,3 +130,12 @@ def test_verify_needs_a_post_and_a_csrf_token(data, verify_url, staff_verifier):
     assert client.get(verify_url).status_code == 405
     assert client.post(verify_url).status_code == 403
     assert not VerificationRun.objects.exists()
+
+
+def test_a_refusal_and_a_missing_page_explain_themselves(client, data, verify_url, settings):
+    settings.DEBUG = False
+    refused = client.post(verify_url)
+    assert refused.status_code == 403
+    assert "Only staff with the permission to verify pull requests" in refused.content.decode()
+    missing = client.get("/acme/rl/pull/1/")
+    assert missing.status_code == 404 and "There is no such repository, pull request or finding" in missing.content.decode()

@@ -61,7 +61,10 @@ def test_the_pinned_commits_form_a_timeline_with_roles_links_and_verification(cl
     base, reviewed, rebased = (pin.commit for pin in data.pins)
     timeline_html = html.split('class="timeline"', 1)[1].split("</ol>", 1)[0]
 
-    positions = [timeline_html.index(f'href="https://github.com/acme/rl/commit/{commit.sha}"') for commit in (base, reviewed, rebased)]
+    positions = [
+        timeline_html.index(f'href="https://github.com/acme/rl/commit/{commit.sha}"')
+        for commit in (base, reviewed, rebased)
+    ]
     assert positions == sorted(positions)
     timeline = text_of(timeline_html)
     assert re.search(rf"{base.short_sha} Base Merge main The base commit\. Pinned .* not verified yet", timeline)

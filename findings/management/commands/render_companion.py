@@ -20,10 +20,13 @@ class Command(BaseCommand):
     def handle(self, *args, repository: str, number: int, out: str | None, **options):
         pull_request = PullRequest.objects.by_reference(repository, number).select_related("repository").first()
         if pull_request is None:
-            known = ", ".join(
-                str(pr) for pr in PullRequest.objects.filter(repository__slug=repository).select_related("repository")[:10]
+            others = PullRequest.objects.filter(repository__slug=repository).select_related("repository")[:10]
+            known = ", ".join(str(pr) for pr in others)
+            hint = (
+                f" Known pull requests of {repository}: {known}."
+                if known
+                else f" No repository {repository} is recorded."
             )
-            hint = f" Known pull requests of {repository}: {known}." if known else f" No repository {repository} is recorded."
             raise CommandError(f"No pull request {repository}#{number}.{hint}")
         pages = companion_render(pull_request=pull_request)
         sha = pages.commit.short_sha if pages.commit else "no verified commit"
@@ -42,5 +45,7 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"Cannot write to {directory}: {error.strerror}.") from None
         self.stdout.write(
-            self.style.SUCCESS(f"Wrote index.html, blockers.html and cleanups.html of {pull_request} ({sha}) to {directory}.")
+            self.style.SUCCESS(
+                f"Wrote index.html, blockers.html and cleanups.html of {pull_request} ({sha}) to {directory}."
+            )
         )
