@@ -1,8 +1,8 @@
 """Reads about findings that need more than one queryset."""
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 
-from findings.models import EvidenceResult, Finding, Verification
-from reviews.models import Commit, PinnedCommit, PullRequest
+from findings.models import EvidenceResult, Finding, FindingEvent, Verdict, Verification, VerificationRun
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 
 def pull_request_pins(pull_request: PullRequest) -> list[PinnedCommit]:
@@ -45,3 +45,140 @@ def findings_of(pull_request: PullRequest, *, kind: str | None = None):
     if kind:
         findings = findings.filter(kind=kind)
     return findings.order_by("number")
+
+
+# --- Reads for the site and the companion pages --------------------------------------------
+
+
+def latest_verified_pin(pins: list[PinnedCommit]) -> PinnedCommit | None:
+    """The last pin of `pins` (as returned by `pull_request_pins`) whose commit was verified.
+    Takes the list a page already has, so asking costs no query."""
+    verified = [pin for pin in pins if pin.has_verifications]
+    return verified[-1] if verified else None
+
+
+def pull_request_verdict_counts(pull_request: PullRequest) -> dict[int, dict[str, int]]:
+    """Commit id -> verdict -> how many of the PR's findings got it there."""
+    counts: dict[int, dict[str, int]] = {}
+    rows = (
+        Verification.objects.filter(finding__pull_request=pull_request)
+        .values("commit_id", "verdict")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        counts.setdefault(row["commit_id"], {})[row["verdict"]] = row["count"]
+    return counts
+
+
+def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None:
+    return VerificationRun.objects.filter(pull_request=pull_request).order_by("-created_at", "-id").first()
+
+
+def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
+    return (
+        VerificationRun.objects.filter(
+            pull_request=pull_request, status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING]
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
+def finding_verifications(finding: Finding) -> list[Verification]:
+    """Every verification of `finding`, oldest check first, with its results and their evidence."""
+    return list(
+        Verification.objects.filter(finding=finding)
+        .select_related("commit")
+        .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
+        .order_by("checked_at", "id")
+    )
+
+
+def finding_history(finding: Finding):
+    return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
+
+
+def _latest_verified_commit_id(pull_request_ref):
+    """Subquery: the commit of the last pin of a PR whose commit has verifications of its findings."""
+    # Inside the pin subquery, OuterRef points at the pin: its own pull request is the PR's.
+    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
+    return Subquery(
+        PinnedCommit.objects.filter(pull_request=pull_request_ref)
+        .filter(Exists(verified))
+        .order_by("-pinned_at", "-id")
+        .values("commit_id")[:1]
+    )
+
+
+def pull_requests_overview() -> list[PullRequest]:
+    """Every PR with its repository, its open blocker and cleanup counts, `latest_pin` (the last
+    verified pin, or None) and `verdict_counts` there — in three queries, however many PRs."""
+    open_findings = Q(findings__status=Finding.Status.OPEN)
+    pull_requests = list(
+        PullRequest.objects.select_related("repository")
+        .annotate(
+            open_blockers=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.BLOCKER)),
+            open_cleanups=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.CLEANUP)),
+            finding_count=Count("findings"),
+            latest_commit_id=_latest_verified_commit_id(OuterRef("pk")),
+        )
+        .order_by("repository__slug", "-number")
+    )
+    latest_commit_ids = {pr.latest_commit_id for pr in pull_requests if pr.latest_commit_id}
+    pins = {
+        (pin.pull_request_id, pin.commit_id): pin
+        for pin in PinnedCommit.objects.filter(commit_id__in=latest_commit_ids).select_related("commit")
+    }
+    counts: dict[tuple[int, int], dict[str, int]] = {}
+    rows = (
+        Verification.objects.filter(commit_id__in=latest_commit_ids)
+        .values("finding__pull_request_id", "commit_id", "verdict")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        key = (row["finding__pull_request_id"], row["commit_id"])
+        counts.setdefault(key, {})[row["verdict"]] = row["count"]
+    order = [verdict for verdict, _ in Verdict.choices]
+    for pr in pull_requests:
+        pr.latest_pin = pins.get((pr.pk, pr.latest_commit_id))
+        found = counts.get((pr.pk, pr.latest_commit_id), {})
+        pr.verdict_counts = {verdict: found[verdict] for verdict in order if verdict in found}
+    return pull_requests
+
+
+UNVERIFIED = "unverified"
+
+
+def finding_search(
+    *, text: str = "", kind: str = "", status: str = "", verdict: str = "", repository: Repository | None = None
+):
+    """Findings whose title, summary, body or path contain `text`, narrowed by the other filters.
+    Each carries `latest_verdict`: its verdict at its PR's latest verified commit (None if none).
+    `verdict=UNVERIFIED` asks for findings with no verdict there."""
+    findings = Finding.objects.select_related("pull_request__repository").annotate(
+        latest_commit_id=_latest_verified_commit_id(OuterRef("pull_request")),
+    )
+    findings = findings.annotate(
+        latest_verdict=Subquery(
+            Verification.objects.filter(finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id")).values(
+                "verdict"
+            )[:1]
+        )
+    )
+    for word in text.split():
+        findings = findings.filter(
+            Q(title__icontains=word) | Q(summary__icontains=word) | Q(body__icontains=word) | Q(path__icontains=word)
+        )
+    if kind:
+        findings = findings.filter(kind=kind)
+    if status:
+        findings = findings.filter(status=status)
+    if repository is not None:
+        findings = findings.filter(pull_request__repository=repository)
+    if verdict == UNVERIFIED:
+        findings = findings.filter(latest_verdict__isnull=True)
+    elif verdict:
+        findings = findings.filter(latest_verdict=verdict)
+    return findings.order_by("pull_request__repository__slug", "-pull_request__number", "number")

@@ -139,3 +139,135 @@ class FindingEventFactory(factory.django.DjangoModelFactory):
     from_status = ""
     to_status = "open"
     source = FindingEvent.Source.IMPORT
+
+
+# --- A reviewed pull request, as the companion pages show it ----------------------------------
+
+BLOCKER_TITLES = [
+    ("ci", "The Megatron-Bridge pin points off the main branch"),
+    ("ci", "A personal soak config turns secrets-detector red"),
+    ("ci", "29 of the PR's own tests fail, in the lane that collects them"),
+    ("none", "A broken dataset never stops the job"),
+    ("none", "An omni run trains with no audio, and says nothing"),
+    ("none", "Every media file is decoded, then thrown away"),
+    ("none", "A conversation ending on a user turn crashes"),
+    ("none", "Three shipped recipes stop loading"),
+    ("none", "Audio runs die once training has already started"),
+]
+CLEANUP_TITLES = [
+    "Two cookers share a copy-pasted media loader",
+    "The task encoder registry is a module-level dict",
+    "Config dataclasses repeat their defaults in YAML",
+    "Test helpers live inside the test modules",
+    "Debug prints left in the packing loop",
+]
+SNIPPET = (
+    "    def handle_exception(self, sample, exc):\n"
+    "        # Energon counts consecutive failures; 0 switches the check off.\n"
+    "        self.failure_tolerance = 0\n"
+    "        print(f\"failed {self.failures}/{self.failure_tolerance} times in a row\")\n"
+)
+
+
+class ReviewedPullRequest:
+    """What `reviewed_pull_request` built: the PR, its pins (base, reviewed, rebased) and findings."""
+
+    def __init__(self, pull_request, pins, blockers, cleanups):
+        self.pull_request = pull_request
+        self.pins = pins
+        self.blockers = blockers
+        self.cleanups = cleanups
+
+    @property
+    def findings(self):
+        return self.blockers + self.cleanups
+
+    @property
+    def latest_commit(self):
+        return self.pins[-1].commit
+
+
+def reviewed_pull_request(*, blockers: int = 6, cleanups: int = 2, slug: str = "acme/rl", number: int = 4108):
+    """A PR the way a reviewer leaves it: blockers caught by CI and by nothing, cleanups, three
+    pinned commits (base unverified, reviewed and rebased verified), snippet evidence on every
+    finding plus a pattern, a gitlink and a note, and one piece of evidence that moved."""
+    from datetime import timedelta
+
+    repository = RepositoryFactory(slug=slug)
+    pull_request = PullRequestFactory(
+        repository=repository,
+        number=number,
+        title="Nemotron multimodal SFT: cookers and task encoders",
+        url=f"https://github.com/{slug}/pull/{number}",
+        before="The Energon SFT loader handled **one** family of multimodal datasets.",
+        change="Adds a second family for Nemotron models — ten cookers, three task-encoder modules.",
+        status_note="Each finding has its own review comment, linked from its section.",
+    )
+    now = timezone.now()
+    pins = []
+    for offset, (role, message) in enumerate(
+        [("base", "Merge main"), ("reviewed", "working config?"), ("rebased", "Rebase on main")]
+    ):
+        commit = CommitFactory(repository=repository, message=message, sha=make_sha(f"{slug}-{number}-{role}"))
+        pin = PinnedCommitFactory(pull_request=pull_request, commit=commit, role=role, note=f"The {role} commit.")
+        PinnedCommit.objects.filter(pk=pin.pk).update(pinned_at=now - timedelta(days=3 - offset))
+        pins.append(pin)
+    reviewed, rebased = pins[1].commit, pins[2].commit
+
+    def add(kind, number_, title, caught_by):
+        finding = FindingFactory(
+            pull_request=pull_request,
+            number=number_,
+            kind=kind,
+            caught_by=caught_by,
+            title=title,
+            summary=f"Summary of {title.lower()}.",
+            body="Energon counts consecutive failures and raises past a limit. This PR sets it to `0`.",
+            fix="Set it to **100** and restore the comment.",
+            review_comment_url=f"https://github.com/{slug}/pull/{number}#discussion_r{1000 + number_}",
+            path=f"nemo_rl/data/module_{number_}.py",
+            line=250 + number_,
+        )
+        snippet = EvidenceFactory(
+            finding=finding, position=1, commit=reviewed, path=finding.path,
+            start_line=259, end_line=262, text=SNIPPET, caption="The tolerance is switched off.",
+        )
+        for commit in (reviewed, rebased):
+            verification = VerificationFactory(finding=finding, commit=commit, verdict="present")
+            # On the rebased commit the first finding's snippet moved down the file.
+            moved = commit == rebased and number_ == 1
+            EvidenceResultFactory(
+                verification=verification, evidence=snippet, state="holds", path=snippet.path,
+                start_line=301 if moved else 259, end_line=304 if moved else 262,
+            )
+        return finding
+
+    titles = (BLOCKER_TITLES * 10)[:blockers]
+    blocker_findings = [
+        add(Finding.Kind.BLOCKER, index + 1, title if index < len(BLOCKER_TITLES) else f"{title} ({index + 1})",
+            caught_by)
+        for index, (caught_by, title) in enumerate(titles)
+    ]
+    cleanup_findings = [
+        add(Finding.Kind.CLEANUP, blockers + index + 1, (CLEANUP_TITLES * 10)[index], "none")
+        for index in range(cleanups)
+    ]
+    if blocker_findings:
+        first = blocker_findings[0]
+        extra = [
+            EvidenceFactory(finding=first, position=2, kind="pattern", commit=reviewed, path="nemo_rl/**/*.py",
+                            regex=r"failure_tolerance\s*=\s*0", expect="present", text="", start_line=None,
+                            end_line=None),
+            EvidenceFactory(finding=first, position=3, kind="gitlink", commit=reviewed, path="3rdparty/Megatron-Bridge",
+                            sha=make_sha("bridge-feature-head"), text="", start_line=None, end_line=None),
+            EvidenceFactory(finding=first, position=4, kind="note", commit=None, path="",
+                            text="CI's submodule *fast-forward* job refuses it.", start_line=None, end_line=None),
+        ]
+        verification = Verification.objects.get(finding=first, commit=rebased)
+        EvidenceResultFactory(verification=verification, evidence=extra[0], state="holds",
+                              path="nemo_rl/data/generic_sft.py", start_line=None, end_line=None)
+        EvidenceResultFactory(verification=verification, evidence=extra[1], state="gone", path="",
+                              start_line=None, end_line=None, detail="The submodule is now pinned elsewhere.")
+        EvidenceResultFactory(verification=verification, evidence=extra[2], state="unchecked", path="",
+                              start_line=None, end_line=None)
+    return ReviewedPullRequest(pull_request, pins, blocker_findings, cleanup_findings)

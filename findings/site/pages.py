@@ -1,0 +1,317 @@
+"""What the three companion pages of a pull request show, built once for the live views and the
+static render. Every read happens here, in a fixed number of queries however many findings."""
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from findings.models import Evidence, EvidenceResult, Finding, Verification
+from findings.rendering.highlight import highlight_snippet
+from findings.selectors import (
+    findings_of,
+    latest_verified_pin,
+    pull_request_pins,
+    pull_request_verdict_counts,
+    verifications_at,
+)
+from findings.site import wording
+from reviews.models import Commit, PinnedCommit, PullRequest
+
+PAGES = ("overview", "blockers", "cleanups")
+STATIC_FILES = {"overview": "index.html", "blockers": "blockers.html", "cleanups": "cleanups.html"}
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the pages of one PR link to: site URLs live, sibling files in the static render."""
+
+    pull_request: PullRequest
+    static: bool = False
+
+    def page(self, name: str) -> str:
+        if self.static:
+            return STATIC_FILES[name]
+        route = {"overview": "findings:pull_request", "blockers": "findings:blockers", "cleanups": "findings:cleanups"}
+        return reverse(route[name], kwargs=self.kwargs)
+
+    @property
+    def kwargs(self) -> dict:
+        repository = self.pull_request.repository
+        return {"owner": repository.owner, "name": repository.name, "number": self.pull_request.number}
+
+    @property
+    def overview(self) -> str:
+        return self.page("overview")
+
+    @property
+    def blockers(self) -> str:
+        return self.page("blockers")
+
+    @property
+    def cleanups(self) -> str:
+        return self.page("cleanups")
+
+    # Actions of the live site; the static render shows none of them.
+    @property
+    def verify(self) -> str:
+        return "" if self.static else reverse("findings:verify", kwargs=self.kwargs)
+
+    @property
+    def companion_zip(self) -> str:
+        return "" if self.static else reverse("findings:companion_zip", kwargs=self.kwargs)
+
+    @property
+    def latest_run(self) -> str:
+        return "" if self.static else reverse("findings:latest_run", kwargs=self.kwargs)
+
+    def finding_anchor(self, finding: Finding) -> str:
+        page = "blockers" if finding.kind == Finding.Kind.BLOCKER else "cleanups"
+        return f"{self.page(page)}#{finding.anchor}"
+
+    def finding_detail(self, finding: Finding) -> str:
+        """The finding's own page; the static render has none, so it gets nothing."""
+        if self.static:
+            return ""
+        return reverse("findings:finding", kwargs={**self.kwargs, "finding_number": finding.number})
+
+
+@dataclass
+class EvidenceView:
+    """One evidence item as a reviewer reads it, with where it stands at the latest verified commit."""
+
+    evidence: Evidence
+    result: EvidenceResult | None
+    latest_commit: Commit | None
+
+    @property
+    def kind(self) -> str:
+        return self.evidence.kind
+
+    @cached_property
+    def permalink(self) -> str:
+        return self.evidence.permalink()
+
+    @cached_property
+    def highlighted(self) -> SafeString | str:
+        if self.evidence.kind != Evidence.Kind.SNIPPET:
+            return ""
+        return highlight_snippet(self.evidence.text, path=self.evidence.path, start_line=self.evidence.start_line)
+
+    @property
+    def state(self) -> str:
+        """holds / moved / gone / error / unchecked, or '' when it was not verified there."""
+        if self.result is None:
+            return ""
+        return "moved" if is_moved(self.result) else self.result.state
+
+    @property
+    def now_location(self) -> str:
+        return result_location(self.result) if self.result else ""
+
+    @cached_property
+    def now_link(self) -> str:
+        """The permalink to where the evidence is at the latest verified commit."""
+        if self.result is None or self.latest_commit is None or self.result.state != EvidenceResult.State.HOLDS:
+            return ""
+        if not self.result.path:
+            return ""
+        repository = self.evidence.finding.pull_request.repository
+        return repository.permalink(
+            self.latest_commit.sha, self.result.path, self.result.start_line, self.result.end_line
+        )
+
+
+def is_moved(result: EvidenceResult) -> bool:
+    """Moved, for evidence that has one place: a pattern's glob matching in some file is not a move."""
+    return result.moved and result.evidence.kind != Evidence.Kind.PATTERN
+
+
+def result_location(result: EvidenceResult) -> str:
+    if not result.path:
+        return ""
+    if result.start_line and result.end_line and result.end_line != result.start_line:
+        return f"{result.path}:{result.start_line}–{result.end_line}"
+    if result.start_line:
+        return f"{result.path}:{result.start_line}"
+    return result.path
+
+
+@dataclass
+class FindingView:
+    finding: Finding
+    verification: Verification | None
+    evidence: list[EvidenceView]
+    anchor_url: str
+    detail_url: str
+
+    @property
+    def verdict(self) -> str:
+        return self.verification.verdict if self.verification else ""
+
+
+def finding_views(findings, *, latest_commit: Commit | None, links: Links) -> list[FindingView]:
+    """The findings (evidence prefetched) with their verification at `latest_commit`."""
+    findings = list(findings)
+    verifications = verifications_at(findings, latest_commit)
+    views = []
+    for finding in findings:
+        verification = verifications.get(finding.pk)
+        results = {result.evidence_id: result for result in verification.results.all()} if verification else {}
+        views.append(
+            FindingView(
+                finding=finding,
+                verification=verification,
+                evidence=[
+                    EvidenceView(evidence=evidence, result=results.get(evidence.pk), latest_commit=latest_commit)
+                    for evidence in finding.evidence.all()
+                ],
+                anchor_url=links.finding_anchor(finding),
+                detail_url=links.finding_detail(finding),
+            )
+        )
+    return views
+
+
+@dataclass
+class PinView:
+    pin: PinnedCommit
+    verdict_counts: dict[str, int]
+    is_latest_verified: bool
+    commit_link: str
+
+    @property
+    def verdict_summary(self) -> str:
+        return ", ".join(
+            wording.verdict_summary(verdict for verdict, count in self.verdict_counts.items() for _ in range(count))
+        )
+
+
+@dataclass
+class PullRequestPage:
+    pull_request: PullRequest
+    pins: list[PinView]
+    latest_pin: PinnedCommit | None
+    findings: list[FindingView]
+    links: Links
+    static: bool = False
+
+    @property
+    def repository(self):
+        return self.pull_request.repository
+
+    @property
+    def latest_commit(self) -> Commit | None:
+        return self.latest_pin.commit if self.latest_pin else None
+
+    @property
+    def latest_commit_link(self) -> str:
+        return self.repository.commit_link(self.latest_pin.commit.sha) if self.latest_pin else ""
+
+    @property
+    def latest_pin_phrase(self) -> str | None:
+        if self.latest_pin is None:
+            return None
+        return wording.pin_phrase(self.latest_pin.commit.short_sha, self.latest_pin.role)
+
+    @cached_property
+    def blockers(self) -> list[FindingView]:
+        return [view for view in self.findings if view.finding.kind == Finding.Kind.BLOCKER]
+
+    @cached_property
+    def cleanups(self) -> list[FindingView]:
+        return [view for view in self.findings if view.finding.kind == Finding.Kind.CLEANUP]
+
+    @cached_property
+    def blocker_groups(self) -> list[dict]:
+        """Blockers grouped as the review groups them: what CI catches first, then what nothing checks."""
+        groups = [
+            {
+                "key": "ci",
+                "title": "Caught by CI",
+                "subtitle": "red now, or red the first time the tests run",
+                "findings": [view for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI],
+            },
+            {
+                "key": "none",
+                "title": "Nothing checks these",
+                "subtitle": "they appear during a real run",
+                "findings": [view for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI],
+            },
+        ]
+        return [group for group in groups if group["findings"]]
+
+    @property
+    def open_blockers(self) -> list[FindingView]:
+        return [view for view in self.blockers if view.finding.status == Finding.Status.OPEN]
+
+    @property
+    def open_cleanups(self) -> list[FindingView]:
+        return [view for view in self.cleanups if view.finding.status == Finding.Status.OPEN]
+
+    @cached_property
+    def status_line(self) -> str:
+        """The computed status: the PR's state, its blockers, and what the last verification said."""
+        blockers = self.blockers
+        in_question = [view for view in blockers if view.finding.status == Finding.Status.OPEN] or blockers
+        rechecked = bool(self.pins) and self.latest_pin is not None and self.pins[0].pin.pk != self.latest_pin.pk
+        parts = [
+            wording.blockers_sentence(
+                self.pull_request.get_state_display(), [view.finding.status for view in blockers]
+            ),
+            wording.verification_sentence(
+                [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked
+            ),
+            wording.cleanups_sentence([view.finding.status for view in self.cleanups]),
+        ]
+        return " ".join(part for part in parts if part)
+
+    @property
+    def blockers_intro(self) -> str:
+        return wording.blockers_intro(
+            findings=len(self.findings),
+            cleanups=len(self.cleanups),
+            caught_by_ci=sum(1 for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI),
+            unchecked=sum(1 for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI),
+        )
+
+
+def pull_request_page(pull_request: PullRequest, *, static: bool = False) -> PullRequestPage:
+    """Everything the three pages of `pull_request` show, at its latest verified commit."""
+    links = Links(pull_request=pull_request, static=static)
+    pins = pull_request_pins(pull_request)
+    latest = latest_verified_pin(pins)
+    counts = pull_request_verdict_counts(pull_request)
+    findings = finding_views(
+        findings_of(pull_request), latest_commit=latest.commit if latest else None, links=links
+    )
+    return PullRequestPage(
+        pull_request=pull_request,
+        pins=[
+            PinView(
+                pin=pin,
+                verdict_counts=counts.get(pin.commit_id, {}),
+                is_latest_verified=latest is not None and pin.pk == latest.pk,
+                commit_link=pull_request.repository.commit_link(pin.commit.sha),
+            )
+            for pin in pins
+        ],
+        latest_pin=latest,
+        findings=findings,
+        links=links,
+        static=static,
+    )
+
+
+PAGE_TEMPLATES = {name: f"findings/pull_request/{name}.html" for name in PAGES}
+
+
+def page_context(page: PullRequestPage, *, current: str) -> dict:
+    """The context every companion page template gets, live or static."""
+    return {
+        "page": page,
+        "pull_request": page.pull_request,
+        "links": page.links,
+        "current": current,
+        "static_render": page.static,
+    }

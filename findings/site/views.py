@@ -1,0 +1,167 @@
+"""The site's views: load, call a page builder or a service, render. Reads live in
+`findings.selectors` and `findings.site.pages`."""
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from findings.companion import companion_files, companion_zip_bytes, zip_name
+from findings.models import Evidence, Finding
+from findings.runs import verification_run_request
+from findings.selectors import (
+    finding_history,
+    finding_verifications,
+    latest_verified_pin,
+    pull_request_active_run,
+    pull_request_latest_run,
+    pull_request_pins,
+    pull_requests_overview,
+)
+from findings.site.access import can_verify, readable
+from findings.site.matrix import verification_matrix
+from findings.site.pages import Links, finding_views, page_context, pull_request_page
+from findings.site.search import FindingSearchForm
+from reviews.models import PullRequest, Repository
+
+SEARCH_PAGE_SIZE = 25
+
+
+def _pull_request_or_404(owner: str, name: str, number: int) -> PullRequest:
+    return get_object_or_404(PullRequest.objects.by_reference(f"{owner}/{name}", number).select_related("repository"))
+
+
+@require_GET
+@readable
+def index(request):
+    form = FindingSearchForm(request.GET or None)
+    results = None
+    if form.is_searching:
+        results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+    repositories = {repository: [] for repository in Repository.objects.order_by("slug")}
+    for pull_request in pull_requests_overview():
+        repositories.setdefault(pull_request.repository, []).append(pull_request)
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "findings/index.html",
+        {
+            "form": form,
+            "results": results,
+            "repositories": repositories,
+            "query_without_page": f"{query.urlencode()}&" if query else "",
+        },
+    )
+
+
+def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
+    pull_request = _pull_request_or_404(owner, name, number)
+    page = pull_request_page(pull_request)
+    context = page_context(page, current=current)
+    context.update(run=pull_request_active_run(pull_request), can_verify=can_verify(request.user))
+    return render(request, f"findings/pull_request/{current}.html", context)
+
+
+@require_GET
+@readable
+def pull_request_overview(request, owner: str, name: str, number: int):
+    return _pull_request_page(request, owner, name, number, current="overview")
+
+
+@require_GET
+@readable
+def pull_request_blockers(request, owner: str, name: str, number: int):
+    return _pull_request_page(request, owner, name, number, current="blockers")
+
+
+@require_GET
+@readable
+def pull_request_cleanups(request, owner: str, name: str, number: int):
+    return _pull_request_page(request, owner, name, number, current="cleanups")
+
+
+@require_GET
+@readable
+def finding_detail(request, owner: str, name: str, number: int, finding_number: int):
+    finding = get_object_or_404(
+        Finding.objects.filter(
+            pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
+        )
+        .select_related("pull_request__repository", "resolved_commit", "resolved_by")
+        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+    )
+    pull_request = finding.pull_request
+    pins = pull_request_pins(pull_request)
+    latest = latest_verified_pin(pins)
+    verifications = finding_verifications(finding)
+    links = Links(pull_request=pull_request)
+    # The finding's verification at the latest commit comes from the list already loaded.
+    [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
+    return render(
+        request,
+        "findings/finding.html",
+        {
+            "pull_request": pull_request,
+            "view": view,
+            "finding": finding,
+            "links": links,
+            "latest_pin": latest,
+            "matrix": verification_matrix(finding, pins=pins, verifications=verifications),
+            "history": finding_history(finding),
+            "run": pull_request_active_run(pull_request),
+        },
+    )
+
+
+@require_GET
+@readable
+def latest_run(request, owner: str, name: str, number: int):
+    """The PR's latest verification run, polled by the pages while one is active."""
+    run = pull_request_latest_run(_pull_request_or_404(owner, name, number))
+    if run is None:
+        return JsonResponse({"run": None})
+    return JsonResponse(
+        {
+            "run": {
+                "id": run.pk,
+                "status": run.status,
+                "done": run.done,
+                "total": run.total,
+                "percent": run.percent,
+                "is_active": run.is_active,
+                "message": run.message,
+                "created_at": run.created_at.isoformat(),
+                "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            }
+        }
+    )
+
+
+@require_POST
+def verify_now(request, owner: str, name: str, number: int):
+    if not can_verify(request.user):
+        raise PermissionDenied("Only staff with the permission to verify pull requests can start a verification.")
+    pull_request = _pull_request_or_404(owner, name, number)
+    if pull_request_active_run(pull_request) is not None:
+        messages.info(request, f"A verification of {pull_request.reference} is already under way.")
+    else:
+        verification_run_request(pull_request=pull_request, requested_by=request.user)
+        messages.success(
+            request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
+        )
+    return redirect(pull_request.get_absolute_url())
+
+
+@require_GET
+@readable
+def companion_zip(request, owner: str, name: str, number: int):
+    pull_request = _pull_request_or_404(owner, name, number)
+    files = companion_files(pull_request=pull_request)
+    if not files:
+        raise Http404("Nothing to render.")
+    response = HttpResponse(companion_zip_bytes(files, folder=zip_name(pull_request)), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{zip_name(pull_request)}.zip"'
+    return response

@@ -1,0 +1,18 @@
+from django.urls import path
+
+from findings.site import views
+
+app_name = "findings"
+
+PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path(PULL_REQUEST, views.pull_request_overview, name="pull_request"),
+    path(PULL_REQUEST + "blockers/", views.pull_request_blockers, name="blockers"),
+    path(PULL_REQUEST + "cleanups/", views.pull_request_cleanups, name="cleanups"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/", views.finding_detail, name="finding"),
+    path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
+    path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
+    path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+]

@@ -1,0 +1,36 @@
+import re
+
+from findings.rendering.highlight import highlight_snippet, lexer_for
+
+
+def line_numbers(html: str) -> list[int]:
+    numbers = html.split('class="linenos"', 1)[1].split("</td>", 1)[0]
+    return [int(number) for number in re.findall(r">(\d+)<", numbers)]
+
+
+def test_lines_are_numbered_from_the_snippets_start_line():
+    html = highlight_snippet("def load():\n    return None\n", path="src/loader.py", start_line=259)
+    assert line_numbers(html) == [259, 260]
+
+
+def test_a_leading_blank_line_does_not_shift_the_numbers():
+    html = highlight_snippet("\n\nx = 1\n", path="src/a.py", start_line=10)
+    assert line_numbers(html) == [10, 11, 12]
+
+
+def test_the_language_comes_from_the_file_name():
+    assert lexer_for("nemo_rl/data/loader.py").name == "Python"
+    assert lexer_for("examples/configs/sft.yaml").name == "YAML"
+    html = highlight_snippet("def load():\n    pass\n", path="src/loader.py", start_line=1)
+    assert '<span class="k">def</span>' in html
+
+
+def test_an_unknown_file_type_falls_back_to_plain_text():
+    assert lexer_for("NOTES.unknown-extension").name == "Text only"
+    html = highlight_snippet("<b>not html</b>\n", path="NOTES.unknown-extension", start_line=3)
+    assert "&lt;b&gt;not html&lt;/b&gt;" in html and line_numbers(html) == [3]
+
+
+def test_code_is_escaped_not_interpreted():
+    html = highlight_snippet('x = "</pre><script>alert(1)</script>"\n', path="a.py", start_line=1)
+    assert "<script>" not in html

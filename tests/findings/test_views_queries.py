@@ -1,0 +1,53 @@
+"""Every page reads in a fixed number of queries, whether a PR has three findings or thirty."""
+import pytest
+
+from tests.factories import reviewed_pull_request
+
+pytestmark = pytest.mark.django_db
+
+# Anonymous reader / logged-in staff (the session, the user and their permissions add a few).
+BOUNDS = {
+    "overview": 9,
+    "blockers": 9,
+    "cleanups": 9,
+    "finding": 9,
+    "index": 5,
+    "search": 7,
+    "run": 2,
+    "zip": 9,
+}
+STAFF_EXTRA = 4
+
+
+def urls(pull_request) -> dict[str, str]:
+    base = pull_request.get_absolute_url()
+    return {
+        "overview": base,
+        "blockers": base + "blockers/",
+        "cleanups": base + "cleanups/",
+        "finding": base + "findings/1/",
+        "index": "/",
+        "search": "/?q=the&verdict=present&kind=blocker",
+        "run": base + "runs/latest.json",
+        "zip": base + "companion.zip",
+    }
+
+
+@pytest.mark.parametrize("blockers", [3, 30])
+@pytest.mark.parametrize("name", list(BOUNDS))
+def test_a_page_reads_in_bounded_queries_however_many_findings(client, django_assert_max_num_queries, name, blockers):
+    data = reviewed_pull_request(blockers=blockers, cleanups=blockers // 3)
+    url = urls(data.pull_request)[name]
+    with django_assert_max_num_queries(BOUNDS[name]):
+        assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("blockers", [3, 30])
+def test_the_pages_stay_bounded_for_a_logged_in_maintainer(
+    client, django_assert_max_num_queries, staff_maintainer, blockers
+):
+    data = reviewed_pull_request(blockers=blockers, cleanups=blockers // 3)
+    client.force_login(staff_maintainer)
+    for name, url in urls(data.pull_request).items():
+        with django_assert_max_num_queries(BOUNDS[name] + STAFF_EXTRA):
+            assert client.get(url).status_code == 200
