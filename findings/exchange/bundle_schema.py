@@ -3,13 +3,25 @@ the import API and the API schema. Errors are flattened to `findings[2].evidence
 import posixpath
 import re
 
+from django.conf import settings
 from rest_framework import serializers
 
 from findings.models import Evidence, Finding
+from recheck.errors import RecheckError
+from reviews.git import validate_clone_url
 from reviews.models import SHA_RE, SLUG_RE, PinnedCommit, PullRequest
 
 _sha = re.compile(SHA_RE)
 _remote_helper = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+
+
+def _looks_local(value: str) -> bool:
+    return (
+        not value.startswith("-")
+        and not _remote_helper.match(value)
+        and ("://" not in value or value.startswith("file://"))
+        and not any(ord(char) < 32 for char in value)
+    )
 
 
 def _validate_sha(value: str) -> str:
@@ -51,9 +63,13 @@ class RepositorySerializer(serializers.Serializer):
 
     def validate_clone_url(self, value: str) -> str:
         value = value.strip()
-        if value.startswith("-") or _remote_helper.match(value) or any(ord(char) < 32 for char in value):
-            raise serializers.ValidationError("Use an https:// or ssh URL (or a local path where those are allowed).")
-        return value
+        try:
+            return validate_clone_url(value, allow_local=False)
+        except RecheckError as error:
+            # A local path is checked for existence when it is fetched, not when it is recorded.
+            if settings.RECHECK_ALLOW_LOCAL_REPOSITORIES and _looks_local(value):
+                return value
+            raise serializers.ValidationError(f"{error}.") from None
 
 
 class PullRequestSerializer(serializers.Serializer):

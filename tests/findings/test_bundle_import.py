@@ -174,3 +174,21 @@ def test_the_command_reports_a_malformed_bundle_and_imports_nothing(tmp_path):
 def test_the_command_explains_a_missing_file(tmp_path):
     with pytest.raises(CommandError, match="Cannot read"):
         call_command("import_review", str(tmp_path / "missing.yaml"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://example.com/a.git", "ssh://-oProxyCommand=touch%20x/a", "file:///srv/repo", "/srv/repo", "../repo"],
+)
+def test_without_local_repositories_only_https_and_ssh_urls_are_accepted(settings, url):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = False
+    with pytest.raises(BundleInvalid) as error:
+        review_import(data=bundle(**{"repository.clone_url": url}))
+    assert error.value.field == "repository.clone_url"
+    assert not Repository.objects.exists()
+
+
+def test_a_local_path_is_accepted_where_local_repositories_are_allowed(settings, tmp_path):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
+    review_import(data=bundle(**{"repository.clone_url": str(tmp_path / "not-cloned-yet")}))
+    assert Repository.objects.get().clone_url == str(tmp_path / "not-cloned-yet")
