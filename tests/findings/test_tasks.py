@@ -7,7 +7,7 @@ from celery.contrib.testing.worker import start_worker
 from celery.exceptions import Retry
 from django.conf import settings
 
-from findings.models import Verification, VerificationRun
+from findings.models import CompanionPages, Verification, VerificationRun
 from findings.runs import verification_run_request
 from findings.tasks import fetch_repository, run_verification, track_open_pull_requests, track_pull_request_head
 from recheck.celery import app
@@ -23,8 +23,8 @@ def repo(tmp_path):
     return builder
 
 
-@pytest.fixture(scope="module")
-def celery_worker():
+@pytest.fixture
+def celery_worker(transactional_db):
     """A worker thread on the real app. Without a configured broker, the in-memory transport."""
     saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
     if not settings.CELERY_BROKER_URL:
@@ -35,15 +35,21 @@ def celery_worker():
     try:
         with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
             yield worker
+            # Nothing queued by this test may run once its database is gone.
+            app.control.purge()
     finally:
         app.conf.update(saved)
 
 
 def wait_for(run: VerificationRun, timeout: float = 60) -> VerificationRun:
+    """Wait until the run is over and the companion pages it triggers are rendered, so no work
+    of this test is still running on the worker when the test ends."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run.refresh_from_db()
-        if not run.is_active:
+        if not run.is_active and CompanionPages.objects.filter(
+            pull_request=run.pull_request, rendered_at__gte=run.finished_at
+        ).exists():
             return run
         time.sleep(0.1)
     raise AssertionError(f"run {run.pk} still {run.status} after {timeout}s ({run.done}/{run.total})")
@@ -58,6 +64,7 @@ def test_a_requested_verification_runs_on_a_worker_and_reports_progress(repo, ce
     assert (run.done, run.total) == (3, 3) and run.task_id
     assert Verification.objects.filter(commit__sha=repo.reviewed).count() == 3
     assert app.AsyncResult(run.task_id).get(timeout=30)["pull_request"] == "acme/loader#7"
+    assert "present" in CompanionPages.objects.get(pull_request=pull_request).blockers_html
 
 
 @pytest.mark.django_db(transaction=True)
@@ -121,9 +128,11 @@ def test_the_beat_job_tracks_and_verifies_the_heads_of_open_pull_requests(repo, 
     repo.update_ref("refs/pull/7/head", repo.write("a.py", "x\n").commit("pushed"))
     assert track_open_pull_requests.delay().get(timeout=60) == 1
     deadline = time.monotonic() + 60
-    while not Verification.objects.filter(commit__sha=repo.head()).count() == 3:
-        assert time.monotonic() < deadline, "the new head was not verified"
+    while not VerificationRun.objects.filter(commit__sha=repo.head()).exists():
+        assert time.monotonic() < deadline, "the new head was not queued for verification"
         time.sleep(0.1)
+    wait_for(VerificationRun.objects.get(commit__sha=repo.head()))
+    assert Verification.objects.filter(commit__sha=repo.head()).count() == 3
     assert PinnedCommit.objects.get(role="head", pull_request=pull_request).commit.sha == repo.head()
 
 
