@@ -18,8 +18,8 @@ REVIEW_4108 = Path(__file__).with_name("review-4108.yaml")
 @dataclass
 class DemoLoad:
     review: PullRequest  # NVIDIA-NeMo/RL#4108
-    sample: PullRequest  # recheck-demo/sample#1
-    sample_repository: SampleRepository
+    sample: PullRequest | None  # recheck-demo/sample#1, unless local repositories are off
+    sample_repository: SampleRepository | None
 
 
 def demo_sample_path() -> Path:
@@ -28,8 +28,13 @@ def demo_sample_path() -> Path:
 
 
 def demo_load(*, sample_path: Path | None = None) -> DemoLoad:
-    """Import the #4108 review, build the sample repository and import its review."""
+    """Import the #4108 review; build the sample repository and import its review.
+
+    The sample's clone URL is a local path, which a server with RECHECK_ALLOW_LOCAL_REPOSITORIES
+    off neither accepts nor fetches: there the sample is left out."""
     review = _import(parse_bundle(REVIEW_4108.read_bytes()))
+    if not settings.RECHECK_ALLOW_LOCAL_REPOSITORIES:
+        return DemoLoad(review=review, sample=None, sample_repository=None)
     repository = sample_repository_build(sample_path or demo_sample_path())
     sample = _import(sample_bundle(repository))
     return DemoLoad(review=review, sample=sample, sample_repository=repository)

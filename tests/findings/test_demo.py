@@ -300,12 +300,14 @@ def test_load_demo_says_so_when_there_is_no_verification_engine(demo_root, no_en
 
 
 @pytest.mark.django_db
-def test_load_demo_does_not_verify_a_local_repository_where_those_are_off(demo_root, settings, monkeypatch):
+def test_without_local_repositories_the_demo_is_the_4108_review_alone(demo_root, settings, monkeypatch):
     settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = False
     monkeypatch.setattr(load_demo, "_verification_service", lambda: pytest.fail("verification was attempted"))
     out = io.StringIO()
     call_command("load_demo", stdout=out)
-    assert "RECHECK_ALLOW_LOCAL_REPOSITORIES is off" in out.getvalue()
+    assert "The offline sample was left out" in out.getvalue()
+    assert list(PullRequest.objects.values_list("number", flat=True)) == [4108]
+    assert not demo_root.exists()
 
 
 @pytest.mark.django_db

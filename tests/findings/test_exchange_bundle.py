@@ -8,11 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from findings.exchange.bundle_export import bundle_dump, bundle_export
-from findings.exchange.bundle_import import parse_bundle, review_import
-from findings.models import Finding
+from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.models import Evidence, Finding
 from findings.services import finding_resolve
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
-from tests.factories import CommitFactory, EvidenceFactory, FindingFactory, PinnedCommitFactory, make_sha
+from tests.factories import EvidenceFactory, FindingFactory, PinnedCommitFactory, make_sha
+from tests.findings.test_bundle_import import bundle
 
 pytestmark = pytest.mark.django_db
 
@@ -240,3 +241,38 @@ def test_export_then_import_is_exact_for_any_review(data):
         assert review_rows(reimported) == rows
         assert bundle_dump(bundle_export(pull_request=reimported)) == exported
         transaction.set_rollback(True)  # each example starts from an empty database
+
+
+# --- Malformed bundles (beyond those in test_bundle_import.py) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"repository": ["NVIDIA-NeMo/RL"]}, "repository"),
+        ({"commits": [{"sha": "d044f40", "role": "rebased"}, {"sha": "d044f40", "role": "head"}]}, "commits[1].sha"),
+        ({"findings.0.evidence": "snippet"}, "findings[0].evidence"),
+        ({"findings.1": "a cleanup"}, "findings[1]"),
+        ({"findings.0.caught_by": "lint"}, "findings[0].caught_by"),
+        ({"findings.0.status": "closed"}, "findings[0].status"),
+        ({"findings.0.location": {"path": "a.py", "line": "top"}}, "findings[0].location.line"),
+        ({"findings.0.evidence.0": {"kind": "snippet", "path": "a.py", "start_line": 3}},
+         "findings[0].evidence[0].end_line"),
+        ({"findings.0.evidence.3": {"kind": "gitlink", "path": "3rdparty/Megatron-Bridge", "sha": "main"}},
+         "findings[0].evidence[3].sha"),
+        ({"findings.1.status": "fixed", "findings.1.resolution": {"commit": "d044f40", "at": "yesterday"}},
+         "findings[1].resolution.at"),
+        ({"findings.1.status": "fixed", "findings.1.resolution": "in d044f40"}, "findings[1].resolution"),
+        # Valid in form, refused by the service: fixing names a commit, and the whole import is undone.
+        ({"findings.1.status": "fixed"}, "findings[1].status"),
+    ],
+)
+def test_more_malformed_bundles_change_nothing_and_name_the_field(changes, field):
+    review_import(data=bundle())
+    tables = (Repository, PullRequest, Finding, Evidence, Commit, PinnedCommit)
+    before = [list(model.objects.order_by("pk").values()) for model in tables]
+    broken = bundle(**changes)
+    with pytest.raises(BundleInvalid) as error:
+        review_import(data=broken)
+    assert error.value.field == field, str(error.value)
+    assert [list(model.objects.order_by("pk").values()) for model in tables] == before

@@ -1,6 +1,5 @@
 import importlib.util
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from findings.demo import demo_load
@@ -22,24 +21,25 @@ class Command(BaseCommand):
             loaded = demo_load()
         except RecheckError as error:
             raise CommandError(f"The demo could not be loaded: {error}") from None
-        self.stdout.write(self.style.SUCCESS(f"Loaded {loaded.review.reference} and {loaded.sample.reference}."))
-        self.stdout.write(f"  sample repository: {loaded.sample_repository.path}")
+        loaded_names = " and ".join(pr.reference for pr in (loaded.review, loaded.sample) if pr is not None)
+        self.stdout.write(self.style.SUCCESS(f"Loaded {loaded_names}."))
         self.stdout.write(
-            f"  {loaded.review.reference} is not verified: its repository cannot be fetched offline, and "
-            "cloning it is a large download."
+            f"  {loaded.review.reference} is left unverified: checking it means cloning the whole repository "
+            "over the network. Start a verification from its page when you want one."
         )
-        if not no_verify:
-            self._verify_sample(loaded.sample)
-
-    def _verify_sample(self, pull_request) -> None:
-        if not settings.RECHECK_ALLOW_LOCAL_REPOSITORIES:
+        if loaded.sample is None:
             self.stdout.write(
                 self.style.WARNING(
-                    f"  {pull_request.reference} is not verified: its repository is a local path, and "
+                    "  The offline sample was left out: its repository is a local path, and "
                     "RECHECK_ALLOW_LOCAL_REPOSITORIES is off."
                 )
             )
             return
+        self.stdout.write(f"  sample repository: {loaded.sample_repository.path}")
+        if not no_verify:
+            self._verify_sample(loaded.sample)
+
+    def _verify_sample(self, pull_request) -> None:
         try:
             pull_request_verify = _verification_service()
         except ImportError as error:
