@@ -24,19 +24,23 @@ Pinned to the PR: reviewed (role reviewed), rebased (rebased), head (head). Base
 not pinned: verifying at a commit without the PR's code would only report everything fixed.
 
 Expected verdicts at each pin (a verdict sums up the evidence: all checkable evidence holds →
-present, none → likely_fixed; only notes → unverifiable):
+present, none → likely_fixed; only notes → unverifiable). `EXPECTED_VERDICTS` holds the same as
+data; the verification engine as merged on main (5d62c98) gives exactly these 27 verdicts.
 
-| #  | finding (kind, caught by)                       | evidence                                              | reviewed | rebased                      | head         |
-|----|-------------------------------------------------|-------------------------------------------------------|----------|------------------------------|--------------|
-| 1  | toolkit pinned to a feature branch (blocker, ci) | gitlink vendor/toolkit @ TOOLKIT_FEATURE; note        | present  | present                      | present      |
-| 2  | a personal scratch config (blocker, ci)          | path exists configs/jdoe-scratch.yaml; snippet 3-4     | present  | present                      | likely_fixed |
-| 3  | the streaming loader has no tests (blocker, ci)  | path missing tests/test_stream.py                     | present  | present                      | present      |
-| 4  | bad records never stop a run (blocker, none)     | snippet stream.py:4-5; pattern present `= 0`          | present  | present (moved to 7-8)       | likely_fixed |
-| 5  | odd turn count crashes (blocker, none)           | snippet turns.py:7-8; pattern absent `% 2`            | present  | present (conversation.py:7-8) | present      |
-| 6  | zstandard used, not declared (blocker, none)     | snippet stream.py:9-13; pattern absent in pyproject   | present  | present (re-indented, 13-17) | present      |
-| 7  | progress printed, not logged (cleanup)           | pattern present `print(` in src/sampleloader/*.py     | present  | present                      | present      |
-| 8  | no changelog entry (cleanup)                     | path missing CHANGELOG.md                             | present  | present                      | present      |
-| 9  | the loader's name (cleanup)                      | note only                                             | unverifiable | unverifiable             | unverifiable |
+| # | finding              | group   | evidence                                | reviewed     | rebased                | head         |
+|---|----------------------|---------|-----------------------------------------|--------------|------------------------|--------------|
+| 1 | toolkit pin          | ci      | gitlink vendor/toolkit; note            | present      | present                | present      |
+| 2 | scratch config       | ci      | path exists; snippet jdoe-scratch:3-4   | present      | present                | likely_fixed |
+| 3 | no tests             | ci      | path missing tests/test_stream.py       | present      | present                | present      |
+| 4 | tolerance 0          | none    | snippet stream.py:4-5; pattern present  | present      | present (moved: 7-8)   | likely_fixed |
+| 5 | odd turn count       | none    | snippet turns.py:7-8; pattern absent    | present      | present (renamed)      | present      |
+| 6 | zstandard undeclared | none    | snippet stream.py:9-13; pattern absent  | present      | present (re-indented)  | present      |
+| 7 | print, not logging   | cleanup | pattern present `print(`                | present      | present                | present      |
+| 8 | no changelog         | cleanup | path missing CHANGELOG.md               | present      | present                | present      |
+| 9 | the loader's name    | cleanup | note only                               | unverifiable | unverifiable           | unverifiable |
+
+At rebased, #5's snippet is in conversation.py (same lines) and #6's is at stream.py:13-17,
+indented four spaces deeper.
 
 `SNIPPET_LINES` records where each snippet sits at each pinned commit (what the tests check).
 """
@@ -405,7 +409,8 @@ def sample_bundle(repository: SampleRepository) -> dict:
             ),
         },
         "commits": [
-            {"sha": commits["reviewed"], "role": "reviewed", "note": "The first push, which the review was written against."},
+            {"sha": commits["reviewed"], "role": "reviewed",
+             "note": "The first push, which the review was written against."},
             {"sha": commits["rebased"], "role": "rebased",
              "note": "After the rebase onto the new main: the evidence has moved but is all still there."},
             {"sha": commits["head"], "role": "head", "note": "The latest push: two blockers fixed."},

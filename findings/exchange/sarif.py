@@ -135,14 +135,14 @@ def _places(finding: Finding, verification: Verification | None) -> list[tuple[s
         holding = [
             (result.path, result.start_line, result.end_line, result.evidence.caption)
             for result in verification.results.all()
-            if result.state == EvidenceResult.State.HOLDS and _is_file_path(result.path)
+            if result.state == EvidenceResult.State.HOLDS and _is_place(result.evidence, result.path)
         ]
         if holding:
             return holding
     recorded = [
         (evidence.path, evidence.start_line, evidence.end_line, evidence.caption)
         for evidence in finding.evidence.all()
-        if evidence.kind != Evidence.Kind.NOTE and _is_file_path(evidence.path)
+        if _is_place(evidence, evidence.path)
     ]
     if recorded:
         return recorded
@@ -151,8 +151,12 @@ def _places(finding: Finding, verification: Verification | None) -> list[tuple[s
     return []
 
 
-def _is_file_path(path: str) -> bool:
-    return bool(path) and not any(char in path for char in "*?[")
+def _is_place(evidence: Evidence, path: str) -> bool:
+    """Whether `path` is somewhere an alert can point: not a glob, not a note, and not a file the
+    evidence says is missing (an alert on a file that is not there cannot be shown)."""
+    if evidence.kind == Evidence.Kind.NOTE or not path or any(char in path for char in "*?["):
+        return False
+    return not (evidence.kind == Evidence.Kind.PATH and evidence.expect == Evidence.Expect.MISSING)
 
 
 def _location(path: str, start_line: int | None, end_line: int | None, caption: str) -> dict:

@@ -331,3 +331,22 @@ def test_a_failed_verification_does_not_stop_the_demo(demo_root, monkeypatch):
     out = io.StringIO()
     call_command("load_demo", stdout=out)
     assert out.getvalue().count("failed: the mirror is unreachable") == 3
+
+
+@pytest.mark.django_db
+def test_the_engine_gives_the_documented_verdict_at_every_pin(demo_root):
+    engine = pytest.importorskip(
+        "findings.verifying", reason="the verification engine is not in this build", exc_type=ImportError
+    )
+    loaded = demo_load()
+    pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=loaded.sample)}
+    for role in PINNED:
+        engine.pull_request_verify(pull_request=loaded.sample, commit=pins[role])
+    verdicts = {
+        (verification.finding.number, role): verification.verdict
+        for role in PINNED
+        for verification in Verification.objects.filter(finding__pull_request=loaded.sample, commit=pins[role])
+        .select_related("finding")
+    }
+    assert verdicts == {(number, role): by_role[role] for number, by_role in EXPECTED_VERDICTS.items()
+                        for role in PINNED}

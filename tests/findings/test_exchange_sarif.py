@@ -8,7 +8,7 @@ import pytest
 from findings.exchange.sarif import finding_fingerprint, pull_request_sarif, repository_uri_of, sarif_dump
 from findings.models import EvidenceResult, Verification
 from reviews.models import Repository
-from tests.factories import EvidenceResultFactory, VerificationFactory
+from tests.factories import EvidenceFactory, EvidenceResultFactory, VerificationFactory
 from tests.findings.exchange_data import build_review
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +88,17 @@ def test_without_a_holding_result_the_location_is_the_evidence_or_the_finding():
     # Not verified at head: where the snippet was recorded.
     assert results["recheck/4108/5"]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/audio.py"
     assert "locations" not in results["recheck/4108/4"]
+
+
+def test_a_file_the_evidence_says_is_missing_is_not_a_location():
+    review = build_review()
+    missing = EvidenceFactory(finding=review.note_only, position=1, kind="path", commit=review.reviewed,
+                              path="CHANGELOG.md", expect="missing", start_line=None, end_line=None, text="")
+    verification = review.note_only.verifications.get()
+    EvidenceResultFactory(verification=verification, evidence=missing, path="CHANGELOG.md", start_line=None,
+                          end_line=None)
+    result = results_by_rule(pull_request_sarif(pull_request=review.pull_request))["recheck/4108/4"]
+    assert "locations" not in result
 
 
 def test_the_revision_is_the_latest_verified_commit():
