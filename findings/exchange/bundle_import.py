@@ -264,5 +264,8 @@ def _import_status(finding: Finding, item: dict, where: str, actor) -> bool:
         )
     except RecheckError as error:
         raise BundleInvalid([(f"{where}.status", str(error))]) from None
+    if status != Finding.Status.OPEN and resolution.get("at"):
+        # The history keeps when the import recorded the change; the finding says when it happened.
+        Finding.objects.filter(pk=finding.pk).update(resolved_at=resolution["at"])
     finding.refresh_from_db()
     return True

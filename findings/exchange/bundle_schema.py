@@ -147,6 +147,9 @@ class EvidenceSerializer(serializers.Serializer):
 class ResolutionSerializer(serializers.Serializer):
     commit = ShaField(required=False, allow_null=True, default=None)
     note = serializers.CharField(required=False, allow_blank=True, default="")
+    # When it was resolved, so an exported review imports with its original dates; without it the
+    # import time is recorded.
+    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
 
 
 class FindingSerializer(serializers.Serializer):

@@ -1,0 +1,115 @@
+"""Exporting a pull request's review as a bundle: the import format, so that importing an export
+reproduces the review (pull request, pins, findings, evidence, statuses and resolutions).
+
+Fields that hold their default are left out to keep the YAML readable; the importer fills the same
+defaults back in, so leaving them out loses nothing."""
+import yaml
+
+from findings.models import Evidence, Finding
+from reviews.models import PullRequest
+
+
+def bundle_export(*, pull_request: PullRequest) -> dict:
+    """The review of `pull_request` as bundle data (what `review_import` takes)."""
+    repository = pull_request.repository
+    pins = pull_request.pins.select_related("commit").order_by("pinned_at", "id")
+    findings = (
+        Finding.objects.for_pull_request(pull_request)
+        .select_related("resolved_commit")
+        .prefetch_related("evidence__commit")
+        .order_by("number")
+    )
+    return {
+        "repository": _without_empty(
+            {
+                "slug": repository.slug,
+                "clone_url": repository.clone_url,
+                "web_url": repository.web_url,
+                "default_branch": repository.default_branch,
+            }
+        ),
+        "pull_request": _without_empty(
+            {
+                "number": pull_request.number,
+                "title": pull_request.title,
+                "url": pull_request.url,
+                "state": pull_request.state,
+                "before": pull_request.before,
+                "change": pull_request.change,
+                "status": pull_request.status_note,
+            }
+        ),
+        "commits": [_without_empty({"sha": pin.commit.sha, "role": pin.role, "note": pin.note}) for pin in pins],
+        "findings": [_finding(finding) for finding in findings],
+    }
+
+
+def _finding(finding: Finding) -> dict:
+    item = {
+        "number": finding.number,
+        "kind": finding.kind,
+        "caught_by": finding.caught_by,
+        "title": finding.title,
+        "summary": finding.summary,
+        "body": finding.body,
+        "fix": finding.fix,
+        "review_comment_url": finding.review_comment_url,
+    }
+    if finding.path:
+        item["location"] = _without_empty({"path": finding.path, "line": finding.line})
+    # The status is always written, "open" too: importing the export over a review whose finding
+    # was closed since should reopen it, as the export says.
+    item["status"] = finding.status
+    if finding.status != Finding.Status.OPEN:
+        item["resolution"] = _without_empty(
+            {
+                "commit": finding.resolved_commit.sha if finding.resolved_commit else None,
+                "note": finding.resolution_note,
+                "at": finding.resolved_at.isoformat() if finding.resolved_at else None,
+            }
+        )
+    item["evidence"] = [_evidence(evidence) for evidence in finding.evidence.all()]
+    return _without_empty(item, keep=("evidence",))
+
+
+def _evidence(evidence: Evidence) -> dict:
+    return _without_empty(
+        {
+            "kind": evidence.kind,
+            # Always explicit, so the import does not depend on which commit is pinned as reviewed.
+            "commit": evidence.commit.sha if evidence.commit else None,
+            "path": evidence.path,
+            "start_line": evidence.start_line,
+            "end_line": evidence.end_line,
+            "text": evidence.text,
+            "regex": evidence.regex,
+            "expect": evidence.expect,
+            "sha": evidence.sha,
+            "caption": evidence.caption,
+        }
+    )
+
+
+def _without_empty(values: dict, keep: tuple[str, ...] = ()) -> dict:
+    return {name: value for name, value in values.items() if name in keep or value not in (None, "", [], {})}
+
+
+class _BundleDumper(yaml.SafeDumper):
+    """Writes multi-line text (bodies, fixes, snippets) as literal blocks a person can read."""
+
+
+def _represent_text(dumper: yaml.SafeDumper, value: str):
+    # PyYAML falls back to a quoted scalar by itself when a literal block cannot hold the text
+    # exactly (trailing spaces, special characters), so asking for one never changes the value.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
+
+
+_BundleDumper.add_representer(str, _represent_text)
+# Choices (a field's default, e.g. PullRequest.State.OPEN) are str subclasses: written as plain text.
+_BundleDumper.add_multi_representer(str, _represent_text)
+
+
+def bundle_dump(data: dict) -> str:
+    """Bundle data as YAML text that `parse_bundle` reads back to the same data."""
+    return yaml.dump(data, Dumper=_BundleDumper, sort_keys=False, allow_unicode=True, width=100)

@@ -1,0 +1,77 @@
+import importlib.util
+
+from django.core.management.base import BaseCommand, CommandError
+
+from findings.demo import demo_load
+from findings.selectors import pull_request_pins
+from recheck.errors import RecheckError
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo data: the NVIDIA-NeMo/RL #4108 review, and a sample review of a small local git "
+        "repository verified at each of its pinned commits. Safe to run again: nothing is duplicated."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--no-verify", action="store_true", help="Import only; do not verify the sample.")
+
+    def handle(self, *args, no_verify: bool, **options):
+        try:
+            loaded = demo_load()
+        except RecheckError as error:
+            raise CommandError(f"The demo could not be loaded: {error}") from None
+        loaded_names = " and ".join(pr.reference for pr in (loaded.review, loaded.sample) if pr is not None)
+        self.stdout.write(self.style.SUCCESS(f"Loaded {loaded_names}."))
+        self.stdout.write(
+            f"  {loaded.review.reference} is left unverified: checking it means cloning the whole repository "
+            "over the network. Start a verification from its page when you want one."
+        )
+        if loaded.sample is None:
+            self.stdout.write(
+                self.style.WARNING(
+                    "  The offline sample was left out: its repository is a local path, and "
+                    "RECHECK_ALLOW_LOCAL_REPOSITORIES is off."
+                )
+            )
+            return
+        self.stdout.write(f"  sample repository: {loaded.sample_repository.path}")
+        if not no_verify:
+            self._verify_sample(loaded.sample)
+
+    def _verify_sample(self, pull_request) -> None:
+        try:
+            pull_request_verify = _verification_service()
+        except ImportError as error:
+            # Loud, but the demo still comes up: the engine's own tests are where this gets fixed.
+            self.stdout.write(
+                self.style.ERROR(f"  {pull_request.reference} is not verified: the verification engine "
+                                 f"could not be imported ({error}).")
+            )
+            return
+        if pull_request_verify is None:
+            self.stdout.write(
+                self.style.WARNING(
+                    f"  {pull_request.reference} is not verified: this build has no verification engine "
+                    "(findings.verifying) yet."
+                )
+            )
+            return
+        for pin in pull_request_pins(pull_request):
+            try:
+                pull_request_verify(pull_request=pull_request, commit=pin.commit)
+            except RecheckError as error:
+                # The demo should still come up; the findings' pages show what could not be checked.
+                self.stdout.write(self.style.WARNING(f"  verifying at {pin.commit.short_sha} failed: {error}"))
+            else:
+                self.stdout.write(f"  verified {pull_request.reference} at {pin.commit.short_sha} ({pin.role})")
+
+
+def _verification_service():
+    """`findings.verifying.pull_request_verify`, or None while the engine is not part of the build.
+    Looked up rather than imported at the top so the demo loads without it."""
+    if importlib.util.find_spec("findings.verifying") is None:
+        return None
+    from findings.verifying import pull_request_verify
+
+    return pull_request_verify

@@ -1,0 +1,352 @@
+"""The demo: the #4108 review as shipped, the sample repository and its review, and load_demo."""
+import importlib.machinery
+import io
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path, PurePosixPath
+
+import pytest
+from django.core.management import call_command
+
+from findings.demo import REVIEW_4108, demo_load
+from findings.demo.sample_repository import (
+    BRANCHES,
+    EXPECTED_SHAS,
+    EXPECTED_VERDICTS,
+    SNIPPET_LINES,
+    TOOLKIT_FEATURE,
+    TOOLKIT_MAIN,
+    sample_bundle,
+    sample_repository_build,
+)
+from findings.exchange.bundle_import import parse_bundle, validate_bundle
+from findings.management.commands import load_demo
+from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
+from recheck.errors import RecheckError
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+
+PINNED = ("reviewed", "rebased", "head")
+
+
+@pytest.fixture
+def demo_root(settings, tmp_path) -> Path:
+    """Where load_demo builds the sample: beside a mirror root of the test's own."""
+    settings.RECHECK_MIRROR_ROOT = tmp_path / "var" / "mirrors"
+    return tmp_path / "var" / "demo"
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    return sample_repository_build(tmp_path_factory.mktemp("demo") / "sample.git")
+
+
+def git(repository, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(repository.path), *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def row_counts() -> dict:
+    models = (Repository, PullRequest, Commit, PinnedCommit, Finding, Evidence, FindingEvent, Verification,
+              EvidenceResult)
+    return {model.__name__: model.objects.count() for model in models}
+
+
+# --- The #4108 review --------------------------------------------------------------------------
+
+
+def review_4108() -> dict:
+    return validate_bundle(parse_bundle(REVIEW_4108.read_bytes()))
+
+
+def test_the_4108_review_has_nine_blockers_in_their_two_groups_and_no_cleanups():
+    findings = review_4108()["findings"]
+    assert [finding["number"] for finding in findings] == list(range(1, 10))
+    assert {finding["kind"] for finding in findings} == {"blocker"}
+    assert [finding["number"] for finding in findings if finding["caught_by"] == "ci"] == [1, 2, 3]
+    assert [finding["number"] for finding in findings if finding["caught_by"] == "none"] == [4, 5, 6, 7, 8, 9]
+
+
+def test_the_4108_review_keeps_the_locations_the_page_gives():
+    locations = {finding["number"]: finding["location"] for finding in review_4108()["findings"]}
+    assert {number: (location["path"], location["line"]) for number, location in locations.items() if location} == {
+        2: ("sft-super67b-generalist.n16soak.yaml", 104),
+        4: ("generic_sft.py", 259),
+        5: ("nemotron_multimodal.py", 460),
+        6: ("cookers/nemotron.py", 371),
+        7: ("nemotron_tokenization.py", 399),
+        8: ("energon/config.py", 154),
+        9: ("nemotron_multimodal.py", 679),
+    }
+
+
+def test_the_4108_review_invents_no_review_comment_links():
+    assert all(not finding["review_comment_url"] for finding in review_4108()["findings"])
+
+
+def test_the_4108_bridge_pins_are_recorded_as_gitlink_evidence():
+    first = review_4108()["findings"][0]
+    gitlink = next(item for item in first["evidence"] if item["kind"] == "gitlink")
+    assert gitlink["sha"] == "3961f399" and gitlink["commit"] == "d044f40"
+    assert "5ed97996" in gitlink["caption"] and "assumed" in gitlink["caption"]
+    assert "5ed97996" in first["body"] and "3961f399" in first["body"]
+
+
+@pytest.mark.django_db
+def test_the_4108_review_is_pinned_at_d044f40_left_unresolved(demo_root):
+    demo_load()
+    pull_request = PullRequest.objects.get(repository__slug="NVIDIA-NeMo/RL", number=4108)
+    pin = PinnedCommit.objects.get(pull_request=pull_request)
+    assert (pin.commit.sha, pin.role, pin.commit.resolved) == ("d044f40", "rebased", False)
+    assert set(Evidence.objects.filter(finding__pull_request=pull_request).exclude(kind="note")
+               .values_list("commit__sha", flat=True)) == {"d044f40"}
+    assert pull_request.repository.clone_url == "https://github.com/NVIDIA-NeMo/RL.git"
+    assert pull_request.repository.web_url == "https://github.com/NVIDIA-NeMo/RL"
+
+
+# --- The sample repository ---------------------------------------------------------------------
+
+
+def test_the_sample_repository_has_the_same_commits_every_time(sample, tmp_path):
+    again = sample_repository_build(tmp_path / "again.git")
+    assert again.commits == sample.commits == EXPECTED_SHAS
+
+
+def test_rebuilding_the_sample_in_place_changes_nothing(tmp_path):
+    first = sample_repository_build(tmp_path / "sample.git")
+    second = sample_repository_build(tmp_path / "sample.git")
+    assert first.commits == second.commits
+
+
+def test_the_sample_refuses_to_build_over_something_else(tmp_path):
+    (tmp_path / "sample.git").mkdir()
+    (tmp_path / "sample.git" / "notes.txt").write_text("mine")
+    with pytest.raises(RecheckError, match="is not the demo's git repository"):
+        sample_repository_build(tmp_path / "sample.git")
+
+
+def test_every_commit_the_review_needs_is_on_a_branch(sample):
+    branches = dict(line.split() for line in git(sample, "for-each-ref", "--format=%(refname:short) %(objectname)")
+                    .splitlines())
+    assert branches == {branch: sample.commits[name] for branch, name in BRANCHES.items()}
+    for role in PINNED:
+        assert sample.commits[role] in branches.values() or git(sample, "branch", "--contains", sample.commits[role])
+
+
+def test_the_rebase_moves_the_evidence_without_removing_it(sample):
+    assert SNIPPET_LINES["tolerance"]["rebased"][1] - SNIPPET_LINES["tolerance"]["reviewed"][1] == 3
+    reviewed_turns = git(sample, "show", f"{sample.commits['reviewed']}:src/sampleloader/turns.py")
+    assert git(sample, "show", f"{sample.commits['rebased']}:src/sampleloader/conversation.py") == reviewed_turns
+    renames = git(sample, "diff", "-M", "--name-status", sample.commits["reviewed"], sample.commits["rebased"])
+    assert "R100\tsrc/sampleloader/turns.py\tsrc/sampleloader/conversation.py" in renames
+    zstandard_reviewed = lines_at(sample, "reviewed", *SNIPPET_LINES["zstandard"]["reviewed"])
+    zstandard_rebased = lines_at(sample, "rebased", *SNIPPET_LINES["zstandard"]["rebased"])
+    assert zstandard_rebased != zstandard_reviewed
+    assert [line[4:] if line else line for line in zstandard_rebased] == zstandard_reviewed
+
+
+def test_each_snippet_sits_where_the_table_says(sample):
+    texts = {
+        evidence["text"]: key
+        for finding in sample_bundle(sample)["findings"]
+        for evidence in finding["evidence"]
+        if evidence["kind"] == "snippet"
+        for key in SNIPPET_LINES
+        if SNIPPET_LINES[key]["reviewed"] == (evidence["path"], evidence["start_line"], evidence["end_line"])
+    }
+    assert sorted(texts.values()) == sorted(SNIPPET_LINES)
+    for text, key in texts.items():
+        for role in PINNED:
+            where = SNIPPET_LINES[key][role]
+            found = find_block(sample, role, text)
+            if where is None:
+                assert found is None, (key, role)
+            else:
+                assert found == where, (key, role)
+
+
+def test_the_submodule_pin_moves_to_the_feature_branch_in_the_pr(sample):
+    def pin(name):
+        return git(sample, "ls-tree", sample.commits[name], "vendor/toolkit").split()[:3]
+
+    assert pin("base") == ["160000", "commit", TOOLKIT_MAIN]
+    assert pin("upstream") == ["160000", "commit", TOOLKIT_MAIN]
+    assert all(pin(role) == ["160000", "commit", TOOLKIT_FEATURE] for role in PINNED)
+    assert "path = vendor/toolkit" in git(sample, "show", f"{sample.commits['base']}:.gitmodules")
+
+
+def test_the_files_give_the_expected_verdict_at_every_pin(sample):
+    bundle = sample_bundle(sample)
+    for finding in bundle["findings"]:
+        for role in PINNED:
+            assert verdict(sample, finding, role) == EXPECTED_VERDICTS[finding["number"]][role], (
+                finding["number"], role)
+
+
+# A small stand-in for the verification engine, reading the files at a commit: enough to check
+# that the sample's files say what the expected-verdict table claims.
+
+
+def lines_at(sample, role: str, path: str, start: int, end: int) -> list[str]:
+    return git(sample, "show", f"{sample.commits[role]}:{path}").splitlines()[start - 1:end]
+
+
+def files_at(sample, role: str) -> dict[str, str]:
+    entries = [line.split(None, 3) for line in git(sample, "ls-tree", "-r", sample.commits[role]).splitlines()]
+    return {path: git(sample, "show", f"{sample.commits[role]}:{path}") for mode, kind, sha, path in entries
+            if kind == "blob"}
+
+
+def find_block(sample, role: str, text: str) -> tuple[str, int, int] | None:
+    """Where `text`'s lines are at `role`, ignoring indentation."""
+    wanted = [line.strip() for line in text.splitlines()]
+    for path, content in files_at(sample, role).items():
+        lines = [line.strip() for line in content.splitlines()]
+        for index in range(len(lines) - len(wanted) + 1):
+            if lines[index:index + len(wanted)] == wanted:
+                return path, index + 1, index + len(wanted)
+    return None
+
+
+def holds(sample, evidence: dict, role: str) -> bool | None:
+    files = files_at(sample, role)
+    tree = git(sample, "ls-tree", "-r", sample.commits[role])
+    if evidence["kind"] == "snippet":
+        return find_block(sample, role, evidence["text"]) is not None
+    if evidence["kind"] == "pattern":
+        matched = any(re.search(evidence["regex"], content, re.MULTILINE)
+                      for path, content in files.items() if PurePosixPath(path).match(evidence["path"]))
+        return matched == (evidence["expect"] == "present")
+    if evidence["kind"] == "path":
+        return (evidence["path"] in files) == (evidence["expect"] == "exists")
+    if evidence["kind"] == "gitlink":
+        return f"160000 commit {evidence['sha']}\t{evidence['path']}" in tree
+    return None
+
+
+def verdict(sample, finding: dict, role: str) -> str:
+    checked = [state for state in (holds(sample, item, role) for item in finding["evidence"]) if state is not None]
+    if not checked:
+        return "unverifiable"
+    return "present" if all(checked) else "likely_fixed" if not any(checked) else "partly_fixed"
+
+
+# --- The sample's review -----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_sample_review_uses_every_kind_of_evidence(demo_root):
+    loaded = demo_load()
+    pull_request = loaded.sample
+    assert "sample" in pull_request.before.lower() and "made up" in pull_request.before
+    findings = pull_request.findings.all()
+    assert findings.blockers().filter(caught_by="ci").count() == 3
+    assert findings.blockers().filter(caught_by="none").count() == 3
+    assert findings.cleanups().count() == 3
+    kinds = set(Evidence.objects.filter(finding__pull_request=pull_request).values_list("kind", "expect"))
+    assert kinds == {("snippet", ""), ("pattern", "present"), ("pattern", "absent"), ("path", "exists"),
+                     ("path", "missing"), ("gitlink", ""), ("note", "")}
+    pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=pull_request)}
+    assert {role: commit.sha for role, commit in pins.items()} == {role: EXPECTED_SHAS[role] for role in PINNED}
+    assert all(commit.resolved for commit in pins.values())
+    # Evidence without a commit of its own is recorded at the reviewed pin.
+    assert set(Evidence.objects.filter(finding__pull_request=pull_request).exclude(kind="note")
+               .values_list("commit_id", flat=True)) == {pins["reviewed"].pk}
+    assert pull_request.repository.clone_url == str(demo_root / "sample.git")
+    assert list(findings.filter(evidence__kind="note").exclude(evidence__kind__in=["snippet", "pattern", "path",
+                                                                                   "gitlink"])
+                .values_list("number", flat=True)) == [9]
+
+
+# --- load_demo ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_engine(monkeypatch):
+    """The verification engine is another module's concern: these tests run without it."""
+    monkeypatch.setattr(load_demo, "_verification_service", lambda: None)
+
+
+@pytest.mark.django_db
+def test_loading_the_demo_twice_duplicates_nothing(demo_root, no_engine):
+    call_command("load_demo", stdout=io.StringIO())
+    counts = row_counts()
+    call_command("load_demo", stdout=io.StringIO())
+    assert row_counts() == counts
+    assert counts["Repository"] == 2 and counts["PullRequest"] == 2
+    assert counts["Finding"] == 9 + 9 and counts["PinnedCommit"] == 1 + 3
+
+
+@pytest.mark.django_db
+def test_load_demo_verifies_the_sample_at_every_pin(demo_root, monkeypatch):
+    calls = []
+    engine = types.ModuleType("findings.verifying")
+    engine.__spec__ = importlib.machinery.ModuleSpec("findings.verifying", None)
+    engine.pull_request_verify = lambda *, pull_request, commit: calls.append((pull_request.reference, commit.sha))
+    monkeypatch.setitem(sys.modules, "findings.verifying", engine)
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert calls == [("recheck-demo/sample#1", EXPECTED_SHAS[role]) for role in PINNED]
+    assert "verified recheck-demo/sample#1 at" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_load_demo_says_so_when_there_is_no_verification_engine(demo_root, no_engine):
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert "is not verified: this build has no verification engine" in out.getvalue()
+    assert Finding.objects.filter(pull_request__number=1).count() == 9
+
+
+@pytest.mark.django_db
+def test_without_local_repositories_the_demo_is_the_4108_review_alone(demo_root, settings, monkeypatch):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = False
+    monkeypatch.setattr(load_demo, "_verification_service", lambda: pytest.fail("verification was attempted"))
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert "The offline sample was left out" in out.getvalue()
+    assert list(PullRequest.objects.values_list("number", flat=True)) == [4108]
+    assert not demo_root.exists()
+
+
+@pytest.mark.django_db
+def test_an_engine_that_cannot_be_imported_is_reported_and_the_demo_still_loads(demo_root, monkeypatch):
+    def broken():
+        raise ImportError("cannot import name 'GitReader'")
+
+    monkeypatch.setattr(load_demo, "_verification_service", broken)
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert "could not be imported (cannot import name 'GitReader')" in out.getvalue()
+    assert PullRequest.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_failed_verification_does_not_stop_the_demo(demo_root, monkeypatch):
+    def failing(*, pull_request, commit):
+        raise RecheckError("the mirror is unreachable")
+
+    monkeypatch.setattr(load_demo, "_verification_service", lambda: failing)
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert out.getvalue().count("failed: the mirror is unreachable") == 3
+
+
+@pytest.mark.django_db
+def test_the_engine_gives_the_documented_verdict_at_every_pin(demo_root):
+    engine = pytest.importorskip(
+        "findings.verifying", reason="the verification engine is not in this build", exc_type=ImportError
+    )
+    loaded = demo_load()
+    pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=loaded.sample)}
+    for role in PINNED:
+        engine.pull_request_verify(pull_request=loaded.sample, commit=pins[role])
+    verdicts = {
+        (verification.finding.number, role): verification.verdict
+        for role in PINNED
+        for verification in Verification.objects.filter(finding__pull_request=loaded.sample, commit=pins[role])
+        .select_related("finding")
+    }
+    assert verdicts == {(number, role): by_role[role] for number, by_role in EXPECTED_VERDICTS.items()
+                        for role in PINNED}
