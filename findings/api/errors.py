@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
+from findings.api.permissions import TOKEN_HINT
 from findings.exchange.bundle_import import BundleInvalid
 from findings.exchange.bundle_schema import flatten_errors
 from recheck.errors import BundleError, RecheckError
@@ -43,6 +44,9 @@ def exception_handler(exc, context):
             {"detail": f"Fix these and send the request again: {_summary(pairs)}", "errors": _field_errors(pairs)},
             status=status.HTTP_400_BAD_REQUEST,
         )
+    if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        # DRF answers these before any permission's message is consulted; say how to authenticate.
+        exc.detail = exceptions.ErrorDetail(f"{exc.detail} {TOKEN_HINT}", code=exc.detail.code)
     if isinstance(exc, exceptions.UnsupportedMediaType):
         view = context.get("view")
         accepted = ", ".join(parser.media_type for parser in view.get_parsers()) if view else ""
