@@ -2,6 +2,7 @@
 abbreviated SHA and resolves it the way the rest of Recheck does (reviews.services.commit_lookup):
 an unknown commit or an ambiguous abbreviation is a 400 that says so, never a silent empty list."""
 import django_filters
+from django import forms
 from django.db.models import Exists, OuterRef, Q
 from rest_framework.exceptions import ValidationError
 
@@ -10,6 +11,19 @@ from findings.models import Evidence, Finding, Verdict, Verification, Verificati
 from reviews.models import PullRequest, Repository
 
 REPOSITORY_HELP = "Repository slug, owner/name."
+MAX_ID = 2**63 - 1
+
+
+class IdFilter(django_filters.NumberFilter):
+    """A whole number within the database's range: NumberFilter takes decimals, and a decimal too
+    large for the column is an error in the database rather than a 400 here."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
 COMMIT_HELP = "Commit SHA: the full SHA or an abbreviation of at least 7 hex digits."
 
 
@@ -26,8 +40,8 @@ def _repository_of(filterset) -> Repository | None:
 
 class FindingFilter(django_filters.FilterSet):
     repository = django_filters.CharFilter(field_name="pull_request__repository__slug", help_text=REPOSITORY_HELP)
-    pull_request = django_filters.NumberFilter(field_name="pull_request_id", help_text="Pull request id.")
-    pull_request_number = django_filters.NumberFilter(
+    pull_request = IdFilter(field_name="pull_request_id", help_text="Pull request id.")
+    pull_request_number = IdFilter(
         field_name="pull_request__number", help_text="Pull request number; combine with repository."
     )
     kind = django_filters.ChoiceFilter(choices=Finding.Kind.choices)
@@ -75,7 +89,7 @@ class FindingFilter(django_filters.FilterSet):
 
 class PullRequestFilter(django_filters.FilterSet):
     repository = django_filters.CharFilter(field_name="repository__slug", help_text=REPOSITORY_HELP)
-    number = django_filters.NumberFilter()
+    number = IdFilter()
     state = django_filters.ChoiceFilter(choices=PullRequest.State.choices)
 
     class Meta:
@@ -84,7 +98,7 @@ class PullRequestFilter(django_filters.FilterSet):
 
 
 class EvidenceFilter(django_filters.FilterSet):
-    finding = django_filters.NumberFilter(field_name="finding_id", help_text="Finding id.")
+    finding = IdFilter(field_name="finding_id", help_text="Finding id.")
     kind = django_filters.ChoiceFilter(choices=Evidence.Kind.choices)
 
     class Meta:
@@ -93,8 +107,8 @@ class EvidenceFilter(django_filters.FilterSet):
 
 
 class VerificationFilter(django_filters.FilterSet):
-    finding = django_filters.NumberFilter(field_name="finding_id", help_text="Finding id.")
-    pull_request = django_filters.NumberFilter(field_name="finding__pull_request_id", help_text="Pull request id.")
+    finding = IdFilter(field_name="finding_id", help_text="Finding id.")
+    pull_request = IdFilter(field_name="finding__pull_request_id", help_text="Pull request id.")
     repository = django_filters.CharFilter(field_name="finding__pull_request__repository__slug", help_text=REPOSITORY_HELP)
     verdict = django_filters.ChoiceFilter(choices=Verdict.choices)
     commit = django_filters.CharFilter(method="filter_commit", help_text=COMMIT_HELP)
@@ -108,7 +122,7 @@ class VerificationFilter(django_filters.FilterSet):
 
 
 class VerificationRunFilter(django_filters.FilterSet):
-    pull_request = django_filters.NumberFilter(field_name="pull_request_id", help_text="Pull request id.")
+    pull_request = IdFilter(field_name="pull_request_id", help_text="Pull request id.")
     status = django_filters.ChoiceFilter(choices=VerificationRun.Status.choices)
 
     class Meta:

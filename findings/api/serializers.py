@@ -46,6 +46,7 @@ def _pull_request_kwargs(pull_request: PullRequest) -> dict:
 
 
 class RepositorySerializer(serializers.ModelSerializer):
+    web_url = serializers.CharField(read_only=True, help_text="The repository on its forge; may be empty.")
     url = ApiUrlField("api:repository-detail", lambda repo: {"owner": repo.owner, "name": repo.name})
     pulls_url = ApiUrlField("api:repository-pulls", lambda repo: {"owner": repo.owner, "name": repo.name})
 
@@ -60,7 +61,10 @@ class PullRequestSerializer(serializers.ModelSerializer):
     html_url = AbsoluteSiteUrlField()
     repository = serializers.CharField(source="repository.slug", read_only=True)
     reference = serializers.CharField(read_only=True)
-    forge_url = serializers.URLField(source="url", read_only=True, help_text="The pull request on GitHub (or another forge).")
+    # Blank URLs are stored as "", which is no `uri`: these are plain strings in the schema.
+    forge_url = serializers.CharField(
+        source="url", read_only=True, help_text="The pull request on GitHub (or another forge); may be empty."
+    )
     open_blockers = serializers.IntegerField(read_only=True, help_text="Blockers still open.")
     findings_count = serializers.IntegerField(read_only=True)
 
@@ -106,8 +110,8 @@ class FindingSerializer(serializers.ModelSerializer):
     html_url = AbsoluteSiteUrlField()
     repository = serializers.CharField(source="pull_request.repository.slug", read_only=True)
     pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
-    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    resolved_commit = serializers.SlugRelatedField(slug_field="sha", read_only=True)
+    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    resolved_commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
 
     class Meta:
         model = Finding
@@ -119,7 +123,9 @@ class FindingSerializer(serializers.ModelSerializer):
 
 
 class EvidenceSerializer(serializers.ModelSerializer):
-    commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, help_text="Recorded at this commit.")
+    commit = serializers.SlugRelatedField(
+        slug_field="sha", read_only=True, allow_null=True, help_text="Recorded at this commit (none for a note)."
+    )
     permalink = serializers.CharField(read_only=True, help_text="The evidence on the forge, where one can be built.")
 
     class Meta:
@@ -132,6 +138,7 @@ class EvidenceSerializer(serializers.ModelSerializer):
 
 class FindingDetailSerializer(FindingSerializer):
     evidence = EvidenceSerializer(many=True, read_only=True)
+    review_comment_url = serializers.CharField(read_only=True, help_text="The review comment; may be empty.")
     history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
     resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
     verifications_url = serializers.SerializerMethodField()
@@ -171,8 +178,8 @@ class VerificationSerializer(serializers.ModelSerializer):
 
 
 class FindingEventSerializer(serializers.ModelSerializer):
-    actor = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    commit = serializers.SlugRelatedField(slug_field="sha", read_only=True)
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
 
     class Meta:
         model = FindingEvent
@@ -183,9 +190,10 @@ class VerificationRunSerializer(serializers.ModelSerializer):
     url = ApiUrlField("api:run-detail", lambda run: {"pk": run.pk})
     pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
     commit = serializers.SlugRelatedField(
-        slug_field="sha", read_only=True, help_text="The commit verified; null when every pinned commit is."
+        slug_field="sha", read_only=True, allow_null=True,
+        help_text="The commit verified; null when every pinned commit is.",
     )
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     percent = serializers.IntegerField(read_only=True)
     is_active = serializers.BooleanField(read_only=True, help_text="Queued or running.")
 

@@ -246,3 +246,11 @@ def test_an_unsupported_content_type_is_a_415_naming_what_to_send(token_with_per
     response = token_with_permission.post("/api/reviews/import", {"repository": "x"})  # multipart form
     assert response.status_code == 415
     assert "application/json" in response.json()["detail"]
+
+
+def test_a_number_too_large_for_the_database_is_refused_with_its_field(token_with_permission, db):
+    too_large = bundle()
+    too_large["findings"][0]["evidence"][0]["end_line"] = 10**20
+    response = token_with_permission.post("/api/reviews/import", too_large, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "findings[0].evidence[0].end_line"

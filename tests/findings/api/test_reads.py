@@ -235,3 +235,18 @@ def test_a_finding_s_detail_takes_a_fixed_number_of_queries(anonymous_reader, re
         EvidenceFactory(finding=review.findings[1], commit=review.reviewed, position=position)
     with django_assert_max_num_queries(3):
         assert anonymous_reader.get(f"/api/findings/{review.findings[1].pk}/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/findings/?pull_request=99999999999999999999999",
+        "/api/findings/?pull_request=1.5",
+        "/api/verifications/?finding=99999999999999999999999",
+        "/api/findings/99999999999999999999999/",
+        "/api/repos/acme/loader/pulls/99999999999999999999999/gate",
+        "/api/findings/?page=99999999999999999999999",
+    ],
+)
+def test_numbers_out_of_range_are_refused_not_errors(anonymous_reader, review, url):
+    assert anonymous_reader.get(url).status_code in (400, 404)
