@@ -3,7 +3,7 @@ abbreviated SHA and resolves it the way the rest of Recheck does (reviews.servic
 an unknown commit or an ambiguous abbreviation is a 400 that says so, never a silent empty list."""
 import django_filters
 from django import forms
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
 from findings.api.lookups import commits_named
@@ -79,12 +79,12 @@ class FindingFilter(django_filters.FilterSet):
             raise ValidationError({"commit": "A verdict is a verdict at a commit: add commit=<sha>."})
         if not sha:
             return queryset
-        verifications = Verification.objects.filter(
-            finding=OuterRef("pk"), commit__in=commits_named(sha=sha, repository=_repository_of(self))
-        )
+        verifications = Verification.objects.filter(commit__in=commits_named(sha=sha, repository=_repository_of(self)))
         if verdict:
             verifications = verifications.filter(verdict=verdict)
-        return queryset.filter(Exists(verifications))
+        # An IN over the verification index (commit, verdict), not EXISTS: a correlated EXISTS
+        # probes once per finding, which on 100,000 findings is most of the request.
+        return queryset.filter(pk__in=verifications.values("finding_id"))
 
 
 class PullRequestFilter(django_filters.FilterSet):

@@ -10,7 +10,7 @@ Humans decide a finding's status; verification only advises. So:
   (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
 from dataclasses import dataclass
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from findings.models import Finding, Verdict, Verification, VerificationRun
 from reviews.models import Commit, PullRequest
@@ -63,26 +63,28 @@ class MergeGate:
 
 
 def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate:
-    blockers = list(
-        Finding.objects.for_pull_request(pull_request)
-        .blockers()
-        .exclude(status=Finding.Status.DISMISSED)
-        .select_related("pull_request__repository")
+    blockers = Finding.objects.for_pull_request(pull_request).blockers()
+    # Only what the gate shows; every finding's pull request is the one already loaded, so its URL
+    # needs no join.
+    fields = ("id", "pull_request_id", "number", "title", "status")
+    open_blockers = list(blockers.open().only(*fields).order_by("number"))
+    verdicts = dict(
+        Verification.objects.filter(finding__in=blockers.open(), commit=commit)
+        .order_by()
+        .values_list("finding_id", "verdict")
+    )
+    regressed = list(
+        blockers.filter(
+            status=Finding.Status.FIXED,
+            verifications__commit=commit,
+            verifications__verdict__in=REGRESSED_VERDICTS,
+        )
+        .only(*fields)
+        .annotate(verdict_at_commit=F("verifications__verdict"))
         .order_by("number")
     )
-    verdicts = dict(
-        Verification.objects.filter(finding__in=[blocker.pk for blocker in blockers], commit=commit).values_list(
-            "finding_id", "verdict"
-        )
-    )
-    open_blockers = [
-        GateEntry(blocker, verdicts.get(blocker.pk)) for blocker in blockers if blocker.status == Finding.Status.OPEN
-    ]
-    possibly_regressed = [
-        GateEntry(blocker, verdicts[blocker.pk])
-        for blocker in blockers
-        if blocker.status == Finding.Status.FIXED and verdicts.get(blocker.pk) in REGRESSED_VERDICTS
-    ]
+    for finding in (*open_blockers, *regressed):
+        finding.pull_request = pull_request
     # A run at this commit, or at every pin (commit null), will give this commit its verdicts.
     active_run = (
         VerificationRun.objects.filter(
@@ -93,4 +95,10 @@ def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate
         .order_by("-created_at", "-id")
         .first()
     )
-    return MergeGate(pull_request, commit, open_blockers, possibly_regressed, active_run)
+    return MergeGate(
+        pull_request,
+        commit,
+        open_blockers=[GateEntry(finding, verdicts.get(finding.pk)) for finding in open_blockers],
+        possibly_regressed=[GateEntry(finding, finding.verdict_at_commit) for finding in regressed],
+        active_run=active_run,
+    )
