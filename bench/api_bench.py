@@ -25,8 +25,6 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "recheck.settings"
 warnings.filterwarnings("ignore", message="No directory at")  # WhiteNoise: no collectstatic here
 
 import django  # noqa: E402
-from django.conf import settings  # noqa: E402
-
 django.setup()
 
 from django.db import connection  # noqa: E402

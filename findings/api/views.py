@@ -27,6 +27,7 @@ from findings.api.lookups import latest_head, pull_request_by_number, recorded_c
 from findings.api.pagination import RecheckPagination
 from findings.api.permissions import PublicReadOrAuthenticated
 from findings.api.serializers import (
+    ErrorSerializer,
     EvidenceSerializer,
     FindingDetailSerializer,
     FindingEventSerializer,
@@ -45,6 +46,8 @@ from reviews.models import PinnedCommit, PullRequest, Repository
 
 class StableOrderingFilter(OrderingFilter):
     """`?ordering=` with the id as a last key, so pages never repeat or skip rows that tie."""
+
+    ordering_description = "Sort keys, comma-separated; a leading - reverses (e.g. -updated_at). Ties go by id."
 
     def get_ordering(self, request, queryset, view):
         ordering = list(super().get_ordering(request, queryset, view) or [])
@@ -95,6 +98,8 @@ class RepositoryList(ReadMixin, generics.ListAPIView):
     tags=["repositories"], parameters=docs.REPOSITORY_PATH, responses={200: RepositorySerializer, **docs.DETAIL_ERRORS}
 )
 class RepositoryDetail(ReadMixin, generics.RetrieveAPIView):
+    """A repository, addressed as on the forge: owner/name."""
+
     serializer_class = RepositorySerializer
     queryset = Repository.objects.all()
 
@@ -197,6 +202,8 @@ class FindingHistory(ReadMixin, generics.ListAPIView):
 
 @extend_schema(tags=["findings"], responses={200: EvidenceSerializer(many=True), **docs.LIST_ERRORS})
 class EvidenceList(ReadMixin, generics.ListAPIView):
+    """Evidence items: what each finding points at, and the commit it was recorded at."""
+
     serializer_class = EvidenceSerializer
     filterset_class = EvidenceFilter
     ordering_fields = ["id", "position"]
@@ -207,6 +214,8 @@ class EvidenceList(ReadMixin, generics.ListAPIView):
 
 @extend_schema(tags=["findings"], responses={200: EvidenceSerializer, **docs.DETAIL_ERRORS})
 class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
+    """One evidence item, with its permalink on the forge where one can be built."""
+
     serializer_class = EvidenceSerializer
     queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository")
 
@@ -232,6 +241,8 @@ class VerificationList(ReadMixin, generics.ListAPIView):
 
 @extend_schema(tags=["verifications"], responses={200: VerificationSerializer, **docs.DETAIL_ERRORS})
 class VerificationDetail(ReadMixin, generics.RetrieveAPIView):
+    """One finding's verdict at one commit, with a result per evidence item."""
+
     serializer_class = VerificationSerializer
 
     def get_queryset(self):
@@ -315,7 +326,7 @@ _MERGEABLE_EXAMPLE = {
         responses={
             200: GateSerializer,
             400: OpenApiResponse(
-                docs.ErrorSerializer, description="Unknown, ambiguous or malformed commit, or no pinned head to default to."
+                ErrorSerializer, description="Unknown, ambiguous or malformed commit, or no pinned head to default to."
             ),
             **docs.DETAIL_ERRORS,
         },
