@@ -2,7 +2,6 @@
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
 from django.db import transaction
-from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
@@ -24,9 +23,10 @@ from findings.api.serializers import (
     VerifyResponseSerializer,
 )
 from findings.api.throttles import WriteThrottle
+from findings.api.views import findings_with_evidence
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
-from findings.models import Evidence, Finding, FindingEvent
+from findings.models import Finding, FindingEvent
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
 from reviews.services import commit_get_or_create
@@ -129,12 +129,7 @@ class FindingResolve(ActionView):
 
 
 def _get_finding(pk: int) -> Finding:
-    return get_object_or_404(
-        Finding.objects.select_related("pull_request__repository", "resolved_by", "resolved_commit").prefetch_related(
-            Prefetch("evidence", queryset=Evidence.objects.select_related("commit"))
-        ),
-        pk=pk,
-    )
+    return get_object_or_404(findings_with_evidence(), pk=pk)
 
 
 class BundleParser(BaseParser):
@@ -199,7 +194,8 @@ class PlainTextBundleParser(BundleParser):
                     "errors": [
                         {
                             "field": "findings[0].evidence[1].regex",
-                            "message": "Not a valid regular expression: missing ), unterminated subpattern at position 0.",
+                            "message": "Not a valid regular expression: missing ), unterminated subpattern "
+                            "at position 0.",
                         }
                     ],
                 },

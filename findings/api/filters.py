@@ -109,7 +109,9 @@ class EvidenceFilter(django_filters.FilterSet):
 class VerificationFilter(django_filters.FilterSet):
     finding = IdFilter(field_name="finding_id", help_text="Finding id.")
     pull_request = IdFilter(field_name="finding__pull_request_id", help_text="Pull request id.")
-    repository = django_filters.CharFilter(field_name="finding__pull_request__repository__slug", help_text=REPOSITORY_HELP)
+    repository = django_filters.CharFilter(
+        field_name="finding__pull_request__repository__slug", help_text=REPOSITORY_HELP
+    )
     verdict = django_filters.ChoiceFilter(choices=Verdict.choices)
     commit = django_filters.CharFilter(method="filter_commit", help_text=COMMIT_HELP)
 

@@ -288,7 +288,9 @@ class WebhookResponseSerializer(serializers.Serializer):
 
 
 class FieldErrorSerializer(serializers.Serializer):
-    field = serializers.CharField(help_text="Dotted path of the field, e.g. findings[0].evidence[1].regex; empty for the whole.")
+    field = serializers.CharField(
+        help_text="Dotted path of the field, e.g. findings[0].evidence[1].regex; empty for the whole."
+    )
     message = serializers.CharField()
 
 

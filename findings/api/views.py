@@ -2,9 +2,9 @@
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
-from django.http import JsonResponse
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -64,7 +64,9 @@ class ReadMixin:
 
 def pull_requests_with_counts():
     return PullRequest.objects.select_related("repository").annotate(
-        open_blockers=Count("findings", filter=Q(findings__kind=Finding.Kind.BLOCKER, findings__status=Finding.Status.OPEN)),
+        open_blockers=Count(
+            "findings", filter=Q(findings__kind=Finding.Kind.BLOCKER, findings__status=Finding.Status.OPEN)
+        ),
         findings_count=Count("findings"),
     )
 
@@ -177,14 +179,21 @@ class FindingList(ReadMixin, generics.ListAPIView):
     )
 
 
+def findings_with_evidence():
+    """What FindingDetailSerializer shows, in three queries."""
+    return Finding.objects.select_related(
+        "pull_request__repository", "resolved_by", "resolved_commit"
+    ).prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+
+
 @extend_schema(tags=["findings"], responses={200: FindingDetailSerializer, **docs.DETAIL_ERRORS})
 class FindingDetail(ReadMixin, generics.RetrieveAPIView):
     """A finding with its write-up and evidence."""
 
     serializer_class = FindingDetailSerializer
-    queryset = Finding.objects.select_related(
-        "pull_request__repository", "resolved_by", "resolved_commit"
-    ).prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+
+    def get_queryset(self):
+        return findings_with_evidence()
 
 
 @extend_schema(tags=["findings"], responses={200: FindingEventSerializer(many=True), **docs.DETAIL_ERRORS})
@@ -336,7 +345,10 @@ _MERGEABLE_EXAMPLE = {
             OpenApiExample("Mergeable", value=_MERGEABLE_EXAMPLE, response_only=True),
             OpenApiExample(
                 "Ambiguous commit", status_codes=["400"], response_only=True,
-                value={"detail": "Commit 3f2c9a1 of acme/loader is ambiguous: it could be 3f2c9a1d…, 3f2c9a1e…. Give more digits."},
+                value={
+                    "detail": "Commit 3f2c9a1 of acme/loader is ambiguous: it could be 3f2c9a1d…, 3f2c9a1e…. "
+                    "Give more digits."
+                },
             ),
         ],
     )
@@ -370,7 +382,9 @@ class PullRequestGate(ReadMixin, APIView):
         def entry(item):
             finding = item.finding
             url = self.request.build_absolute_uri(finding.get_absolute_url())
-            return {"id": finding.pk, "number": finding.number, "title": finding.title, "verdict": item.verdict, "url": url}
+            return {
+                "id": finding.pk, "number": finding.number, "title": finding.title, "verdict": item.verdict, "url": url
+            }
 
         run = gate.active_run
         return {

@@ -40,7 +40,9 @@ MAX_DELIVERY_ID_LENGTH = 100
         ],
         request={"application/json": OpenApiTypes.OBJECT},
         responses={
-            200: OpenApiResponse(WebhookResponseSerializer, description="Acknowledged: ping, ignored, or a redelivery."),
+            200: OpenApiResponse(
+                WebhookResponseSerializer, description="Acknowledged: ping, ignored, or a redelivery."
+            ),
             202: OpenApiResponse(WebhookResponseSerializer, description="Head pinned and verification queued."),
             400: OpenApiResponse(ValidationErrorSerializer, description="Signed, but not a GitHub event delivery."),
             403: OpenApiResponse(ErrorSerializer, description="Missing or wrong signature, or no secret configured."),
