@@ -167,6 +167,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"writes": env_str("RECHECK_WRITE_THROTTLE", "120/min")},
+    # RecheckError becomes a 400 with its message; every error body is JSON with a `detail`.
+    "EXCEPTION_HANDLER": "findings.api.errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Recheck API",
@@ -176,6 +178,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a `kind`, `status` or `state` with different choices: name each enum.
+    "ENUM_NAME_OVERRIDES": {
+        "FindingKindEnum": "findings.models.Finding.Kind",
+        "FindingStatusEnum": "findings.models.Finding.Status",
+        "EvidenceKindEnum": "findings.models.Evidence.Kind",
+        "EvidenceResultStateEnum": "findings.models.EvidenceResult.State",
+        "VerificationRunStatusEnum": "findings.models.VerificationRun.Status",
+        "PullRequestStateEnum": "reviews.models.PullRequest.State",
+    },
 }
 
 LOGGING = {

@@ -12,6 +12,9 @@ from reviews.git import validate_clone_url
 from reviews.models import SHA_RE, SLUG_RE, PinnedCommit, PullRequest
 
 _sha = re.compile(SHA_RE)
+# Numbers land in PositiveIntegerFields, whose range is the same on every database; a larger one
+# would fail in the database (a server error) instead of being refused here with its field named.
+MAX_NUMBER = 2_147_483_647
 _remote_helper = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 
 
@@ -73,7 +76,7 @@ class RepositorySerializer(serializers.Serializer):
 
 
 class PullRequestSerializer(serializers.Serializer):
-    number = serializers.IntegerField(min_value=1)
+    number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     title = serializers.CharField(max_length=500)
     url = serializers.URLField(required=False, allow_blank=True, default="")
     state = serializers.ChoiceField(choices=PullRequest.State.choices, required=False, default="open")
@@ -90,7 +93,7 @@ class CommitSerializer(serializers.Serializer):
 
 class LocationSerializer(serializers.Serializer):
     path = serializers.CharField(max_length=500)
-    line = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    line = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER, required=False, allow_null=True, default=None)
 
     def validate_path(self, value: str) -> str:
         return validate_evidence_path(value)
@@ -100,8 +103,8 @@ class EvidenceSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Evidence.Kind.choices)
     commit = ShaField(required=False)
     path = serializers.CharField(required=False, max_length=500)
-    start_line = serializers.IntegerField(min_value=1, required=False)
-    end_line = serializers.IntegerField(min_value=1, required=False)
+    start_line = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER, required=False)
+    end_line = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER, required=False)
     text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     regex = serializers.CharField(required=False, trim_whitespace=False)
     expect = serializers.ChoiceField(choices=Evidence.Expect.choices, required=False)
@@ -153,7 +156,7 @@ class ResolutionSerializer(serializers.Serializer):
 
 
 class FindingSerializer(serializers.Serializer):
-    number = serializers.IntegerField(min_value=1)
+    number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     kind = serializers.ChoiceField(choices=Finding.Kind.choices)
     caught_by = serializers.ChoiceField(choices=Finding.CaughtBy.choices, required=False, default="none")
     title = serializers.CharField(max_length=300)

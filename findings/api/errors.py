@@ -1,0 +1,59 @@
+"""How the API reports errors: always JSON with a `detail` that says what to do, plus `errors`
+(field, message) pairs when particular fields are at fault. The one domain error, RecheckError,
+becomes a 400 here, so no view needs its own try/except around a service call."""
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
+
+from findings.api.permissions import TOKEN_HINT
+from findings.exchange.bundle_import import BundleInvalid
+from findings.exchange.bundle_schema import flatten_errors
+from recheck.errors import BundleError, RecheckError
+
+NOT_FOUND = "Check the id, slug or number in the URL; GET /api/ lists what exists."
+
+
+def _field_errors(pairs: list[tuple[str, str]]) -> list[dict]:
+    return [{"field": field, "message": message} for field, message in pairs]
+
+
+def _summary(pairs: list[tuple[str, str]]) -> str:
+    return "; ".join(f"{field}: {message}" if field else message for field, message in pairs)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, BundleError):
+        pairs = exc.errors if isinstance(exc, BundleInvalid) else [(exc.field, exc.message)]
+        set_rollback()
+        return Response(
+            {
+                "detail": f"Nothing was imported. Fix the bundle and send it again: {_summary(pairs)}",
+                "errors": _field_errors(pairs),
+            },
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, RecheckError):
+        set_rollback()
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, exceptions.ValidationError):
+        pairs = flatten_errors(exc.detail) or [("", "Invalid request.")]
+        set_rollback()
+        return Response(
+            {"detail": f"Fix these and send the request again: {_summary(pairs)}", "errors": _field_errors(pairs)},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        # DRF answers these before any permission's message is consulted; say how to authenticate.
+        exc.detail = exceptions.ErrorDetail(f"{exc.detail} {TOKEN_HINT}", code=exc.detail.code)
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        view = context.get("view")
+        accepted = ", ".join(parser.media_type for parser in view.get_parsers()) if view else ""
+        exc = exceptions.UnsupportedMediaType(exc.detail, detail=f"{exc.detail} Send the body as one of: {accepted}.")
+    if isinstance(exc, Http404):
+        # Django's "No Finding matches the given query." names the thing; add what to do next.
+        exc = exceptions.NotFound(f"{exc.args[0]} {NOT_FOUND}" if exc.args else NOT_FOUND)
+    elif isinstance(exc, exceptions.NotFound) and exc.detail == exceptions.NotFound.default_detail:
+        exc = exceptions.NotFound(NOT_FOUND)
+    return drf_exception_handler(exc, context)

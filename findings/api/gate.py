@@ -1,0 +1,104 @@
+"""The merge gate: may this pull request merge at this commit?
+
+Humans decide a finding's status; verification only advises. So:
+- `open_blockers` are the blockers whose status is open. One whose verdict at the commit is
+  `likely_fixed` is listed with that verdict and still blocks until someone marks it fixed.
+- `verified` says every open blocker has a verdict at the commit (true when none is open).
+- `mergeable` is `verified` and no open blocker; since an unverified commit always has an open
+  blocker, this is "no open blocker", and `verified` tells a human why a gate is closed.
+- `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit
+  (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
+from dataclasses import dataclass
+
+from django.db.models import F, Q
+
+from findings.models import Finding, Verdict, Verification, VerificationRun
+from reviews.models import Commit, PullRequest
+
+REGRESSED_VERDICTS = (Verdict.PRESENT, Verdict.PARTLY_FIXED)
+
+
+@dataclass(frozen=True)
+class GateEntry:
+    finding: Finding
+    verdict: str | None
+
+
+@dataclass(frozen=True)
+class MergeGate:
+    pull_request: PullRequest
+    commit: Commit
+    open_blockers: list[GateEntry]
+    possibly_regressed: list[GateEntry]
+    active_run: VerificationRun | None
+
+    @property
+    def verified(self) -> bool:
+        return all(entry.verdict is not None for entry in self.open_blockers)
+
+    @property
+    def mergeable(self) -> bool:
+        return self.verified and not self.open_blockers
+
+    @property
+    def reason(self) -> str:
+        at = self.commit.short_sha
+        regressed = (
+            f" {len(self.possibly_regressed)} fixed blocker(s) look regressed at {at}: a human should look."
+            if self.possibly_regressed
+            else ""
+        )
+        if self.mergeable:
+            return f"No open blocker at {at}.{regressed}"
+        unverified = sum(1 for entry in self.open_blockers if entry.verdict is None)
+        count = len(self.open_blockers)
+        if unverified:
+            return (
+                f"{count} open blocker(s); {unverified} not yet verified at {at}: "
+                "request a verification (how_to_verify)."
+            )
+        likely_fixed = sum(1 for entry in self.open_blockers if entry.verdict == Verdict.LIKELY_FIXED)
+        fixed_note = f" ({likely_fixed} look likely fixed: a human marks them fixed)" if likely_fixed else ""
+        return f"{count} open blocker(s) at {at}{fixed_note}.{regressed}"
+
+
+def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate:
+    blockers = Finding.objects.for_pull_request(pull_request).blockers()
+    # Only what the gate shows; every finding's pull request is the one already loaded, so its URL
+    # needs no join.
+    fields = ("id", "pull_request_id", "number", "title", "status")
+    open_blockers = list(blockers.open().only(*fields).order_by("number"))
+    verdicts = dict(
+        Verification.objects.filter(finding__in=blockers.open(), commit=commit)
+        .order_by()
+        .values_list("finding_id", "verdict")
+    )
+    regressed = list(
+        blockers.filter(
+            status=Finding.Status.FIXED,
+            verifications__commit=commit,
+            verifications__verdict__in=REGRESSED_VERDICTS,
+        )
+        .only(*fields)
+        .annotate(verdict_at_commit=F("verifications__verdict"))
+        .order_by("number")
+    )
+    for finding in (*open_blockers, *regressed):
+        finding.pull_request = pull_request
+    # A run at this commit, or at every pin (commit null), will give this commit its verdicts.
+    active_run = (
+        VerificationRun.objects.filter(
+            Q(commit=commit) | Q(commit__isnull=True),
+            pull_request=pull_request,
+            status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING],
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    return MergeGate(
+        pull_request,
+        commit,
+        open_blockers=[GateEntry(finding, verdicts.get(finding.pk)) for finding in open_blockers],
+        possibly_regressed=[GateEntry(finding, finding.verdict_at_commit) for finding in regressed],
+        active_run=active_run,
+    )

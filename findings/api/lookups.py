@@ -1,0 +1,62 @@
+"""Finding what a URL or a query names: a pull request by owner/name/number, a commit by a full or
+abbreviated SHA. Each failure says what to do next."""
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.exceptions import NotFound
+
+from recheck.errors import RecheckError
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository, sha_validator
+from reviews.services import commit_lookup
+
+
+def pull_request_by_number(*, owner: str, name: str, number: int) -> PullRequest:
+    pull_request = PullRequest.objects.select_related("repository").filter(
+        repository__slug=f"{owner}/{name}", number=number
+    ).first()
+    if pull_request is None:
+        raise NotFound(
+            f"No pull request {owner}/{name}#{number} is tracked here: import its review first "
+            "(POST /api/reviews/import), or check the owner, name and number."
+        )
+    return pull_request
+
+
+def _checked_sha(sha: str) -> str:
+    sha = sha.strip().lower()
+    try:
+        sha_validator(sha)
+    except DjangoValidationError:
+        raise RecheckError(f"{sha!r} is not a commit SHA: give 7 to 40 hexadecimal digits.") from None
+    return sha
+
+
+def recorded_commit(*, repository: Repository, sha: str, hint: str = "") -> Commit:
+    """The recorded commit of `repository` that `sha` names; unknown or ambiguous is an error."""
+    sha = _checked_sha(sha)
+    commit = commit_lookup(repository=repository, sha=sha)
+    if commit is None:
+        raise RecheckError(f"Commit {sha} is not recorded for {repository.slug}. {hint}".strip())
+    return commit
+
+
+def commits_named(*, sha: str, repository: Repository | None = None) -> list[Commit]:
+    """The commits `sha` names: in `repository`, or in every repository that records it (a SHA can
+    be shared by forks). Within one repository the same rules as everywhere else apply."""
+    if repository is not None:
+        return [recorded_commit(repository=repository, sha=sha)]
+    sha = _checked_sha(sha)
+    repositories = Repository.objects.filter(commits__sha__startswith=sha[:7]).distinct()
+    commits = [commit for repository in repositories if (commit := commit_lookup(repository=repository, sha=sha))]
+    if not commits:
+        raise RecheckError(f"Commit {sha} is not recorded for any repository: check the SHA.")
+    return commits
+
+
+def latest_head(pull_request: PullRequest) -> Commit | None:
+    """The most recently pinned head of the pull request."""
+    pin = (
+        PinnedCommit.objects.filter(pull_request=pull_request, role=PinnedCommit.Role.HEAD)
+        .select_related("commit")
+        .order_by("-pinned_at", "-id")
+        .first()
+    )
+    return pin.commit if pin else None

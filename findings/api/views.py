@@ -1,0 +1,441 @@
+"""Read endpoints: repositories, pull requests, findings, evidence, verifications, status history,
+verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
+of queries, whatever the page size."""
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import Resolver404, resolve
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import generics
+from rest_framework.filters import OrderingFilter
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import APIView
+
+from findings.api import docs
+from findings.api.filters import (
+    EvidenceFilter,
+    FindingFilter,
+    PullRequestFilter,
+    VerificationFilter,
+    VerificationRunFilter,
+)
+from findings.api.gate import MergeGate, pull_request_gate
+from findings.api.lookups import latest_head, pull_request_by_number, recorded_commit
+from findings.api.pagination import RecheckPagination
+from findings.api.permissions import PublicReadOrAuthenticated
+from findings.api.serializers import (
+    ErrorSerializer,
+    EvidenceSerializer,
+    FindingDetailSerializer,
+    FindingEventSerializer,
+    FindingSerializer,
+    GateSerializer,
+    PullRequestDetailSerializer,
+    PullRequestSerializer,
+    RepositorySerializer,
+    VerificationRunSerializer,
+    VerificationSerializer,
+)
+from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification, VerificationRun
+from recheck.errors import RecheckError
+from reviews.models import PinnedCommit, PullRequest, Repository
+
+
+class StableOrderingFilter(OrderingFilter):
+    """`?ordering=` with the id as a last key, so pages never repeat or skip rows that tie."""
+
+    ordering_description = "Sort keys, comma-separated; a leading - reverses (e.g. -updated_at). Ties go by id."
+
+    def get_ordering(self, request, queryset, view):
+        ordering = list(super().get_ordering(request, queryset, view) or [])
+        if ordering and not {"id", "-id", "pk", "-pk"} & set(ordering):
+            ordering.append("id")
+        return ordering
+
+
+class ReadMixin:
+    permission_classes = [PublicReadOrAuthenticated]
+    pagination_class = RecheckPagination
+    filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+
+
+def pull_requests_with_counts():
+    return PullRequest.objects.select_related("repository").annotate(
+        open_blockers=Count(
+            "findings", filter=Q(findings__kind=Finding.Kind.BLOCKER, findings__status=Finding.Status.OPEN)
+        ),
+        findings_count=Count("findings"),
+    )
+
+
+def pull_requests_with_pins():
+    pins = (
+        PinnedCommit.objects.select_related("commit")
+        .annotate(
+            has_verifications=Exists(
+                Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
+            )
+        )
+        .order_by("pinned_at", "id")
+    )
+    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins))
+
+
+# --- Repositories and pull requests ---------------------------------------------------------------
+
+
+@extend_schema(tags=["repositories"], responses={200: RepositorySerializer(many=True), **docs.LIST_ERRORS})
+class RepositoryList(ReadMixin, generics.ListAPIView):
+    """Repositories whose pull requests were reviewed."""
+
+    queryset = Repository.objects.order_by("slug")
+    serializer_class = RepositorySerializer
+    ordering_fields = ["slug", "created_at"]
+
+
+@extend_schema(
+    tags=["repositories"], parameters=docs.REPOSITORY_PATH, responses={200: RepositorySerializer, **docs.DETAIL_ERRORS}
+)
+class RepositoryDetail(ReadMixin, generics.RetrieveAPIView):
+    """A repository, addressed as on the forge: owner/name."""
+
+    serializer_class = RepositorySerializer
+    queryset = Repository.objects.all()
+
+    def get_object(self):
+        slug = f"{self.kwargs['owner']}/{self.kwargs['name']}"
+        return get_object_or_404(self.get_queryset(), slug=slug)
+
+
+@extend_schema(tags=["pull requests"], responses={200: PullRequestSerializer(many=True), **docs.LIST_ERRORS})
+class PullRequestList(ReadMixin, generics.ListAPIView):
+    """Reviewed pull requests, with how many blockers are still open."""
+
+    serializer_class = PullRequestSerializer
+    filterset_class = PullRequestFilter
+    ordering_fields = ["number", "created_at", "updated_at", "open_blockers"]
+
+    def get_queryset(self):
+        return pull_requests_with_counts().order_by("repository__slug", "-number")
+
+
+@extend_schema(
+    tags=["pull requests"],
+    parameters=docs.REPOSITORY_PATH,
+    responses={200: PullRequestSerializer(many=True), **docs.LIST_ERRORS},
+)
+class RepositoryPullRequestList(PullRequestList):
+    """The reviewed pull requests of one repository."""
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator has no URL kwargs
+            return PullRequest.objects.none()
+        repository = get_object_or_404(Repository, slug=f"{self.kwargs['owner']}/{self.kwargs['name']}")
+        return super().get_queryset().filter(repository=repository)
+
+
+@extend_schema(tags=["pull requests"], responses={200: PullRequestDetailSerializer, **docs.DETAIL_ERRORS})
+class PullRequestDetail(ReadMixin, generics.RetrieveAPIView):
+    """A pull request with its pinned commits and the links to its findings, gate and verify action."""
+
+    serializer_class = PullRequestDetailSerializer
+
+    def get_queryset(self):
+        return pull_requests_with_pins()
+
+
+@extend_schema(
+    tags=["pull requests"],
+    parameters=docs.PULL_REQUEST_PATH,
+    responses={200: PullRequestDetailSerializer, **docs.DETAIL_ERRORS},
+)
+class PullRequestByNumber(PullRequestDetail):
+    """The same pull request, addressed as on the forge: owner/name and number."""
+
+    def get_object(self):
+        pull_request = pull_request_by_number(**self.kwargs)
+        return get_object_or_404(self.get_queryset(), pk=pull_request.pk)
+
+
+# --- Findings and their evidence, verifications and history ---------------------------------------
+
+
+@extend_schema(tags=["findings"], responses={200: FindingSerializer(many=True), **docs.LIST_ERRORS})
+class FindingList(ReadMixin, generics.ListAPIView):
+    """Findings, filtered and ordered. `?verdict=present&commit=<sha>` lists the findings whose
+    evidence still holds at a commit."""
+
+    serializer_class = FindingSerializer
+    filterset_class = FindingFilter
+    ordering_fields = ["id", "number", "kind", "status", "created_at", "updated_at", "resolved_at"]
+    # The write-up is on the detail page only: leaving it out keeps a page of 50 light.
+    queryset = (
+        Finding.objects.select_related("pull_request__repository", "resolved_by", "resolved_commit")
+        .defer("body", "fix", "review_comment_url", "resolution_note")
+        .order_by("pull_request_id", "number")
+    )
+
+
+def findings_with_evidence():
+    """What FindingDetailSerializer shows, in three queries."""
+    return Finding.objects.select_related(
+        "pull_request__repository", "resolved_by", "resolved_commit"
+    ).prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+
+
+@extend_schema(tags=["findings"], responses={200: FindingDetailSerializer, **docs.DETAIL_ERRORS})
+class FindingDetail(ReadMixin, generics.RetrieveAPIView):
+    """A finding with its write-up and evidence."""
+
+    serializer_class = FindingDetailSerializer
+
+    def get_queryset(self):
+        return findings_with_evidence()
+
+
+@extend_schema(tags=["findings"], responses={200: FindingEventSerializer(many=True), **docs.DETAIL_ERRORS})
+class FindingHistory(ReadMixin, generics.ListAPIView):
+    """Every status change of a finding, oldest first: who, when, at which commit, why, and from where."""
+
+    serializer_class = FindingEventSerializer
+    pagination_class = None
+    filter_backends = []
+
+    def get_queryset(self):
+        finding = get_object_or_404(Finding, pk=self.kwargs["pk"])
+        return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
+
+
+@extend_schema(tags=["findings"], responses={200: EvidenceSerializer(many=True), **docs.LIST_ERRORS})
+class EvidenceList(ReadMixin, generics.ListAPIView):
+    """Evidence items: what each finding points at, and the commit it was recorded at."""
+
+    serializer_class = EvidenceSerializer
+    filterset_class = EvidenceFilter
+    ordering_fields = ["id", "position"]
+    queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository").order_by(
+        "finding_id", "position"
+    )
+
+
+@extend_schema(tags=["findings"], responses={200: EvidenceSerializer, **docs.DETAIL_ERRORS})
+class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
+    """One evidence item, with its permalink on the forge where one can be built."""
+
+    serializer_class = EvidenceSerializer
+    queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository")
+
+
+def verifications_with_results():
+    results = EvidenceResult.objects.select_related("evidence").order_by("evidence__position")
+    return Verification.objects.select_related("finding", "commit").prefetch_related(
+        Prefetch("results", queryset=results)
+    )
+
+
+@extend_schema(tags=["verifications"], responses={200: VerificationSerializer(many=True), **docs.LIST_ERRORS})
+class VerificationList(ReadMixin, generics.ListAPIView):
+    """What each finding's evidence says at each commit, with a result per evidence item."""
+
+    serializer_class = VerificationSerializer
+    filterset_class = VerificationFilter
+    ordering_fields = ["id", "checked_at", "verdict"]
+
+    def get_queryset(self):
+        return verifications_with_results().order_by("finding_id", "checked_at", "id")
+
+
+@extend_schema(tags=["verifications"], responses={200: VerificationSerializer, **docs.DETAIL_ERRORS})
+class VerificationDetail(ReadMixin, generics.RetrieveAPIView):
+    """One finding's verdict at one commit, with a result per evidence item."""
+
+    serializer_class = VerificationSerializer
+
+    def get_queryset(self):
+        return verifications_with_results()
+
+
+@extend_schema(tags=["verifications"], responses={200: VerificationRunSerializer(many=True), **docs.LIST_ERRORS})
+class VerificationRunList(ReadMixin, generics.ListAPIView):
+    """Requested verifications, newest first."""
+
+    serializer_class = VerificationRunSerializer
+    filterset_class = VerificationRunFilter
+    ordering_fields = ["id", "created_at", "finished_at"]
+    queryset = VerificationRun.objects.select_related(
+        "pull_request__repository", "commit", "requested_by"
+    ).order_by("-created_at", "-id")
+
+
+@extend_schema(tags=["verifications"], responses={200: VerificationRunSerializer, **docs.DETAIL_ERRORS})
+class VerificationRunDetail(ReadMixin, generics.RetrieveAPIView):
+    """The status URL of a requested verification: status, done, total, percent and message."""
+
+    serializer_class = VerificationRunSerializer
+    queryset = VerificationRunList.queryset
+
+
+# --- The merge gate -------------------------------------------------------------------------------
+
+_BLOCKED_EXAMPLE = {
+    "pull_request": "acme/loader#4108",
+    "commit": "3f2c9a1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b",
+    "mergeable": False,
+    "verified": True,
+    "reason": "2 open blocker(s) at 3f2c9a1d (1 look likely fixed: a human marks them fixed).",
+    "open_blockers": [
+        {"id": 17, "number": 1, "title": "Tolerance lowered to 10", "verdict": "present",
+         "url": "https://recheck.example.com/acme/loader/pull/4108/findings/1/"},
+        {"id": 18, "number": 3, "title": "Cache key ignores the dtype", "verdict": "likely_fixed",
+         "url": "https://recheck.example.com/acme/loader/pull/4108/findings/3/"},
+    ],
+    "possibly_regressed": [],
+    "how_to_verify": None,
+    "verification_run": None,
+}
+_UNVERIFIED_EXAMPLE = {
+    **_BLOCKED_EXAMPLE,
+    "verified": False,
+    "reason": "2 open blocker(s); 2 not yet verified at 3f2c9a1d: request a verification (how_to_verify).",
+    "open_blockers": [{**entry, "verdict": None} for entry in _BLOCKED_EXAMPLE["open_blockers"]],
+    "how_to_verify": 'POST https://recheck.example.com/api/repos/acme/loader/pulls/4108/verify '
+    '{"commit": "3f2c9a1d0b8e7f6a5c4d3e2f1a0b9c8d7e6f5a4b"}',
+}
+_MERGEABLE_EXAMPLE = {
+    **_BLOCKED_EXAMPLE,
+    "mergeable": True,
+    "reason": "No open blocker at 3f2c9a1d.",
+    "open_blockers": [],
+}
+
+
+@extend_schema_view(
+    get=extend_schema(
+        tags=["merge gate"],
+        operation_id="pull_request_gate",
+        summary="May this pull request merge at this commit?",
+        description=(
+            "`mergeable` is true when the commit is verified and no blocker is open. A blocker that "
+            "verification finds `likely_fixed` stays open (and listed, with its verdict) until a human "
+            "marks it fixed. An unverified commit gives `verified: false`, `mergeable: false` and "
+            "`how_to_verify`. Without `commit`, the latest pinned head is used.\n\n"
+            "In CI: `curl -fsS -H \"Authorization: Token $RECHECK_TOKEN\" "
+            "\"$RECHECK/api/repos/OWNER/NAME/pulls/N/gate?commit=$SHA\" | jq -e .mergeable`"
+        ),
+        parameters=docs.PULL_REQUEST_PATH
+        + [
+            OpenApiParameter(
+                "commit", OpenApiTypes.STR, OpenApiParameter.QUERY,
+                description="Full or abbreviated SHA (7-40 hex digits). Default: the latest pinned head.",
+            )
+        ],
+        responses={
+            200: GateSerializer,
+            400: OpenApiResponse(
+                ErrorSerializer, description="Unknown, ambiguous or malformed commit, or no pinned head to default to."
+            ),
+            **docs.DETAIL_ERRORS,
+        },
+        examples=[
+            OpenApiExample("Open blockers", value=_BLOCKED_EXAMPLE, response_only=True),
+            OpenApiExample("Not yet verified", value=_UNVERIFIED_EXAMPLE, response_only=True),
+            OpenApiExample("Mergeable", value=_MERGEABLE_EXAMPLE, response_only=True),
+            OpenApiExample(
+                "Ambiguous commit", status_codes=["400"], response_only=True,
+                value={
+                    "detail": "Commit 3f2c9a1 of acme/loader is ambiguous: it could be 3f2c9a1d…, 3f2c9a1e…. "
+                    "Give more digits."
+                },
+            ),
+        ],
+    )
+)
+class PullRequestGate(ReadMixin, APIView):
+    def get(self, request, owner: str, name: str, number: int):
+        pull_request = pull_request_by_number(owner=owner, name=name, number=number)
+        verify_url = reverse(
+            "api:pull-request-verify", kwargs={"owner": owner, "name": name, "number": number}, request=request
+        )
+        sha = request.query_params.get("commit", "").strip()
+        if sha:
+            commit = recorded_commit(
+                repository=pull_request.repository,
+                sha=sha,
+                hint=f'Request its verification first: POST {verify_url} {{"commit": "{sha}"}}',
+            )
+        else:
+            commit = latest_head(pull_request)
+            if commit is None:
+                raise RecheckError(
+                    f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>, or let the GitHub "
+                    "webhook pin each push."
+                )
+        gate = pull_request_gate(pull_request=pull_request, commit=commit)
+        # Built as plain data: a pull request with thousands of open blockers would spend most of
+        # its time in serializer fields. GateSerializer describes the shape in the schema.
+        return Response(self._present(gate, verify_url))
+
+    def _present(self, gate: MergeGate, verify_url: str) -> dict:
+        def entry(item):
+            finding = item.finding
+            url = self.request.build_absolute_uri(finding.get_absolute_url())
+            return {
+                "id": finding.pk, "number": finding.number, "title": finding.title, "verdict": item.verdict, "url": url
+            }
+
+        run = gate.active_run
+        return {
+            "pull_request": gate.pull_request.reference,
+            "commit": gate.commit.sha,
+            "mergeable": gate.mergeable,
+            "verified": gate.verified,
+            "reason": gate.reason,
+            "open_blockers": [entry(item) for item in gate.open_blockers],
+            "possibly_regressed": [entry(item) for item in gate.possibly_regressed],
+            "how_to_verify": None if gate.verified else f'POST {verify_url} {{"commit": "{gate.commit.sha}"}}',
+            "verification_run": {
+                "id": run.pk,
+                "status": run.status,
+                "status_url": reverse("api:run-detail", kwargs={"pk": run.pk}, request=self.request),
+            }
+            if run
+            else None,
+        }
+
+
+# --- Navigation -----------------------------------------------------------------------------------
+
+
+@extend_schema(exclude=True)
+class ApiRoot(ReadMixin, APIView):
+    """Where to start: the collections, the schema and its documentation."""
+
+    def get(self, request):
+        names = {
+            "repositories": "api:repository-list",
+            "pull_requests": "api:pull-request-list",
+            "findings": "api:finding-list",
+            "evidence": "api:evidence-list",
+            "verifications": "api:verification-list",
+            "runs": "api:run-list",
+            "schema": "api:schema",
+            "docs": "api:docs",
+            "redoc": "api:redoc",
+        }
+        return Response({key: reverse(name, request=request) for key, name in names.items()})
+
+
+def api_not_found(request, path: str = ""):
+    """A JSON 404 for URLs under /api/ that match no endpoint, pointing at the one meant when only a
+    trailing slash differs (a redirect would turn a POST into a GET)."""
+    detail = f"No API endpoint at {request.path}: see {reverse('api:docs', request=request)}."
+    alternative = request.path[:-1] if request.path.endswith("/") else request.path + "/"
+    try:
+        if resolve(alternative).func is not api_not_found:
+            detail = f"No API endpoint at {request.path}: did you mean {alternative}?"
+    except Resolver404:
+        pass
+    return JsonResponse({"detail": detail}, status=404)

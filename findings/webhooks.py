@@ -1,0 +1,120 @@
+"""GitHub webhooks: checking a delivery's signature, and acting on it once.
+
+A `pull_request` event that moves a tracked PR's head (opened, synchronize, reopened) pins the new
+head commit with role `head` and queues its verification. Every pull_request delivery is recorded
+by its X-GitHub-Delivery id in the same transaction as its effect, so a redelivery (GitHub retries,
+or someone presses "Redeliver") finds the row and changes nothing."""
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+from django.db import transaction
+
+from findings.models import VerificationRun, WebhookDelivery
+from findings.runs import verification_run_request
+from recheck.errors import RecheckError
+from reviews.models import PinnedCommit, PullRequest
+from reviews.services import commit_get_or_create, pull_request_pin_commit
+
+HEAD_MOVING_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
+SIGNATURE_PREFIX = "sha256="
+
+
+class WebhookPayloadError(RecheckError):
+    """A signed delivery whose body is not what GitHub sends."""
+
+
+def github_signature(*, secret: str, body: bytes) -> str:
+    """The X-Hub-Signature-256 value GitHub sends for `body`."""
+    return SIGNATURE_PREFIX + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+def github_signature_is_valid(*, secret: str, body: bytes, signature: str | None) -> bool:
+    """Whether `signature` (the X-Hub-Signature-256 header) signs the raw `body` with `secret`.
+
+    Compared in constant time, so response timing does not reveal how much of a forged signature
+    was right. No secret means nothing can be valid: an unconfigured hook refuses everything."""
+    if not secret or not signature:
+        return False
+    expected = github_signature(secret=secret, body=body)
+    return hmac.compare_digest(expected.encode("ascii"), signature.strip().encode("utf-8", "replace"))
+
+
+def github_payload_parse(body: bytes, content_type: str) -> dict:
+    """The event payload: GitHub sends JSON, or a form with the JSON in `payload`."""
+    try:
+        text = body.decode("utf-8")
+        if content_type.split(";")[0].strip().lower() == "application/x-www-form-urlencoded":
+            text = parse_qs(text).get("payload", [""])[0]
+        payload = json.loads(text)
+    except (UnicodeDecodeError, ValueError):
+        raise WebhookPayloadError("The body is not a GitHub event payload (JSON, or a form with payload=).") from None
+    if not isinstance(payload, dict):
+        raise WebhookPayloadError("The body is not a GitHub event payload: expected a JSON object.")
+    return payload
+
+
+@dataclass(frozen=True)
+class DeliveryOutcome:
+    message: str
+    duplicate: bool = False
+    run: VerificationRun | None = None
+
+
+def _pull_request_event(payload: dict) -> tuple[str, str, int, str]:
+    try:
+        action = str(payload["action"])
+        slug = str(payload["repository"]["full_name"])
+        number = int(payload["pull_request"]["number"])
+        head_sha = str(payload["pull_request"]["head"]["sha"])
+    except (KeyError, TypeError, ValueError):
+        raise WebhookPayloadError(
+            "A pull_request payload needs action, repository.full_name, pull_request.number and "
+            "pull_request.head.sha."
+        ) from None
+    return action, slug, number, head_sha
+
+
+def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
+    pull_requests = PullRequest.objects.select_related("repository").filter(number=number)
+    # GitHub keeps the owner's and name's case as typed; a slug recorded in another case still matches.
+    return pull_requests.filter(repository__slug=slug).first() or pull_requests.filter(
+        repository__slug__iexact=slug
+    ).order_by("repository__slug").first()
+
+
+@transaction.atomic
+def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
+    """Act on one signed delivery, at most once per delivery id."""
+    if event == "ping":
+        return DeliveryOutcome("pong: the webhook is connected.")
+    if event != "pull_request":
+        return DeliveryOutcome(f"Ignored: Recheck acts on pull_request events, not {event or 'unnamed'} events.")
+    action, slug, number, head_sha = _pull_request_event(payload)
+
+    # The row is the claim: a concurrent redelivery waits on the unique index, then finds it.
+    delivery, created = WebhookDelivery.objects.get_or_create(
+        delivery_id=delivery_id, defaults={"event": event, "action": action[:50]}
+    )
+    if not created:
+        return DeliveryOutcome(f"Already handled delivery {delivery_id}: {delivery.outcome}", duplicate=True)
+
+    run = None
+    pull_request = _tracked_pull_request(slug, number)
+    if action not in HEAD_MOVING_ACTIONS:
+        message = f"Ignored: action {action!r} does not move the head."
+    elif pull_request is None:
+        message = f"Ignored: {slug}#{number} is not tracked here."
+    else:
+        try:
+            commit = commit_get_or_create(repository=pull_request.repository, sha=head_sha)
+        except RecheckError as error:
+            raise WebhookPayloadError(f"pull_request.head.sha: {error}") from None
+        pull_request_pin_commit(pull_request=pull_request, commit=commit, role=PinnedCommit.Role.HEAD)
+        run = verification_run_request(pull_request=pull_request, commit_sha=commit.sha)
+        message = f"Pinned {commit.short_sha} as head of {pull_request.reference}; verification run {run.pk} queued."
+    delivery.outcome = message
+    delivery.save(update_fields=["outcome"])
+    return DeliveryOutcome(message, run=run)
