@@ -1,5 +1,7 @@
 """Requesting a verification of a pull request and reporting its progress. The run row is what the
 site and the API show while a worker is busy."""
+import logging
+
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -7,6 +9,8 @@ from django.utils import timezone
 from findings.models import VerificationRun
 from reviews.models import PullRequest
 from reviews.services import commit_get_or_create
+
+logger = logging.getLogger(__name__)
 
 
 def verification_run_request(
@@ -20,7 +24,17 @@ def verification_run_request(
     def enqueue():
         from findings.tasks import run_verification
 
-        result = run_verification.delay(run.pk)
+        try:
+            result = run_verification.delay(run.pk)
+        except Exception as error:  # a broker that is down, or (run in-process) a failed run
+            logger.exception("Verification run %s could not be queued or failed", run.pk)
+            VerificationRun.objects.filter(pk=run.pk, status__in=["queued", "running"]).update(
+                status=VerificationRun.Status.FAILED,
+                finished_at=timezone.now(),
+                message=f"The verification could not be queued: {error}. "
+                "Check that the broker (CELERY_BROKER_URL) is reachable, then request it again.",
+            )
+            return
         VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
 
     transaction.on_commit(enqueue)

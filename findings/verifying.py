@@ -80,7 +80,7 @@ def pull_request_verify(
                 if progress:
                     progress(index, len(findings))
     except RecheckError as error:
-        detail = f"{error}" + (f" (fetch: {fetch_problem})" if fetch_problem and fetch_problem not in str(error) else "")
+        detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
         outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
         if progress:
             progress(len(findings), len(findings))

@@ -1,6 +1,6 @@
 """The API's URLs. Collections and objects end with a slash; actions (gate, verify, resolve,
 import, the webhook) do not. A pull request is addressed by id or as on the forge, by owner/name
-and number. Room is left for GET .../pulls/<number>/export, added with the export feature."""
+and number."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
@@ -18,6 +18,7 @@ urlpatterns = [
     path(f"{PULL}/", views.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/gate", views.PullRequestGate.as_view(), name="pull-request-gate"),
     path(f"{PULL}/verify", actions.PullRequestVerify.as_view(), name="pull-request-verify"),
+    path(f"{PULL}/export", views.PullRequestExport.as_view(), name="pull-request-export"),
     path("pulls/", views.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", views.PullRequestDetail.as_view(), name="pull-request-detail"),
     path("findings/", views.FindingList.as_view(), name="finding-list"),

@@ -2,7 +2,7 @@
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
 from django_filters.rest_framework import DjangoFilterBackend
@@ -12,9 +12,12 @@ from rest_framework import generics
 from rest_framework.filters import OrderingFilter
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.views import APIView
 
 from findings.api import docs
+from findings.exchange import EXPORT_FORMATS, review_export
+from findings.exchange.bundle_schema import BundleSerializer
 from findings.api.filters import (
     EvidenceFilter,
     FindingFilter,
@@ -439,3 +442,45 @@ def api_not_found(request, path: str = ""):
     except Resolver404:
         pass
     return JsonResponse({"detail": detail}, status=404)
+
+
+# --- Export ---------------------------------------------------------------------------------------
+
+
+class _ExportNegotiation(DefaultContentNegotiation):
+    """`format` names the export format here, not one of DRF's renderers; errors are JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+@extend_schema(
+    tags=["pull requests"],
+    summary="Export a pull request's review",
+    description=(
+        "The review as a bundle (the import format, YAML), as SARIF 2.1.0 (one result per open finding, "
+        "located at the latest verified commit) or as Markdown to paste into a PR comment."
+    ),
+    parameters=docs.PULL_REQUEST_PATH
+    + [
+        OpenApiParameter(
+            "format", OpenApiTypes.STR, enum=list(EXPORT_FORMATS), default="bundle", description="Export format."
+        )
+    ],
+    responses={
+        (200, "application/yaml"): OpenApiResponse(BundleSerializer, description="A review bundle, in YAML."),
+        (200, "application/sarif+json"): OpenApiResponse(OpenApiTypes.OBJECT, description="A SARIF 2.1.0 log."),
+        (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="A Markdown summary."),
+        **docs.DETAIL_ERRORS,
+        400: docs.BAD_REQUEST,
+    },
+)
+class PullRequestExport(ReadMixin, APIView):
+    content_negotiation_class = _ExportNegotiation
+
+    def get(self, request, owner: str, name: str, number: int):
+        pull_request = pull_request_by_number(owner=owner, name=name, number=number)
+        result = review_export(pull_request=pull_request, format=request.query_params.get("format", "bundle"))
+        response = HttpResponse(result.content, content_type=result.content_type)
+        response["Content-Disposition"] = f'inline; filename="{result.filename}"'
+        return response

@@ -1,10 +1,7 @@
 """The demo: the #4108 review as shipped, the sample repository and its review, and load_demo."""
-import importlib.machinery
 import io
 import re
 import subprocess
-import sys
-import types
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -22,8 +19,8 @@ from findings.demo.sample_repository import (
     sample_repository_build,
 )
 from findings.exchange.bundle_import import parse_bundle, validate_bundle
-from findings.management.commands import load_demo
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
+from findings.verifying import pull_request_verify
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
@@ -262,14 +259,8 @@ def test_the_sample_review_uses_every_kind_of_evidence(demo_root):
 # --- load_demo ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def no_engine(monkeypatch):
-    """The verification engine is another module's concern: these tests run without it."""
-    monkeypatch.setattr(load_demo, "_verification_service", lambda: None)
-
-
 @pytest.mark.django_db
-def test_loading_the_demo_twice_duplicates_nothing(demo_root, no_engine):
+def test_loading_the_demo_twice_duplicates_nothing(demo_root):
     call_command("load_demo", stdout=io.StringIO())
     counts = row_counts()
     call_command("load_demo", stdout=io.StringIO())
@@ -279,30 +270,20 @@ def test_loading_the_demo_twice_duplicates_nothing(demo_root, no_engine):
 
 
 @pytest.mark.django_db
-def test_load_demo_verifies_the_sample_at_every_pin(demo_root, monkeypatch):
-    calls = []
-    engine = types.ModuleType("findings.verifying")
-    engine.__spec__ = importlib.machinery.ModuleSpec("findings.verifying", None)
-    engine.pull_request_verify = lambda *, pull_request, commit: calls.append((pull_request.reference, commit.sha))
-    monkeypatch.setitem(sys.modules, "findings.verifying", engine)
+def test_load_demo_verifies_the_sample_at_every_pin(demo_root):
     out = io.StringIO()
     call_command("load_demo", stdout=out)
-    assert calls == [("recheck-demo/sample#1", EXPECTED_SHAS[role]) for role in PINNED]
+    for role in PINNED:
+        assert Verification.objects.filter(
+            commit__sha=EXPECTED_SHAS[role], finding__pull_request__number=1
+        ).count() == 9
     assert "verified recheck-demo/sample#1 at" in out.getvalue()
-
-
-@pytest.mark.django_db
-def test_load_demo_says_so_when_there_is_no_verification_engine(demo_root, no_engine):
-    out = io.StringIO()
-    call_command("load_demo", stdout=out)
-    assert "is not verified: this build has no verification engine" in out.getvalue()
-    assert Finding.objects.filter(pull_request__number=1).count() == 9
+    assert not Verification.objects.filter(finding__pull_request__number=4108).exists()
 
 
 @pytest.mark.django_db
 def test_without_local_repositories_the_demo_is_the_4108_review_alone(demo_root, settings, monkeypatch):
     settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = False
-    monkeypatch.setattr(load_demo, "_verification_service", lambda: pytest.fail("verification was attempted"))
     out = io.StringIO()
     call_command("load_demo", stdout=out)
     assert "The offline sample was left out" in out.getvalue()
@@ -311,37 +292,11 @@ def test_without_local_repositories_the_demo_is_the_4108_review_alone(demo_root,
 
 
 @pytest.mark.django_db
-def test_an_engine_that_cannot_be_imported_is_reported_and_the_demo_still_loads(demo_root, monkeypatch):
-    def broken():
-        raise ImportError("cannot import name 'GitReader'")
-
-    monkeypatch.setattr(load_demo, "_verification_service", broken)
-    out = io.StringIO()
-    call_command("load_demo", stdout=out)
-    assert "could not be imported (cannot import name 'GitReader')" in out.getvalue()
-    assert PullRequest.objects.count() == 2
-
-
-@pytest.mark.django_db
-def test_a_failed_verification_does_not_stop_the_demo(demo_root, monkeypatch):
-    def failing(*, pull_request, commit):
-        raise RecheckError("the mirror is unreachable")
-
-    monkeypatch.setattr(load_demo, "_verification_service", lambda: failing)
-    out = io.StringIO()
-    call_command("load_demo", stdout=out)
-    assert out.getvalue().count("failed: the mirror is unreachable") == 3
-
-
-@pytest.mark.django_db
 def test_the_engine_gives_the_documented_verdict_at_every_pin(demo_root):
-    engine = pytest.importorskip(
-        "findings.verifying", reason="the verification engine is not in this build", exc_type=ImportError
-    )
     loaded = demo_load()
     pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=loaded.sample)}
     for role in PINNED:
-        engine.pull_request_verify(pull_request=loaded.sample, commit=pins[role])
+        pull_request_verify(pull_request=loaded.sample, commit=pins[role])
     verdicts = {
         (verification.finding.number, role): verification.verdict
         for role in PINNED
@@ -350,3 +305,20 @@ def test_the_engine_gives_the_documented_verdict_at_every_pin(demo_root):
     }
     assert verdicts == {(number, role): by_role[role] for number, by_role in EXPECTED_VERDICTS.items()
                         for role in PINNED}
+
+
+@pytest.mark.django_db
+def test_verifying_4108_offline_is_an_error_that_says_the_repository_is_unreachable(demo_root):
+    loaded = demo_load()
+    # What an offline machine sees: nothing answers where the forge would be.
+    Repository.objects.filter(pk=loaded.review.repository_id).update(
+        clone_url="https://127.0.0.1:9/NVIDIA-NeMo/RL.git"
+    )
+    loaded.review.repository.refresh_from_db()
+    commit = Commit.objects.get(repository=loaded.review.repository, sha="d044f40")
+    verifications = pull_request_verify(pull_request=loaded.review, commit=commit)
+    assert len(verifications) == 9
+    assert {verification.verdict for verification in verifications} == {"error"}
+    assert all(verification.detail.startswith("Repository unreachable") for verification in verifications)
+    assert not Commit.objects.get(pk=commit.pk).resolved
+    assert not Finding.objects.filter(pull_request=loaded.review).exclude(status="open").exists()

@@ -218,7 +218,7 @@ def bundles(draw) -> dict:
                              "change": prose, "status": prose, "url": url}))},
         "commits": [
             {"sha": sha, "role": role, **draw(st.fixed_dictionaries({}, optional={"note": optional_line}))}
-            for sha, role in zip(commits, pins)
+            for sha, role in zip(commits, pins, strict=True)
         ],
         "findings": findings,
     }

@@ -146,3 +146,17 @@ def test_time_limits_stay_below_the_visibility_timeout():
     assert app.conf.task_soft_time_limit < app.conf.task_time_limit
     assert app.conf.task_acks_late and app.conf.task_reject_on_worker_lost
     assert app.conf.worker_prefetch_multiplier == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broker_that_cannot_take_the_run_marks_it_failed_with_what_to_do(repo, monkeypatch):
+    pull_request = import_review(repo)
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    monkeypatch.setattr(run_verification, "delay", unreachable)
+    run = verification_run_request(pull_request=pull_request)
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert "could not be queued" in run.message and "CELERY_BROKER_URL" in run.message

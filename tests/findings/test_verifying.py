@@ -120,7 +120,7 @@ def test_an_unreachable_repository_is_an_error_and_never_fixed(repo, tmp_path):
     commit = Commit.objects.get()
     verifications = pull_request_verify(pull_request=pull_request, commit=commit)
     assert {v.verdict for v in verifications} == {"error"}
-    assert all("fetch" in v.detail or "not been fetched" in v.detail for v in verifications)
+    assert all(v.detail.startswith("Repository unreachable") and "does not exist" in v.detail for v in verifications)
     assert not Finding.objects.exclude(status="open").exists()
     pull_request.repository.refresh_from_db()
     assert pull_request.repository.fetch_error

@@ -122,7 +122,7 @@ def test_a_blocker_shows_its_write_up_evidence_fix_comment_and_verdict(client, d
     assert "CI&#x27;s submodule <em>fast-forward</em> job refuses it." in first or (
         "CI's submodule <em>fast-forward</em> job refuses it." in first
     )
-    assert f'href="/acme/rl/pull/4108/findings/1/"' in first
+    assert 'href="/acme/rl/pull/4108/findings/1/"' in first
 
 
 def test_a_resolved_blocker_says_how_when_and_by_whom(client, data, staff_maintainer):
