@@ -80,7 +80,12 @@ class Finding(models.Model):
                 name="finding_resolution_matches_status",
             ),
         ]
-        indexes = [models.Index(fields=["pull_request", "kind", "status"], name="finding_pr_kind_status")]
+        indexes = [
+            models.Index(fields=["pull_request", "kind", "status"], name="finding_pr_kind_status"),
+            # The API's cross-PR filters and its most common ordering.
+            models.Index(fields=["status", "kind"], name="finding_status_kind"),
+            models.Index(fields=["updated_at", "id"], name="finding_updated"),
+        ]
         permissions = [
             ("resolve_finding", "Can mark findings fixed, dismissed or open"),
             ("import_review", "Can import review bundles"),

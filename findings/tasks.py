@@ -8,6 +8,15 @@ from recheck.errors import RepositoryError
 
 logger = logging.getLogger(__name__)
 
+# Fetches fail for passing reasons (a forge's hiccup, a network blip): retry a few times, spaced out
+# and jittered so that many workers do not hammer a forge in step.
+RETRY_FETCH = {
+    "autoretry_for": (RepositoryError,),
+    "retry_backoff": 30,
+    "retry_backoff_max": 600,
+    "retry_jitter": True,
+}
+
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
 def run_verification(self, run_id: int) -> dict:
@@ -35,16 +44,7 @@ def run_verification(self, run_id: int) -> dict:
         raise
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(RepositoryError,),
-    max_retries=4,
-    retry_backoff=30,
-    retry_backoff_max=600,
-    retry_jitter=True,
-)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=4, **RETRY_FETCH)
 def fetch_repository(self, repository_id: int, pr_number: int | None = None) -> dict:
     """Create or update a repository's mirror; retried with backoff and jitter when it fails."""
     from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
@@ -57,15 +57,7 @@ def fetch_repository(self, repository_id: int, pr_number: int | None = None) -> 
     return {"repository": repository.slug, "pr_head": result.pr_head, "unresolved": problems}
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(RepositoryError,),
-    max_retries=3,
-    retry_backoff=30,
-    retry_backoff_max=600,
-    retry_jitter=True,
-)
+@shared_task(acks_late=True, reject_on_worker_lost=True, max_retries=3, **RETRY_FETCH)
 def track_pull_request_head(pull_request_id: int) -> dict:
     """Fetch a PR's head; when it moved, pin the new head and verify it."""
     from findings.tracking import pull_request_track_head

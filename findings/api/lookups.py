@@ -5,19 +5,15 @@ from rest_framework.exceptions import NotFound
 
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, sha_validator
+from reviews.selectors import PullRequestNotFound, pull_request_get
 from reviews.services import commit_lookup
 
 
 def pull_request_by_number(*, owner: str, name: str, number: int) -> PullRequest:
-    pull_request = PullRequest.objects.select_related("repository").filter(
-        repository__slug=f"{owner}/{name}", number=number
-    ).first()
-    if pull_request is None:
-        raise NotFound(
-            f"No pull request {owner}/{name}#{number} is tracked here: import its review first "
-            "(POST /api/reviews/import), or check the owner, name and number."
-        )
-    return pull_request
+    try:
+        return pull_request_get(slug=f"{owner}/{name}", number=number)
+    except PullRequestNotFound as error:
+        raise NotFound(str(error).replace("(import_review)", "(POST /api/reviews/import)")) from None
 
 
 def _checked_sha(sha: str) -> str:

@@ -64,7 +64,7 @@ def test_the_command_writes_markdown():
 
 def test_the_command_explains_an_unknown_pull_request():
     build_review()
-    with pytest.raises(CommandError, match="no pull request acme/loader#9"):
+    with pytest.raises(CommandError, match="No pull request acme/loader#9 is tracked here"):
         call_command("export_review", "acme/loader", "9")
 
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from findings.models import Finding, FindingEvent, Verification, VerificationRun
 from findings.services import finding_resolve
-from tests.factories import FindingFactory, reviewed_pull_request
+from tests.factories import EvidenceFactory, FindingFactory, reviewed_pull_request
 
 pytestmark = pytest.mark.django_db
 
@@ -264,3 +264,10 @@ def test_the_index_search_finds_findings_never_verified(client, data):
 
     assert "1 finding found" in text_of(html)
     assert unverified.get_absolute_url() in html
+
+
+def test_a_snippet_not_read_yet_says_when_it_will_be(client):
+    evidence = EvidenceFactory(text="", path="generic_sft.py", start_line=259, end_line=259)
+    pull_request = evidence.finding.pull_request
+    page = client.get(f"{pull_request.get_absolute_url()}blockers/").content.decode()
+    assert "is read from the repository at" in page and evidence.commit.short_sha in page

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from findings.exchange import EXPORT_FORMATS, review_export
 from recheck.errors import RecheckError
-from reviews.models import PullRequest
+from reviews.selectors import pull_request_get
 
 
 class Command(BaseCommand):
@@ -17,12 +17,10 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="Write to this file instead of standard output.")
 
     def handle(self, *args, repository: str, number: int, format: str, out: str | None, **options):
-        pull_request = PullRequest.objects.by_reference(repository, number).select_related("repository").first()
-        if pull_request is None:
-            raise CommandError(
-                f"There is no pull request {repository}#{number} here: check the owner/name and the number, "
-                "or import its review first (manage.py import_review)."
-            )
+        try:
+            pull_request = pull_request_get(slug=repository, number=number)
+        except RecheckError as error:
+            raise CommandError(str(error)) from None
         try:
             result = review_export(pull_request=pull_request, format=format)
         except RecheckError as error:

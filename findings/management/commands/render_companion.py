@@ -3,7 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from findings.companion import companion_render
-from reviews.models import PullRequest
+from recheck.errors import RecheckError
+from reviews.selectors import pull_request_get
 
 
 class Command(BaseCommand):
@@ -18,16 +19,10 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="Directory to write the three files to (created if needed).")
 
     def handle(self, *args, repository: str, number: int, out: str | None, **options):
-        pull_request = PullRequest.objects.by_reference(repository, number).select_related("repository").first()
-        if pull_request is None:
-            others = PullRequest.objects.filter(repository__slug=repository).select_related("repository")[:10]
-            known = ", ".join(str(pr) for pr in others)
-            hint = (
-                f" Known pull requests of {repository}: {known}."
-                if known
-                else f" No repository {repository} is recorded."
-            )
-            raise CommandError(f"No pull request {repository}#{number}.{hint}")
+        try:
+            pull_request = pull_request_get(slug=repository, number=number)
+        except RecheckError as error:
+            raise CommandError(str(error)) from None
         pages = companion_render(pull_request=pull_request)
         sha = pages.commit.short_sha if pages.commit else "no verified commit"
         if not out:

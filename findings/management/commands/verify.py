@@ -8,6 +8,7 @@ from findings.verifying import verification_run_execute
 from recheck.errors import RecheckError
 from reviews.mirrors import commit_resolve
 from reviews.models import PullRequest
+from reviews.selectors import pull_request_get
 from reviews.services import commit_get_or_create
 
 
@@ -24,11 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
 
     def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, **options):
-        pull_request = (
-            PullRequest.objects.select_related("repository").filter(repository__slug=repository, number=number).first()
-        )
-        if pull_request is None:
-            raise CommandError(f"No pull request {repository}#{number}: import its review first (import_review).")
+        try:
+            pull_request = pull_request_get(slug=repository, number=number)
+        except RecheckError as error:
+            raise CommandError(str(error)) from None
         target = None
         fetched = False
         if commit:
