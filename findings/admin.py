@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -13,6 +14,7 @@ from findings.models import (
     EvidenceResult,
     Finding,
     FindingEvent,
+    Verdict,
     Verification,
     VerificationRun,
     WebhookDelivery,
@@ -83,11 +85,32 @@ class HistoryInline(admin.TabularInline):
         return False
 
 
+class LatestVerdictFilter(admin.SimpleListFilter):
+    """Which findings the last verification found likely fixed: the ones a maintainer should
+    look at and mark fixed."""
+
+    title = "latest verdict"
+    parameter_name = "latest_verdict"
+
+    def lookups(self, request, model_admin):
+        return Verdict.choices
+
+    def queryset(self, request, queryset):
+        if self.value() in Verdict.values:
+            return queryset.filter(latest_verdict=self.value())
+        return queryset
+
+
 @admin.register(Finding)
 class FindingAdmin(admin.ModelAdmin):
-    list_display = ["number", "title", "pull_request", "kind", "caught_by", "status", "possibly_regressed"]
+    list_display = [
+        "number", "title", "pull_request", "kind", "caught_by", "status", "latest_verdict_display",
+        "possibly_regressed",
+    ]
     list_display_links = ["number", "title"]
-    list_filter = ["kind", "status", "caught_by", "possibly_regressed", "pull_request__repository"]
+    list_filter = [
+        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed", "pull_request__repository"
+    ]
     search_fields = ["title", "summary", "body", "path", "pull_request__repository__slug"]
     list_select_related = ["pull_request__repository"]
     readonly_fields = ["status", "resolved_by", "resolved_at", "resolved_commit", "resolution_note", "resolve_buttons"]
@@ -112,6 +135,19 @@ class FindingAdmin(admin.ModelAdmin):
             },
         ),
     ]
+
+    def get_queryset(self, request):
+        latest = Verification.objects.filter(finding=OuterRef("pk")).order_by("-checked_at", "-id")
+        return super().get_queryset(request).annotate(
+            latest_verdict=Subquery(latest.values("verdict")[:1]),
+            latest_verdict_commit=Subquery(latest.values("commit__sha")[:1]),
+        )
+
+    @admin.display(description="Latest verdict", ordering="latest_verdict")
+    def latest_verdict_display(self, finding: Finding) -> str:
+        if not finding.latest_verdict:
+            return "not verified"
+        return f"{Verdict(finding.latest_verdict).label} at {finding.latest_verdict_commit[:8]}"
 
     def get_urls(self):
         return [

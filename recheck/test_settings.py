@@ -13,3 +13,5 @@ from recheck.settings import *  # noqa: E402,F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
+# Live-server and worker threads must not keep connections open past a test's database.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.db import connections
 
 from findings.companion import companion_render
 from tests.factories import reviewed_pull_request
@@ -51,6 +52,9 @@ def chromium():
             yield browser
         finally:
             browser.close()
+            # Playwright's loop gives ORM calls made inside this block their own connection,
+            # which the test database teardown cannot see: close it here.
+            connections.close_all()
 
 
 def shoot(page, name: str) -> None:

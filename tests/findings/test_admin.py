@@ -135,3 +135,18 @@ def test_every_findings_model_has_a_working_changelist(admin_client, name):
 def test_every_reviews_model_has_a_working_changelist(admin_client, name):
     VerificationFactory()
     assert admin_client.get(reverse(f"admin:reviews_{name}_changelist") + "?q=x").status_code == 200
+
+
+def test_the_list_shows_and_filters_by_the_latest_verdict(client, staff_maintainer):
+    finding = FindingFactory(title="Tolerance is zero")
+    other = FindingFactory(pull_request=finding.pull_request, title="Librosa undeclared")
+    older = VerificationFactory(finding=finding, verdict="present", checked_at="2026-11-01T00:00:00Z")
+    VerificationFactory(finding=finding, verdict="likely_fixed", commit=CommitFactory(
+        repository=finding.pull_request.repository, sha="abcdef0" + "1" * 33))
+    VerificationFactory(finding=other, verdict="present", commit=older.commit)
+    client.force_login(staff_maintainer)
+    page = client.get(reverse("admin:findings_finding_changelist")).content.decode()
+    assert "Likely fixed at abcdef01" in page
+    filtered = client.get(reverse("admin:findings_finding_changelist"), {"latest_verdict": "likely_fixed"})
+    assert "Tolerance is zero" in filtered.content.decode()
+    assert "Librosa undeclared" not in filtered.content.decode()

@@ -5,7 +5,9 @@ import time
 import pytest
 from celery.contrib.testing.worker import start_worker
 from celery.exceptions import Retry
+from celery.signals import task_postrun
 from django.conf import settings
+from django.db import connections
 
 from findings.models import CompanionPages, Verification, VerificationRun
 from findings.runs import verification_run_request
@@ -32,13 +34,20 @@ def celery_worker(transactional_db):
     app.conf.task_always_eager = False
     # Messages left behind by tests that queued work without a worker must not run now.
     app.control.purge()
+    # The worker thread's own database connection would outlive the test database otherwise.
+    task_postrun.connect(_close_connections, weak=False)
     try:
         with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
             yield worker
             # Nothing queued by this test may run once its database is gone.
             app.control.purge()
     finally:
+        task_postrun.disconnect(_close_connections)
         app.conf.update(saved)
+
+
+def _close_connections(**kwargs):
+    connections.close_all()
 
 
 def wait_for(run: VerificationRun, timeout: float = 60) -> VerificationRun:
