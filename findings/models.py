@@ -126,8 +126,10 @@ class Evidence(models.Model):
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="evidence")
     position = models.PositiveIntegerField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
+    # RESTRICT: a commit cannot be deleted from under the evidence recorded at it, yet deleting the
+    # whole repository (which takes the evidence with it) still works.
     commit = models.ForeignKey(
-        Commit, null=True, blank=True, on_delete=models.CASCADE, related_name="evidence",
+        Commit, null=True, blank=True, on_delete=models.RESTRICT, related_name="evidence",
         help_text="The commit the evidence was recorded at.",
     )
     path = models.CharField(max_length=500, blank=True, help_text="File path, glob (pattern) or submodule path.")

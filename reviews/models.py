@@ -159,7 +159,7 @@ class PinnedCommit(models.Model):
         HEAD = "head", "Head"
 
     pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="pins")
-    commit = models.ForeignKey(Commit, on_delete=models.CASCADE, related_name="pins")
+    commit = models.ForeignKey(Commit, on_delete=models.RESTRICT, related_name="pins")
     role = models.CharField(max_length=10, choices=Role.choices)
     pinned_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField(blank=True)

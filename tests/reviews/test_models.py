@@ -88,3 +88,23 @@ def test_permalinks_point_at_the_commit_and_lines():
 def test_it_refuses_a_slug_that_is_not_owner_slash_name(slug):
     with pytest.raises(IntegrityError), transaction.atomic():
         RepositoryFactory(slug=slug)
+
+
+def test_a_pinned_commit_cannot_be_deleted_from_under_its_pull_request():
+    from django.db.models import RestrictedError
+
+    from tests.factories import PinnedCommitFactory
+
+    pin = PinnedCommitFactory()
+    with pytest.raises(RestrictedError):
+        pin.commit.delete()
+
+
+def test_deleting_a_repository_takes_its_commits_pins_and_findings_with_it():
+    from findings.models import Evidence
+    from tests.factories import EvidenceFactory, PinnedCommitFactory
+
+    evidence = EvidenceFactory()
+    PinnedCommitFactory(pull_request=evidence.finding.pull_request, commit=evidence.commit)
+    evidence.finding.pull_request.repository.delete()
+    assert not Commit.objects.exists() and not Evidence.objects.exists()
