@@ -13,7 +13,14 @@ from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
 from findings.runs import verification_run_advance, verification_run_finish, verification_run_start
-from findings.verification import CheckResult, EvidenceSpec, check_evidence, snippet_text_at, verdict_for
+from findings.verification import (
+    CheckResult,
+    EvidenceSpec,
+    check_evidence,
+    prefetch_files,
+    snippet_text_at,
+    verdict_for,
+)
 from recheck.errors import RecheckError
 from reviews.git import GitReader
 from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
@@ -67,13 +74,16 @@ def pull_request_verify(
     A repository that cannot be fetched or read, or a commit it does not have, gives every finding
     an `error` verdict that says why: an error is never reported as fixed."""
     fetch_problem = _fetch(pull_request) if fetch else ""
-    findings, evidence = _load(pull_request)
+    loaded = None
     try:
         with repository_reader(pull_request.repository) as reader:
             commits_resolve(repository=pull_request.repository, reader=reader)
             commit.refresh_from_db()
             target = reader.resolve(commit.sha)
-            findings, evidence = _load(pull_request)  # evidence commits may have just been resolved
+            # Loaded after resolving, so evidence carries the full SHAs of its commits.
+            findings, evidence = loaded = _load(pull_request)
+            prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
+                                            if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
             outcomes = []
             for index, finding in enumerate(findings, start=1):
                 outcomes.append(_verify_finding(reader, finding, evidence.get(finding.pk, []), target))
@@ -81,6 +91,7 @@ def pull_request_verify(
                     progress(index, len(findings))
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
+        findings, evidence = loaded or _load(pull_request)
         outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
         if progress:
             progress(len(findings), len(findings))
@@ -167,17 +178,18 @@ def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str
 
 @transaction.atomic
 def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
-    """Replace the verifications of these findings at `commit` in a few set-based statements."""
-    now = timezone.now()
-    Verification.objects.bulk_create(
-        [
-            Verification(finding_id=o.finding.pk, commit=commit, verdict=o.verdict, checked_at=now, detail=o.detail)
-            for o in outcomes
-        ],
-        update_conflicts=True,
-        unique_fields=["finding", "commit"],
-        update_fields=["verdict", "checked_at", "detail"],
-        batch_size=500,
+    """Replace the verifications of these findings at `commit`, and their results, with upserts:
+    a re-run or a duplicated task updates the rows in place, and a concurrent run waits on them.
+
+    Plain INSERT ... ON CONFLICT statements: building ten thousand model instances and their SQL
+    would cost more than checking the evidence did."""
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    _upsert(
+        Verification,
+        ("finding_id", "commit_id", "verdict", "checked_at", "first_checked_at", "detail"),
+        conflict=("finding_id", "commit_id"),
+        update=("verdict", "checked_at", "detail"),
+        rows=[(o.finding.pk, commit.pk, o.verdict, now, now, o.detail) for o in outcomes],
     )
     verifications = {
         verification.finding_id: verification
@@ -185,35 +197,47 @@ def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
             commit=commit, finding__in=[o.finding.pk for o in outcomes]
         ).select_related("commit")
     }
-    # EvidenceResult has no dependents and no signals, so this is one DELETE statement.
-    EvidenceResult.objects.filter(verification__commit=commit, verification__finding__in=list(verifications)).delete()
-    _insert_results(
-        (
-            verifications[o.finding.pk].pk,
-            evidence.pk,
-            result.state,
-            result.path or "",
-            result.start_line,
-            result.end_line,
-            result.detail,
-        )
-        for o in outcomes
-        for evidence, result in o.results
+    # Results of evidence since removed went with it (on delete cascade): the upsert covers the rest.
+    _upsert(
+        EvidenceResult,
+        ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail"),
+        conflict=("verification_id", "evidence_id"),
+        update=("state", "path", "start_line", "end_line", "detail"),
+        rows=[
+            (
+                verifications[o.finding.pk].pk,
+                evidence.pk,
+                result.state,
+                result.path or "",
+                result.start_line,
+                result.end_line,
+                result.detail,
+            )
+            for o in outcomes
+            for evidence, result in o.results
+        ],
     )
     _flag_regressions(commit, outcomes)
     return [verifications[o.finding.pk] for o in outcomes]
 
 
-def _insert_results(rows) -> None:
-    """One executemany instead of bulk_create: building ten thousand model instances and their
-    SQL costs more than checking the evidence did."""
-    table = connection.ops.quote_name(EvidenceResult._meta.db_table)
-    columns = ", ".join(
-        connection.ops.quote_name(name)
-        for name in ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail")
+def _upsert(model, columns: tuple[str, ...], *, conflict: tuple[str, ...], update: tuple[str, ...], rows) -> None:
+    """INSERT ... ON CONFLICT DO UPDATE (PostgreSQL and SQLite both speak it), many rows per
+    statement: one round trip per row would cost PostgreSQL more than the checks themselves."""
+    if not rows:
+        return
+    quote = connection.ops.quote_name
+    row_sql = f"({', '.join(['%s'] * len(columns))})"
+    head = f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(map(quote, columns))}) VALUES "
+    tail = (
+        f" ON CONFLICT ({', '.join(map(quote, conflict))}) DO UPDATE SET "
+        + ", ".join(f"{quote(name)} = excluded.{quote(name)}" for name in update)
     )
+    per_statement = min(1000, (connection.features.max_query_params or 65535) // len(columns))
     with connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s, %s)", list(rows))
+        for start in range(0, len(rows), per_statement):
+            batch = rows[start : start + per_statement]
+            cursor.execute(head + ", ".join([row_sql] * len(batch)) + tail, [value for row in batch for value in row])
 
 
 def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:

@@ -15,3 +15,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
 # Live-server and worker threads must not keep connections open past a test's database.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+# SQLite's shared in-memory test database fails at once ("table is locked") when a worker or
+# live-server thread writes while the test reads; a file waits for the lock like a server would.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": os.path.join(tempfile.mkdtemp(prefix="recheck-test-db-"), "test.sqlite3")}  # noqa: F405

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from findings.models import Evidence, Finding
 from recheck.errors import RecheckError
+from findings.verification import compile_pattern
 from reviews.git import validate_clone_url
 from reviews.models import SHA_RE, SLUG_RE, PinnedCommit, PullRequest
 
@@ -141,9 +142,9 @@ class EvidenceSerializer(serializers.Serializer):
                 raise serializers.ValidationError({"path": error.detail}) from None
         if kind == "pattern":
             try:
-                re.compile(attrs["regex"], re.MULTILINE)
-            except re.error as error:
-                raise serializers.ValidationError({"regex": f"Not a valid regular expression: {error}."}) from None
+                compile_pattern(attrs["regex"])
+            except RecheckError as error:
+                raise serializers.ValidationError({"regex": f"{error}."}) from None
         return attrs
 
 

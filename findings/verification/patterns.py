@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+import regex as re
 
 from recheck.errors import InvalidPattern, RecheckError
 from reviews.git import GitReader, is_glob, match_paths, validate_glob
@@ -14,12 +15,17 @@ from findings.verification.specs import ABSENT, PRESENT, EvidenceSpec
 from findings.verification.texts import cache_for
 
 
-def compile_pattern(regex: str) -> re.Pattern[str]:
-    """Compile ``regex`` as Python ``re`` with MULTILINE, or raise InvalidPattern."""
+# A reviewer's regex runs over whole files: one that backtracks catastrophically must fail the
+# check, not hold a worker for the task's whole time limit. The `regex` package can time out.
+SEARCH_TIMEOUT_SECONDS = 2.0
+
+
+def compile_pattern(regex: str) -> re.Pattern:
+    """Compile ``regex`` (Python ``re`` syntax) with MULTILINE, or raise InvalidPattern."""
     if not isinstance(regex, str) or not regex:
         raise InvalidPattern("the pattern is empty; give a regular expression to look for")
     try:
-        return re.compile(regex, re.MULTILINE)
+        return re.compile(regex, re.MULTILINE | re.VERSION0)
     except re.error as exc:
         where = f" at position {exc.pos}" if exc.pos is not None else ""
         raise InvalidPattern(
@@ -92,7 +98,7 @@ def _scope(reader: GitReader, spec: EvidenceSpec, target: str) -> _Scope:
     )
 
 
-def _search(reader: GitReader, scope: _Scope, regex: re.Pattern[str]) -> tuple[str, int, int] | None:
+def _search(reader: GitReader, scope: _Scope, regex: re.Pattern) -> tuple[str, int, int] | None:
     """(path, first line, last line) of the first match, in path order."""
     cache = cache_for(reader)
     for path in scope.paths:
@@ -105,13 +111,19 @@ def _search(reader: GitReader, scope: _Scope, regex: re.Pattern[str]) -> tuple[s
             if file.too_large:
                 scope.too_large.append(path)
             continue
-        match = regex.search(file.text)
+        try:
+            match = regex.search(file.text, timeout=SEARCH_TIMEOUT_SECONDS)
+        except TimeoutError:
+            raise RecheckError(
+                f"the pattern took more than {SEARCH_TIMEOUT_SECONDS:g}s on {path} and was stopped; "
+                "simplify it (nested repetition such as (a+)+ backtracks without end)"
+            ) from None
         if match is not None:
             return (path, *_line_span(file.text, match))
     return None
 
 
-def _line_span(text: str, match: re.Match[str]) -> tuple[int, int]:
+def _line_span(text: str, match: re.Match) -> tuple[int, int]:
     first = text.count("\n", 0, match.start()) + 1
     # A match that ends with a newline ends on the line before it.
     last_char = max(match.start(), match.end() - 1)

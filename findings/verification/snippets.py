@@ -144,9 +144,8 @@ class _SnippetSearch:
 
     def _unique(self, current: FileText, loose: bool) -> bool:
         """Cheaply rule out duplicates: does the needle's longest line occur only once?"""
-        lines, ours = (self.needle.stripped, current.stripped) if loose else (self.needle.keys, current.keys)
-        probe = max(lines, key=len)
-        return ours.count(probe) == 1
+        lines = self.needle.stripped if loose else self.needle.keys
+        return current.count_line(lines[self.needle.longest], loose=loose) == 1
 
     def _expected_position(self, current: FileText) -> int:
         """Where the diff from the evidence commit puts the original first line (0-based).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Iterable
 from difflib import SequenceMatcher
 
 from recheck.errors import RecheckError
@@ -21,6 +22,9 @@ from reviews.git import Blob, GitReader, split_lines
 _TEXT_BUDGET_CHARS = 96 * 1024 * 1024
 _LINE_MAP_LIMIT = 4096
 _CORPUS_LIMIT = 8
+# Building a line index of every changed file costs as much as a few hundred substring searches of
+# their text, so a corpus is searched until it has been asked this many times, then indexed.
+_CORPUS_SCANS_BEFORE_INDEX = 256
 # SequenceMatcher without autojunk is precise but slow on very long inputs.
 _PRECISE_DIFF_LINES = 5000
 
@@ -28,7 +32,7 @@ _PRECISE_DIFF_LINES = 5000
 class Needle:
     """Snippet lines prepared for matching: trailing (and, loosely, leading) whitespace ignored."""
 
-    __slots__ = ("keys", "stripped")
+    __slots__ = ("keys", "stripped", "longest")
 
     def __init__(self, text: str) -> None:
         lines = split_lines(text)
@@ -36,6 +40,8 @@ class Needle:
         self.stripped = [line.strip() for line in lines]
         if not any(self.stripped):
             raise RecheckError("the snippet text is blank; record the lines of code the finding is about")
+        # The most telling line to search for: the longest is the least likely to recur.
+        self.longest = max(range(len(lines)), key=lambda offset: len(self.stripped[offset]))
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -50,7 +56,7 @@ class FileText:
 
     __slots__ = (
         "path", "sha", "size", "lines", "problem", "too_large",
-        "_keys", "_stripped", "_index", "_text", "__weakref__",
+        "_keys", "_stripped", "_text", "__weakref__",
     )
 
     def __init__(
@@ -64,7 +70,6 @@ class FileText:
         self.too_large = too_large
         self._keys: list[str] | None = None
         self._stripped: list[str] | None = None
-        self._index: dict[str, list[int]] | None = None
         self._text: str | None = None
 
     def require_text(self) -> FileText:
@@ -93,32 +98,44 @@ class FileText:
             self._text = "\n".join(self.lines)
         return self._text
 
-    @property
-    def index(self) -> dict[str, list[int]]:
-        if self._index is None:
-            index: dict[str, list[int]] = {}
-            for position, line in enumerate(self.stripped):
-                index.setdefault(line, []).append(position)
-            self._index = index
-        return self._index
-
     def matches_at(self, needle: Needle, position: int, *, loose: bool) -> bool:
         """True when the needle sits at 0-based ``position``."""
         if position < 0 or position + len(needle) > len(self.lines):
             return False
-        ours, theirs = (self.stripped, needle.stripped) if loose else (self.keys, needle.keys)
-        return ours[position : position + len(needle)] == theirs
+        window = self.lines[position : position + len(needle)]
+        if loose:
+            return [line.strip() for line in window] == needle.stripped
+        return [line.rstrip() for line in window] == needle.keys
 
     def occurrences(self, needle: Needle, *, loose: bool) -> list[int]:
-        """All 0-based start positions of the needle, found via its rarest line."""
-        anchor, positions = rarest_line(needle, self.index)
-        if positions is None:
-            return []
-        return [
-            position - anchor
-            for position in positions
-            if self.matches_at(needle, position - anchor, loose=loose)
-        ]
+        """All 0-based start positions of the needle.
+
+        Its longest line is searched for in the file's text (a C-speed substring search, with
+        line numbers counted from the offsets) and every hit is then compared line by line, so
+        no per-line index of the file is ever built."""
+        anchor = needle.longest
+        probe = needle.stripped[anchor]
+        text = self.text
+        positions = []
+        line, counted_to = 0, 0
+        at = text.find(probe)
+        while at != -1:
+            line += text.count("\n", counted_to, at)
+            counted_to = at
+            start = line - anchor
+            if self.matches_at(needle, start, loose=loose) and (not positions or positions[-1] != start):
+                positions.append(start)
+            end_of_line = text.find("\n", at)
+            if end_of_line == -1:
+                break
+            at = text.find(probe, end_of_line + 1)
+        return positions
+
+    def count_line(self, line: str, *, loose: bool) -> int:
+        """How many lines equal ``line`` (stripped, or with trailing whitespace removed)."""
+        if self.text.count(line) <= 1:
+            return self.text.count(line)  # a line that occurs is a substring that occurs
+        return (self.stripped if loose else self.keys).count(line)
 
 
 def rarest_line(needle: Needle, index: dict[str, list]) -> tuple[int, list | None]:
@@ -175,19 +192,49 @@ class LineMap:
 
 
 class Corpus:
-    """Which of a set of files contain a given stripped line, for cross-file search."""
+    """Which of a set of files contain a given line, for cross-file search.
+
+    Usually only a few snippets leave their file, so a needle's longest line is first looked for
+    in one joined text of all the files (a C-speed substring search); a corpus asked often
+    enough gets a line index instead."""
 
     def __init__(self, files: list[tuple[str, FileText]]) -> None:
         self.files = files
-        self.index: dict[str, list[int]] = {}
-        for number, (_, file) in enumerate(files):
-            for line in set(file.stripped):
-                self.index.setdefault(line, []).append(number)
+        self.index: dict[str, list[int]] | None = None
+        self._lookups = 0
+        self._joined: str | None = None
+        self._starts: list[int] = []
 
     def candidates(self, needle: Needle) -> list[tuple[str, FileText]]:
-        """(path, file) pairs that contain the needle's rarest line, in path order."""
+        """(path, file) pairs that may contain the needle, in path order."""
+        self._lookups += 1
+        if self.index is None and self._lookups <= _CORPUS_SCANS_BEFORE_INDEX:
+            return [self.files[number] for number in self._files_containing(max(needle.stripped, key=len))]
+        if self.index is None:
+            self.index = {}
+            for number, (_, file) in enumerate(self.files):
+                for line in set(file.stripped):
+                    self.index.setdefault(line, []).append(number)
         _, numbers = rarest_line(needle, self.index)
         return [self.files[number] for number in numbers or ()]
+
+    def _files_containing(self, probe: str) -> list[int]:
+        if self._joined is None:
+            parts, offset = [], 0
+            for _, file in self.files:
+                self._starts.append(offset)
+                part = file.text
+                parts.append(part)
+                offset += len(part) + 1
+            self._joined = "\x00".join(parts)
+        numbers = []
+        at = self._joined.find(probe)
+        while at != -1:
+            number = bisect_right(self._starts, at) - 1
+            numbers.append(number)
+            after = self._starts[number + 1] if number + 1 < len(self._starts) else len(self._joined)
+            at = self._joined.find(probe, after)
+        return numbers
 
 
 class TextCache:
@@ -221,6 +268,18 @@ class TextCache:
                     self._by_sha[entry.sha] = text
         self._remember(key, text, 0 if text is None else text.size)
         return text
+
+    def prefetch(self, reader: GitReader, commit: str, paths: Iterable[str]) -> None:
+        """Read the files at (full SHA) ``commit`` that are not cached yet, in one pipelined
+        exchange with git rather than one round trip each."""
+        wanted = [path for path in dict.fromkeys(paths) if (commit, path) not in self._files]
+        for path, blob in reader.read_blobs(commit, wanted).items():
+            text = self._by_sha.get(blob.sha)
+            if text is None:
+                text = self._decode(blob, commit, reader.max_blob_bytes)
+                if not text.problem:
+                    self._by_sha[blob.sha] = text
+            self._remember((commit, path), text, text.size)
 
     def _decode(self, blob: Blob, commit: str, limit: int) -> FileText:
         if blob.too_large:
@@ -277,6 +336,7 @@ class TextCache:
         corpus = self._corpora.get(key)
         if corpus is None:
             files = []
+            self.prefetch(reader, new, self.changed_paths(reader, old, new))
             for path in self.changed_paths(reader, old, new):
                 text = self.file(reader, new, path)
                 if text is not None and not text.problem:

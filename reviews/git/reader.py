@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+import threading
 import weakref
+from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -270,21 +272,74 @@ class GitReader:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
             proc.stdin.flush()
-            header = proc.stdout.readline()
-            if not header.endswith(b"\n"):
-                raise self._broken("it stopped answering")
-            fields = header[:-1].rsplit(b" ", 2)
-            if fields[-1] == b"missing":
-                return _MISSING, None
-            if fields[-1] == b"ambiguous":
-                return _AMBIGUOUS, None
-            if len(fields) != 3 or not fields[2].isdigit():
-                raise self._broken(f"unexpected answer {header[:200]!r}")
-            size = int(fields[2])
-            data, head = self._read_content(proc.stdout, size, limit)
-            return "found", _Object(fields[0].decode("ascii"), fields[1].decode("ascii"), size, data, head)
+            return self._answer(proc.stdout, limit)
         except OSError as exc:
             raise self._broken(str(exc)) from exc
+
+    def _answer(self, out: IO[bytes], limit: int | None) -> tuple[str, _Object | None]:
+        """Read one answer of cat-file --batch."""
+        header = out.readline()
+        if not header.endswith(b"\n"):
+            raise self._broken("it stopped answering")
+        fields = header[:-1].rsplit(b" ", 2)
+        if fields[-1] == b"missing":
+            return _MISSING, None
+        if fields[-1] == b"ambiguous":
+            return _AMBIGUOUS, None
+        if len(fields) != 3 or not fields[2].isdigit():
+            raise self._broken(f"unexpected answer {header[:200]!r}")
+        size = int(fields[2])
+        data, head = self._read_content(out, size, limit)
+        return "found", _Object(fields[0].decode("ascii"), fields[1].decode("ascii"), size, data, head)
+
+    def read_blobs(self, commit: str, paths: Iterable[str]) -> dict[str, Blob]:
+        """Many files of one commit, by path (paths that are no file there are left out).
+
+        The requests go to cat-file from a second thread while this one reads the answers, so git
+        decompresses the next object while we take in the last one instead of waiting for us."""
+        entries: dict[str, TreeEntry] = {}
+        for path in paths:
+            entry = self.tree_entry(commit, path)
+            if entry is not None and entry.type == "blob":
+                entries[entry.path] = entry
+        shas = list(dict.fromkeys(entry.sha for entry in entries.values()))
+        if not shas:
+            return {}
+        proc = self._cat_file()
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin = proc.stdin
+
+        def send() -> None:
+            try:
+                stdin.write(b"".join(f"{sha}\n".encode("ascii") for sha in shas))
+                stdin.flush()
+            except OSError:
+                pass  # the reading side reports the broken process
+
+        writer = threading.Thread(target=send, name="cat-file-requests", daemon=True)
+        writer.start()
+        objects: dict[str, _Object] = {}
+        try:
+            for sha in shas:
+                status, obj = self._answer(proc.stdout, self.max_blob_bytes)
+                if obj is None:
+                    raise RepositoryError(f"blob {sha} is {status} in {self.git_dir}; re-fetch the mirror")
+                objects[sha] = obj
+        except OSError as exc:
+            raise self._broken(str(exc)) from exc
+        finally:
+            writer.join()
+        return {
+            path: Blob(
+                path=path,
+                size=objects[entry.sha].size,
+                data=objects[entry.sha].data,
+                is_binary=b"\0" in objects[entry.sha].head,
+                too_large=objects[entry.sha].data is None,
+                sha=entry.sha,
+            )
+            for path, entry in entries.items()
+        }
 
     def _read_content(self, out: IO[bytes], size: int, limit: int | None) -> tuple[bytes | None, bytes]:
         if limit is None or size <= limit:

@@ -139,8 +139,18 @@ def test_compile_pattern_uses_multiline_python_regexes():
     assert compile_pattern(r"^b$").search("a\nb\nc")
 
 
-@pytest.mark.parametrize("regex", ["(", "[a-", "a{2,1}", "(?P<x>a)(?P<x>b)", ""])
+@pytest.mark.parametrize("regex", ["(", "[a-", "a{2,1}", "(?P<x>a", ""])
 def test_compile_pattern_refuses_invalid_regexes(regex):
     with pytest.raises(InvalidPattern) as caught:
         compile_pattern(regex)
     assert isinstance(caught.value, RecheckError)
+
+
+def test_a_pattern_that_backtracks_without_end_is_stopped_and_reported_as_an_error(repo, monkeypatch):
+    from findings.verification import patterns
+
+    monkeypatch.setattr(patterns, "SEARCH_TIMEOUT_SECONDS", 0.2)
+    target = repo.write("data.txt", "x" * 5000 + "\n").commit("long line")
+    result = check(repo, pattern("data.txt", r"(x+x+)+y", expect="absent"), target)
+    assert result.state == "error"
+    assert "took more than 0.2s on data.txt" in result.detail and "simplify it" in result.detail

@@ -248,3 +248,27 @@ def test_a_blank_snippet_is_an_error(repo, base):
     result = check(repo, snippet(base, text="  \n\n"), base)
 
     assert result.state == "error" and "blank" in result.detail
+
+
+def test_code_moved_to_another_module_is_found_once_the_changed_files_are_indexed(repo, base, monkeypatch):
+    from findings.verification import texts
+
+    # A corpus asked this often stops scanning and builds its line index.
+    monkeypatch.setattr(texts, "_CORPUS_SCANS_BEFORE_INDEX", 0)
+    moved = "\n".join(f"# filler {n}" for n in range(30)) + "\n\ndef serve(request):\n" + SNIPPET + "\n"
+    repo.write("app/files.py", moved)
+    target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("move")
+
+    result = check(repo, snippet(base), target)
+
+    assert (result.state, result.path, result.start_line, result.end_line) == ("holds", "app/files.py", 33, 34)
+
+
+def test_prefetched_files_give_the_same_answers(repo, base):
+    from findings.verification import prefetch_files
+
+    target = repo.write("app/views.py", "# new header\n" + VIEW).commit("header")
+    with GitReader(repo.git_dir) as reader:
+        prefetch_files(reader, target, ["app/views.py", "../escape.py", "app/*.py", "missing.py"])
+        result = check_evidence(reader, snippet(base), target)
+    assert (result.state, result.start_line) == ("holds", 7)

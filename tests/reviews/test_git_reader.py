@@ -260,3 +260,26 @@ def test_a_reader_restarts_cat_file_if_it_died(reader, history):
 def test_a_directory_that_is_not_a_repository_is_refused(tmp_path):
     with pytest.raises(RepositoryError, match="not a git repository"):
         GitReader(tmp_path)
+
+
+def test_it_reads_many_files_in_one_pipelined_exchange(monkeypatch, reader, history):
+    _, second = history
+    reader.read_blob(second, "src/app.py")  # start the process
+    started = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a) or pytest.fail("new process"))
+    blobs = reader.read_blobs(second, ["src/app.py", "src/new.py", "logo.png", "old.txt", "src", "vendor/lib"])
+    assert set(blobs) == {"src/app.py", "src/new.py", "logo.png"}  # no file at the others
+    assert blobs["src/new.py"].data == b"NEW = True\n" and not blobs["src/new.py"].is_binary
+    assert blobs["logo.png"].is_binary
+    assert blobs["src/app.py"].lines()[-1] == "    return os.getcwd() or '/'"
+    assert reader.read_blob(second, "src/new.py").data == b"NEW = True\n"  # still in step afterwards
+    assert not started
+
+
+def test_many_files_are_more_than_a_pipe_holds(repo):
+    for n in range(300):
+        repo.write(f"many/file_{n}.txt", f"file {n}\n" * 400)
+    sha = repo.commit("many")
+    with GitReader(repo.git_dir) as reader:
+        blobs = reader.read_blobs(sha, [f"many/file_{n}.txt" for n in range(300)])
+    assert len(blobs) == 300 and blobs["many/file_299.txt"].data == b"file 299\n" * 400
