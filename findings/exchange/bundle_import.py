@@ -125,29 +125,29 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
     return report
 
 
-def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
-    repository = Repository.objects.filter(slug=values["slug"]).first()
-    created = repository is None
-    repository = repository or Repository(slug=values["slug"])
-    changed = _assign(
-        repository,
-        {
-            "clone_url": values["clone_url"],
-            "web_url": values["web_url"],
-            "default_branch": values["default_branch"],
-        },
-    )
+def _save_by_key(model, key: dict, values: dict):
+    """The row `key` names, created or brought up to date with `values`: (row, created, changed)."""
+    instance = model.objects.filter(**key).first()
+    created = instance is None
+    instance = instance or model(**key)
+    changed = _assign(instance, values)
     if created or changed:
-        repository.save()
-    return repository, created, changed and not created
+        instance.save()
+    return instance, created, changed and not created
+
+
+def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
+    return _save_by_key(
+        Repository,
+        {"slug": values["slug"]},
+        {"clone_url": values["clone_url"], "web_url": values["web_url"], "default_branch": values["default_branch"]},
+    )
 
 
 def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, bool]:
-    pull_request = PullRequest.objects.filter(repository=repository, number=values["number"]).first()
-    created = pull_request is None
-    pull_request = pull_request or PullRequest(repository=repository, number=values["number"])
-    changed = _assign(
-        pull_request,
+    return _save_by_key(
+        PullRequest,
+        {"repository": repository, "number": values["number"]},
         {
             "title": values["title"],
             "url": values["url"],
@@ -157,18 +157,13 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
             "status_note": values["status"],
         },
     )
-    if created or changed:
-        pull_request.save()
-    return pull_request, created, changed and not created
 
 
 def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor, report: ImportReport) -> None:
-    finding = Finding.objects.filter(pull_request=pull_request, number=item["number"]).first()
-    created = finding is None
-    finding = finding or Finding(pull_request=pull_request, number=item["number"])
     location = item["location"] or {}
-    changed = _assign(
-        finding,
+    finding, created, changed = _save_by_key(
+        Finding,
+        {"pull_request": pull_request, "number": item["number"]},
         {
             "kind": item["kind"],
             "caught_by": item["caught_by"],
@@ -181,11 +176,9 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
             "line": location.get("line"),
         },
     )
-    if created or changed:
-        finding.save()
     evidence_changed = _import_evidence(finding, item["evidence"], where, reviewed_commit)
     status_changed = _import_status(finding, item, where, actor)
-    report.record(f"finding {finding.number}", created, (changed or evidence_changed or status_changed) and not created)
+    report.record(f"finding {finding.number}", created, changed or evidence_changed or status_changed)
 
 
 def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_commit) -> bool:
