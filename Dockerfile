@@ -5,12 +5,11 @@ RUN apt-get update && apt-get install -y --no-install-recommends git \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 1000 recheck
 WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY recheck recheck
-COPY reviews reviews
-COPY findings findings
-RUN pip install --no-cache-dir .
 COPY . .
-RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+# Editable: the app runs from this tree (templates, demo bundle), the install brings its dependencies.
+RUN pip install --no-cache-dir -e .
+RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+    && mkdir -p /data/mirrors && chown recheck /data/mirrors
+# A named volume mounted here starts with this owner, so the worker can write its mirrors.
 USER recheck
 EXPOSE 8000

@@ -120,6 +120,10 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
+    # Usually the TLS proxy redirects and sets HSTS; these are for serving without one.
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 
 # --- Recheck -------------------------------------------------------------------------------
 RECHECK_MIRROR_ROOT = Path(env_str("RECHECK_MIRROR_ROOT", str(VAR_DIR / "mirrors")))

@@ -89,3 +89,11 @@ def test_named_volumes_are_declared():
         if not volume.startswith((".", "/"))
     }
     assert used <= set(COMPOSE["volumes"])
+
+
+def test_the_image_prepares_the_mirror_volume_for_its_user():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    mirror_root = SERVICES["worker"]["environment"]["RECHECK_MIRROR_ROOT"]
+    assert f"mkdir -p {mirror_root} && chown recheck {mirror_root}" in dockerfile
+    assert "USER recheck" in dockerfile
+    assert any(volume.endswith(f":{mirror_root}") for volume in SERVICES["worker"]["volumes"])
