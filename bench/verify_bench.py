@@ -146,6 +146,7 @@ def main() -> None:
     parser.add_argument("--per-finding", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3, help="Runs of each side; the best counts.")
     parser.add_argument("--profile", action="store_true", help="Print where the verification spends its time.")
+    parser.add_argument("--sort", default="cumulative", help="Profile order: cumulative or tottime.")
     args = parser.parse_args()
 
     root = setup("verify")
@@ -182,7 +183,7 @@ def main() -> None:
         timings.append(time.perf_counter() - started)
         if profiler:
             profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+            pstats.Stats(profiler).sort_stats(args.sort).print_stats(25)
     elapsed = min(timings)
 
     verdicts = dict(Verification.objects.values_list("verdict").annotate(Count("id")))

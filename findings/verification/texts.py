@@ -133,8 +133,9 @@ class FileText:
 
     def count_line(self, line: str, *, loose: bool) -> int:
         """How many lines equal ``line`` (stripped, or with trailing whitespace removed)."""
-        if self.text.count(line) <= 1:
-            return self.text.count(line)  # a line that occurs is a substring that occurs
+        substrings = self.text.count(line)
+        if substrings <= 1:
+            return substrings  # a line that occurs is a substring that occurs
         return (self.stripped if loose else self.keys).count(line)
 
 
