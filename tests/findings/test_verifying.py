@@ -172,3 +172,21 @@ def test_the_number_of_queries_does_not_grow_with_the_findings(repo, django_asse
     with django_assert_max_num_queries(25):
         pull_request_verify(pull_request=pull_request, commit=commit, fetch=False)
     assert Verification.objects.count() == 40 and timezone.now()
+
+
+def test_the_upsert_both_databases_speak_updates_rows_in_place():
+    from findings.verifying import _upsert
+    from tests.factories import EvidenceFactory, VerificationFactory
+
+    verification = VerificationFactory()
+    evidence = EvidenceFactory(finding=verification.finding)
+    columns = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail")
+
+    def store(state, line):
+        _upsert(EvidenceResult, columns, conflict=("verification_id", "evidence_id"),
+                update=("state", "start_line", "end_line", "detail"),
+                rows=[(verification.pk, evidence.pk, state, "a.py", line, line, f"at {line}")])
+
+    store("holds", 3)
+    store("gone", 9)
+    assert list(EvidenceResult.objects.values_list("state", "start_line", "detail")) == [("gone", 9, "at 9")]
