@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
 from findings.runs import verification_run_advance, verification_run_finish, verification_run_start
+from findings.tasks import render_companion_pages
 from findings.verification import (
     CheckResult,
     EvidenceSpec,
@@ -363,8 +364,4 @@ def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:
 
 def _after_verification(pull_request: PullRequest) -> None:
     """Re-render the companion pages once the new verdicts are committed."""
-    from findings import tasks
-
-    render = getattr(tasks, "render_companion_pages", None)
-    if render is not None:
-        transaction.on_commit(lambda: render.delay(pull_request.pk))
+    transaction.on_commit(lambda: render_companion_pages.delay(pull_request.pk))

@@ -24,17 +24,21 @@ def commit_lookup(*, repository: Repository, sha: str) -> Commit | None:
     return candidates[0] if candidates else None
 
 
-@transaction.atomic
-def commit_get_or_create(*, repository: Repository, sha: str) -> Commit:
-    """The commit `sha` names, recorded as given (abbreviated SHAs stay unresolved until a fetch
-    resolves them)."""
+def commit_sha_checked(sha: str) -> str:
+    """`sha` normalised (trimmed, lower case), or a RecheckError saying what a SHA looks like."""
     sha = sha.strip().lower()
     try:
         sha_validator(sha)
     except ValidationError:
-        raise RecheckError(
-            f"{sha!r} is not a commit SHA: give 7 to 40 hexadecimal digits."
-        ) from None
+        raise RecheckError(f"{sha!r} is not a commit SHA: give 7 to 40 hexadecimal digits.") from None
+    return sha
+
+
+@transaction.atomic
+def commit_get_or_create(*, repository: Repository, sha: str) -> Commit:
+    """The commit `sha` names, recorded as given (abbreviated SHAs stay unresolved until a fetch
+    resolves them)."""
+    sha = commit_sha_checked(sha)
     commit = commit_lookup(repository=repository, sha=sha)
     if commit is not None:
         return commit

@@ -1,12 +1,11 @@
 """Finding what a URL or a query names: a pull request by owner/name/number, a commit by a full or
 abbreviated SHA. Each failure says what to do next."""
-from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.exceptions import NotFound
 
 from recheck.errors import RecheckError
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository, sha_validator
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.selectors import PullRequestNotFound, pull_request_get
-from reviews.services import commit_lookup
+from reviews.services import commit_lookup, commit_sha_checked
 
 
 def pull_request_by_number(*, owner: str, name: str, number: int) -> PullRequest:
@@ -16,18 +15,9 @@ def pull_request_by_number(*, owner: str, name: str, number: int) -> PullRequest
         raise NotFound(str(error).replace("(import_review)", "(POST /api/reviews/import)")) from None
 
 
-def _checked_sha(sha: str) -> str:
-    sha = sha.strip().lower()
-    try:
-        sha_validator(sha)
-    except DjangoValidationError:
-        raise RecheckError(f"{sha!r} is not a commit SHA: give 7 to 40 hexadecimal digits.") from None
-    return sha
-
-
 def recorded_commit(*, repository: Repository, sha: str, hint: str = "") -> Commit:
     """The recorded commit of `repository` that `sha` names; unknown or ambiguous is an error."""
-    sha = _checked_sha(sha)
+    sha = commit_sha_checked(sha)
     commit = commit_lookup(repository=repository, sha=sha)
     if commit is None:
         raise RecheckError(f"Commit {sha} is not recorded for {repository.slug}. {hint}".strip())
@@ -39,7 +29,7 @@ def commits_named(*, sha: str, repository: Repository | None = None) -> list[Com
     be shared by forks). Within one repository the same rules as everywhere else apply."""
     if repository is not None:
         return [recorded_commit(repository=repository, sha=sha)]
-    sha = _checked_sha(sha)
+    sha = commit_sha_checked(sha)
     repositories = Repository.objects.filter(commits__sha__startswith=sha[:7]).distinct()
     commits = [commit for repository in repositories if (commit := commit_lookup(repository=repository, sha=sha))]
     if not commits:
