@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from reviews.models import SHA_RE, Commit, PullRequest
+from reviews.models import SHA_RE, Commit, PullRequest, Repository
 
 
 class FindingQuerySet(models.QuerySet):
@@ -122,6 +122,10 @@ class Evidence(models.Model):
         ABSENT = "absent", "Does not match"
         EXISTS = "exists", "Exists"
         MISSING = "missing", "Is missing"
+        # Gitlink expectations: each holds while the problem it names is there.
+        PINNED_AT = "pinned_at", "Is pinned at"
+        OFF_BRANCH = "off_branch", "Is off its branch"
+        NOT_FAST_FORWARD = "not_fast_forward", "Does not fast-forward"
 
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="evidence")
     position = models.PositiveIntegerField()
@@ -137,8 +141,17 @@ class Evidence(models.Model):
     end_line = models.PositiveIntegerField(null=True, blank=True)
     text = models.TextField(blank=True, help_text="The snippet's code, or a note's text.")
     regex = models.TextField(blank=True)
-    expect = models.CharField(max_length=10, choices=Expect.choices, blank=True)
+    expect = models.CharField(max_length=20, choices=Expect.choices, blank=True)
     sha = models.CharField(max_length=40, blank=True, help_text="The SHA a submodule is pinned at.")
+    # Gitlink evidence: the submodule's own repository (else found from .gitmodules at each
+    # commit) and the branch its pins are measured against (else that repository's default).
+    submodule_repository = models.ForeignKey(
+        Repository, null=True, blank=True, on_delete=models.SET_NULL, related_name="submodule_evidence",
+        help_text="The submodule's repository; found from .gitmodules when left empty.",
+    )
+    reference_branch = models.CharField(
+        max_length=200, blank=True, help_text="The submodule's branch pins are measured against."
+    )
     caption = models.CharField(max_length=500, blank=True)
 
     class Meta:
@@ -156,7 +169,11 @@ class Evidence(models.Model):
                 )
                 | (Q(kind="pattern", commit__isnull=False, expect__in=["present", "absent"]) & ~Q(path="") & ~Q(regex=""))
                 | (Q(kind="path", commit__isnull=False, expect__in=["exists", "missing"]) & ~Q(path=""))
-                | (Q(kind="gitlink", commit__isnull=False, sha__regex=SHA_RE) & ~Q(path=""))
+                | (
+                    Q(kind="gitlink", commit__isnull=False, sha__regex=SHA_RE)
+                    & Q(expect__in=["", "pinned_at", "off_branch", "not_fast_forward"])
+                    & ~Q(path="")
+                )
                 | (Q(kind="note") & ~Q(text="")),
                 name="evidence_fields_match_kind",
                 violation_error_message="Evidence is missing a field its kind needs.",
@@ -178,6 +195,10 @@ class Evidence(models.Model):
         if self.kind == self.Kind.PATH:
             return f"{self.path} {self.expect}"
         if self.kind == self.Kind.GITLINK:
+            if self.expect == self.Expect.OFF_BRANCH:
+                return f"{self.path} pinned at {self.sha[:12]}, off its branch"
+            if self.expect == self.Expect.NOT_FAST_FORWARD:
+                return f"{self.path} pinned at {self.sha[:12]}, not a fast-forward"
             return f"{self.path} pinned at {self.sha[:12]}"
         return self.text[:80]
 
@@ -238,6 +259,9 @@ class EvidenceResult(models.Model):
     start_line = models.PositiveIntegerField(null=True, blank=True)
     end_line = models.PositiveIntegerField(null=True, blank=True)
     detail = models.TextField(blank=True)
+    facts = models.JSONField(
+        default=dict, blank=True, help_text="Figures measured beside the state: a submodule pin's history."
+    )
 
     class Meta:
         ordering = ["verification_id", "evidence__position"]

@@ -215,6 +215,8 @@ def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_c
             "expect": item.get("expect", ""),
             "sha": item.get("sha", ""),
             "caption": item["caption"],
+            "submodule_repository": _import_repository(item["submodule"])[0] if item.get("submodule") else None,
+            "reference_branch": item.get("branch", ""),
         }
         evidence = existing.pop(position, None)
         if evidence is None:

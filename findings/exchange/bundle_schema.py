@@ -9,7 +9,7 @@ from rest_framework import serializers
 from findings.models import Evidence, Finding
 from recheck.errors import RecheckError
 from findings.verification import compile_pattern
-from reviews.git import validate_clone_url
+from reviews.git import validate_clone_url, validate_revision
 from reviews.models import SHA_RE, SLUG_RE, PinnedCommit, PullRequest
 
 _sha = re.compile(SHA_RE)
@@ -100,6 +100,13 @@ class LocationSerializer(serializers.Serializer):
         return validate_evidence_path(value)
 
 
+def _validate_branch(value: str) -> str:
+    try:
+        return validate_revision(value.strip())
+    except RecheckError:
+        raise serializers.ValidationError("A branch name, e.g. main.") from None
+
+
 class EvidenceSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Evidence.Kind.choices)
     commit = ShaField(required=False)
@@ -111,6 +118,9 @@ class EvidenceSerializer(serializers.Serializer):
     expect = serializers.ChoiceField(choices=Evidence.Expect.choices, required=False)
     sha = ShaField(required=False)
     caption = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+    # Gitlink evidence: the submodule's repository and the branch its pins are measured against.
+    submodule = RepositorySerializer(required=False)
+    branch = serializers.CharField(required=False, max_length=200, validators=[_validate_branch])
 
     REQUIRED = {
         "snippet": ("path", "start_line", "end_line"),
@@ -119,7 +129,11 @@ class EvidenceSerializer(serializers.Serializer):
         "gitlink": ("path", "sha"),
         "note": ("text",),
     }
-    EXPECT = {"pattern": ("present", "absent"), "path": ("exists", "missing")}
+    EXPECT = {
+        "pattern": ("present", "absent"),
+        "path": ("exists", "missing"),
+        "gitlink": ("pinned_at", "off_branch", "not_fast_forward"),
+    }
 
     def validate(self, attrs):
         kind = attrs["kind"]
@@ -129,10 +143,13 @@ class EvidenceSerializer(serializers.Serializer):
                 errors[field] = f"{kind} evidence needs {field}."
         if errors:
             raise serializers.ValidationError(errors)
-        if kind in self.EXPECT and attrs["expect"] not in self.EXPECT[kind]:
+        if kind in self.EXPECT and attrs.get("expect", "pinned_at") not in self.EXPECT[kind]:
             raise serializers.ValidationError(
                 {"expect": f"{kind} evidence expects one of: {', '.join(self.EXPECT[kind])}."}
             )
+        for field in ("submodule", "branch"):
+            if kind != "gitlink" and field in attrs:
+                raise serializers.ValidationError({field: "Only gitlink evidence names a submodule and its branch."})
         if kind == "snippet" and attrs["end_line"] < attrs["start_line"]:
             raise serializers.ValidationError({"end_line": "end_line comes before start_line."})
         if kind != "note":

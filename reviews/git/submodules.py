@@ -71,30 +71,35 @@ def absolute_submodule_url(url: str, *, superproject_url: str) -> str:
     return prefix + joined
 
 
-def url_key(url: str) -> str:
-    """What two clone URLs of one repository have in common: host (lower case) and path, without
-    the scheme, the user, a trailing ``.git`` or slash. ``git@github.com:o/n.git`` and
-    ``https://github.com/o/n`` give the same key; a local path keeps its whole path."""
+def _host_and_path(url: str) -> tuple[str, str]:
     url = url.strip()
     if "://" in url:
         parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        path = parts.path
+        host, path = (parts.hostname or "").lower(), parts.path
     else:
         scp = _SCP_LIKE.match(url)
         if scp and "/" not in url.split(":", 1)[0]:
             host, path = scp.group("host").lower(), scp.group("path")
         else:
-            host, path = "", posixpath.normpath(url)
+            host, path = "", url
     path = path.rstrip("/")
     if path.endswith(".git"):
-        path = path[: -len(".git")]
-    return f"{host}/{path.strip('/')}" if host else path
+        # A local work tree's `.git` directory is the same repository as the work tree.
+        path = path[: -len(".git")].rstrip("/")
+    return host, path
+
+
+def url_key(url: str) -> str:
+    """What two clone URLs of one repository have in common: host (lower case) and path, without
+    the scheme, the user, a trailing ``.git`` or slash. ``git@github.com:o/n.git`` and
+    ``https://github.com/o/n`` give the same key; a local path keeps its whole path."""
+    host, path = _host_and_path(url)
+    return f"{host}/{path.strip('/')}" if host else posixpath.normpath(path or "/")
 
 
 def slug_for_url(url: str) -> str:
     """owner/name from a clone URL's last two path segments (``.git`` dropped)."""
-    segments = [segment for segment in url_key(url).split("/") if segment]
+    segments = [segment for segment in _host_and_path(url)[1].split("/") if segment]
     if len(segments) < 2:
         raise RepositoryError(f"{url!r} does not end in owner/name; register the repository by hand")
     return f"{segments[-2]}/{segments[-1]}"

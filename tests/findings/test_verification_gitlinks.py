@@ -1,10 +1,9 @@
-import subprocess
-
 import pytest
 
 from findings.verification import EvidenceSpec, SubmoduleSource, check_evidence
 from reviews.git import GitReader, fetch_mirror
 from tests.gitrepo import GitRepoBuilder
+from tests.submodules import BridgeHistory, git_answer
 
 OLD_PIN = "3961f399" + "1" * 32
 NEW_PIN = "5ed97996" + "2" * 32
@@ -70,29 +69,16 @@ def test_a_malformed_pin_is_an_error(repo, base, pin):
 
 # -- the submodule's history ----------------------------------------------------------------------
 
-class Bridge:
-    """A submodule repository with a main line and a feature branch forked from it:
-
-        m1 ─ m2 ─ m3 ─ m4 ─ m5 ─ m6 ─ m7 ─ m8        main (head m8)
-                    └─ f1 ─ f2 ─ f3 ─ f4             feature (head f4)
-
-    The superproject pins m6 at its base and moves the pin to f4 in the PR: 4 ahead of main and
-    5 behind, and the move adds f1..f4 and drops m4..m6."""
+class Bridge(BridgeHistory):
+    """The submodule's history (see tests.submodules), mirrored as verification would mirror it."""
 
     def __init__(self, tmp_path):
-        self.repo = GitRepoBuilder(tmp_path, "bridge")
-        self.main = [self.repo.write("bridge.py", f"version = {n}\n").commit(f"main change {n}") for n in range(1, 4)]
-        self.repo.branch("feature").checkout("feature")
-        self.feature = [self.repo.write("feature.py", f"step = {n}\n").commit(f"feature step {n}") for n in range(1, 5)]
-        self.repo.checkout("main")
-        self.main += [self.repo.write("bridge.py", f"version = {n}\n").commit(f"main change {n}") for n in range(4, 9)]
-        self.mirror = fetch_mirror(url=self.repo.url, mirror_dir=tmp_path / "mirrors" / "bridge.git",
+        super().__init__(tmp_path)
+        self.mirror = fetch_mirror(url=self.url, mirror_dir=tmp_path / "mirrors" / "bridge.git",
                                    allow_local=True).mirror_dir
 
     def git(self, *args):
-        """What git itself answers on the same mirror: the truth the engine must match."""
-        completed = subprocess.run(["git", "--git-dir", str(self.mirror), *args], capture_output=True, text=True)
-        return completed.returncode, completed.stdout.strip()
+        return git_answer(self.mirror, *args)
 
     def source(self, branch="main"):
         return SubmoduleSource(label="acme/bridge", branch=branch, mirror_dir=str(self.mirror))
