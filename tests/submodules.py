@@ -51,3 +51,41 @@ def pin_submodule(repo: GitRepoBuilder, path: str, sha: str, *, url: str | None 
     if url is not None:
         repo.write(".gitmodules", f'[submodule "{path}"]\n\tpath = {path}\n\turl = {url}\n')
     return repo.gitlink(path, sha)
+
+
+def verified_submodule_review(tmp_path: Path, *, number: int = 4108):
+    """A superproject whose PR moves its submodule off the main line, reviewed with a finding of
+    three gitlink items (pinned_at, off_branch, not_fast_forward) and a moving snippet, verified at
+    its base, reviewed and head commits. Returns (pull request, BridgeHistory)."""
+    from findings.exchange.bundle_import import review_import
+    from findings.verifying import pull_request_verify
+    from reviews.models import PullRequest
+
+    bridge = BridgeHistory(tmp_path)
+    repo = GitRepoBuilder(tmp_path, "rl")
+    loader = "".join(f"line {n}\n" for n in range(1, 11)).replace("line 5\n", "tolerance = 0\n")
+    repo.write("README.md", "rl\n").write("src/loader.py", loader)
+    base = pin_submodule(repo, "3rdparty/bridge", bridge.base_pin, url=bridge.url).commit("base")
+    reviewed = pin_submodule(repo, "3rdparty/bridge", bridge.pr_pin).commit("repin bridge to its feature branch")
+    repo.write("src/loader.py", "# header\n# header\n" + loader)
+    head = repo.commit("two lines above the tolerance")
+    gitlink = {"kind": "gitlink", "path": "3rdparty/bridge", "sha": bridge.pr_pin}
+    review_import(
+        data={
+            "repository": {"slug": "acme/rl", "clone_url": repo.url, "web_url": "https://github.com/acme/rl"},
+            "pull_request": {"number": number, "title": "Nemotron family"},
+            "commits": [{"sha": base, "role": "base"}, {"sha": reviewed, "role": "reviewed"},
+                        {"sha": head, "role": "head"}],
+            "findings": [
+                {"number": 1, "kind": "blocker", "caught_by": "ci", "title": "The Bridge pin points off main",
+                 "evidence": [gitlink, {**gitlink, "expect": "off_branch"},
+                              {**gitlink, "expect": "not_fast_forward"}]},
+                {"number": 2, "kind": "blocker", "title": "A broken dataset never stops the job",
+                 "evidence": [{"kind": "snippet", "path": "src/loader.py", "start_line": 5, "end_line": 5}]},
+            ],
+        }
+    )
+    pull_request = PullRequest.objects.get(repository__slug="acme/rl", number=number)
+    for pin in pull_request.pins.select_related("commit").order_by("pinned_at", "id"):
+        pull_request_verify(pull_request=pull_request, commit=pin.commit)
+    return pull_request, bridge

@@ -6,13 +6,15 @@ from functools import cached_property
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from findings.models import Evidence, EvidenceResult, Finding, Verification
+from findings.models import Evidence, EvidenceResult, Finding, Verdict, Verification
 from findings.rendering.highlight import highlight_snippet
+from findings.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_sentence, pin_history_svg
 from findings.selectors import (
     findings_of,
     latest_verified_pin,
     pull_request_pins,
     pull_request_verdict_counts,
+    pull_request_verifications,
     verifications_at,
 )
 from findings.site import wording
@@ -83,10 +85,31 @@ class EvidenceView:
     evidence: Evidence
     result: EvidenceResult | None
     latest_commit: Commit | None
+    # The first gitlink item of a submodule path draws its history; later items of the same path
+    # (other expectations about the same pin) would draw the same picture again.
+    draws_history: bool = False
 
     @property
     def kind(self) -> str:
         return self.evidence.kind
+
+    @property
+    def facts(self) -> dict:
+        return self.result.facts if self.result is not None and self.result.facts else {}
+
+    @cached_property
+    def pin_history(self) -> SafeString | str:
+        """The submodule pin's history at the latest verified commit, as a picture."""
+        if not self.draws_history:
+            return ""
+        return pin_history_svg(self.facts, path=self.evidence.path, id_prefix=f"pin-history-{self.evidence.pk}")
+
+    @property
+    def pin_history_text(self) -> str:
+        """The picture in words, or why there is none."""
+        if not self.draws_history:
+            return ""
+        return pin_history_sentence(self.facts, path=self.evidence.path)
 
     @cached_property
     def permalink(self) -> str:
@@ -127,6 +150,18 @@ def is_moved(result: EvidenceResult) -> bool:
     return result.moved and result.evidence.kind != Evidence.Kind.PATTERN
 
 
+def result_marks(result: EvidenceResult | None) -> tuple[str, ...]:
+    """What happened to the code on the way to this commit, as the grids mark it: moved (other
+    lines, or another file), renamed (its file was), re-indented. The engine's detail names the
+    rename and the re-indent, since only it saw the diff."""
+    if result is None or result.state != EvidenceResult.State.HOLDS or result.evidence.kind != Evidence.Kind.SNIPPET:
+        return ()
+    renamed = "file renamed" in result.detail
+    moved = result.start_line != result.evidence.start_line or (result.path != result.evidence.path and not renamed)
+    marks = (("moved",) if moved else ()) + (("renamed",) if renamed else ())
+    return marks + (("reindented",) if "re-indented" in result.detail else ())
+
+
 def result_location(result: EvidenceResult) -> str:
     if not result.path:
         return ""
@@ -158,14 +193,21 @@ def finding_views(findings, *, latest_commit: Commit | None, links: Links) -> li
     for finding in findings:
         verification = verifications.get(finding.pk)
         results = {result.evidence_id: result for result in verification.results.all()} if verification else {}
+        drawn: set[str] = set()
+        evidence_views = []
+        for evidence in finding.evidence.all():
+            result = results.get(evidence.pk)
+            draws = evidence.kind == Evidence.Kind.GITLINK and bool(result and result.facts) and evidence.path not in drawn
+            if draws:
+                drawn.add(evidence.path)
+            evidence_views.append(
+                EvidenceView(evidence=evidence, result=result, latest_commit=latest_commit, draws_history=draws)
+            )
         views.append(
             FindingView(
                 finding=finding,
                 verification=verification,
-                evidence=[
-                    EvidenceView(evidence=evidence, result=results.get(evidence.pk), latest_commit=latest_commit)
-                    for evidence in finding.evidence.all()
-                ],
+                evidence=evidence_views,
                 anchor_url=links.finding_anchor(finding),
                 detail_url=links.finding_detail(finding),
             )
@@ -265,6 +307,34 @@ class PullRequestPage:
             wording.cleanups_sentence([view.finding.status for view in self.cleanups]),
         ]
         return " ".join(part for part in parts if part)
+
+    @cached_property
+    def matrix_picture(self) -> SafeString | str:
+        """Every finding by every pinned commit, coloured by its verdict there, marked where its
+        code moved, was renamed or re-indented."""
+        if not self.pins or not self.findings:
+            return ""
+        by_cell = {
+            (verification.finding_id, verification.commit_id): verification
+            for verification in pull_request_verifications(self.pull_request)
+        }
+        columns = [f"{pin.pin.commit.short_sha} {pin.pin.get_role_display().lower()}" for pin in self.pins]
+        rows = []
+        for view in self.findings:
+            cells = []
+            for pin in self.pins:
+                verification = by_cell.get((view.finding.pk, pin.pin.commit_id))
+                if verification is None:
+                    cells.append(GridCell(state="", label="not verified"))
+                    continue
+                marks = {mark for result in verification.results.all() for mark in result_marks(result)}
+                cells.append(GridCell(state=verification.verdict, label=Verdict(verification.verdict).label.lower(),
+                                      marks=tuple(mark for mark in ("moved", "renamed", "reindented") if mark in marks)))
+            rows.append(GridRow(label=f"{view.finding.number}. {view.finding.title}", cells=cells,
+                                link=view.detail_url or view.anchor_url))
+        return grid_svg(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,
+                        title=f"Verification of {self.pull_request.reference}: {len(rows)} findings by "
+                              f"{len(columns)} pinned commits")
 
     @property
     def blockers_intro(self) -> str:

@@ -100,6 +100,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     links = Links(pull_request=pull_request)
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
+    matrix = verification_matrix(finding, pins=pins, verifications=verifications)
     return render(
         request,
         "findings/finding.html",
@@ -109,7 +110,8 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "finding": finding,
             "links": links,
             "latest_pin": latest,
-            "matrix": verification_matrix(finding, pins=pins, verifications=verifications),
+            "matrix": matrix,
+            "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
             "run": pull_request_active_run(pull_request),
         },

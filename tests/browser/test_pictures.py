@@ -1,0 +1,38 @@
+"""The pictures in a real Chromium: a submodule pin's history on its finding page and the PR-wide
+verification picture on the overview, drawn without script and readable at phone width.
+Screenshots land in tests/artifacts/."""
+import pytest
+
+from tests.browser.test_companion_pages import DESKTOP, PHONE, chromium, scrolls_sideways, shoot
+from tests.submodules import verified_submodule_review
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_the_finding_page_draws_the_pin_history_and_the_overview_the_verification_picture(live_server, tmp_path):
+    pull_request, bridge = verified_submodule_review(tmp_path)
+    base = live_server.url + pull_request.get_absolute_url()
+
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP, java_script_enabled=False)
+        page.goto(base + "findings/1/")
+        history = page.locator("svg.pin-history")
+        assert history.count() == 1 and history.is_visible()
+        assert history.bounding_box()["width"] > 600
+        assert history.locator("text.figures").text_content() == "4 ahead · 5 behind main"
+        assert page.get_by_role("img", name="Pin history of 3rdparty/bridge: 4 ahead · 5 behind main").is_visible()
+        history.scroll_into_view_if_needed()
+        shoot(page, "finding-pin-history")
+        history.screenshot(path=str(__import__("tests.browser.test_companion_pages", fromlist=["ARTIFACTS"])
+                                    .ARTIFACTS / "pin-history.png"))
+
+        page.goto(base)
+        grid = page.locator("svg.grid")
+        assert grid.is_visible() and grid.locator("rect.cell").count() == 2 * 3
+        assert grid.locator("text.mark-moved").count() == 1
+        shoot(page, "overview-verification-picture")
+
+        page.set_viewport_size(PHONE)
+        for url in (base, base + "findings/1/", base + "blockers/"):
+            page.goto(url)
+            assert not scrolls_sideways(page), f"{url} scrolls sideways at phone width with its pictures."
