@@ -8,6 +8,7 @@ from django.utils.safestring import SafeString
 
 from findings.models import Evidence, EvidenceResult, Finding, Verdict, Verification
 from findings.rendering.highlight import highlight_snippet
+from findings.rendering.markdown import has_diagram
 from findings.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_sentence, pin_history_svg
 from findings.selectors import (
     findings_of,
@@ -308,6 +309,14 @@ class PullRequestPage:
         ]
         return " ".join(part for part in parts if part)
 
+    def has_diagrams(self, current: str) -> bool:
+        """Whether the page `current` shows a ```mermaid block (only then does it load Mermaid)."""
+        if current == "overview":
+            pull_request = self.pull_request
+            return has_diagram(pull_request.before, pull_request.change, pull_request.status_note)
+        views = self.blockers if current == "blockers" else self.cleanups
+        return any(finding_has_diagram(view) for view in views)
+
     @cached_property
     def matrix_picture(self) -> SafeString | str:
         """Every finding by every pinned commit, coloured by its verdict there, marked where its
@@ -344,6 +353,11 @@ class PullRequestPage:
             caught_by_ci=sum(1 for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI),
             unchecked=sum(1 for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI),
         )
+
+
+def finding_has_diagram(view: FindingView) -> bool:
+    notes = [item.evidence.text for item in view.evidence if item.kind == Evidence.Kind.NOTE]
+    return has_diagram(view.finding.body, view.finding.fix, *notes)
 
 
 def pull_request_page(pull_request: PullRequest, *, static: bool = False) -> PullRequestPage:
@@ -384,4 +398,5 @@ def page_context(page: PullRequestPage, *, current: str) -> dict:
         "links": page.links,
         "current": current,
         "static_render": page.static,
+        "has_diagrams": page.has_diagrams(current),
     }

@@ -22,7 +22,7 @@ from findings.selectors import (
 )
 from findings.site.access import can_verify, readable
 from findings.site.matrix import verification_matrix
-from findings.site.pages import Links, finding_views, page_context, pull_request_page
+from findings.site.pages import Links, finding_has_diagram, finding_views, page_context, pull_request_page
 from findings.site.search import FindingSearchForm
 from reviews.models import PullRequest, Repository
 
@@ -111,6 +111,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "links": links,
             "latest_pin": latest,
             "matrix": matrix,
+            "has_diagrams": finding_has_diagram(view),
             "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
             "run": pull_request_active_run(pull_request),
