@@ -1,7 +1,15 @@
 """Reads about findings that need more than one queryset."""
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 
-from findings.models import EvidenceResult, Finding, FindingEvent, Verdict, Verification, VerificationRun
+from findings.models import (
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    Verdict,
+    Verification,
+    VerificationRun,
+    latest_verified_commit_id,
+)
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 
@@ -105,18 +113,6 @@ def finding_history(finding: Finding):
     return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 
 
-def _latest_verified_commit_id(pull_request_ref):
-    """Subquery: the commit of the last pin of a PR whose commit has verifications of its findings."""
-    # Inside the pin subquery, OuterRef points at the pin: its own pull request is the PR's.
-    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
-    return Subquery(
-        PinnedCommit.objects.filter(pull_request=pull_request_ref)
-        .filter(Exists(verified))
-        .order_by("-pinned_at", "-id")
-        .values("commit_id")[:1]
-    )
-
-
 def pull_requests_overview() -> list[PullRequest]:
     """Every PR with its repository, its open blocker and cleanup counts, `latest_pin` (the last
     verified pin, or None) and `verdict_counts` there — in three queries, however many PRs."""
@@ -127,7 +123,7 @@ def pull_requests_overview() -> list[PullRequest]:
             open_blockers=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.BLOCKER)),
             open_cleanups=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.CLEANUP)),
             finding_count=Count("findings"),
-            latest_commit_id=_latest_verified_commit_id(OuterRef("pk")),
+            latest_commit_id=latest_verified_commit_id(OuterRef("pk")),
         )
         .order_by("repository__slug", "-number")
     )
@@ -163,16 +159,7 @@ def finding_search(
     """Findings whose title, summary, body or path contain `text`, narrowed by the other filters.
     Each carries `latest_verdict`: its verdict at its PR's latest verified commit (None if none).
     `verdict=UNVERIFIED` asks for findings with no verdict there."""
-    findings = Finding.objects.select_related("pull_request__repository").annotate(
-        latest_commit_id=_latest_verified_commit_id(OuterRef("pull_request")),
-    )
-    findings = findings.annotate(
-        latest_verdict=Subquery(
-            Verification.objects.filter(finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id")).values(
-                "verdict"
-            )[:1]
-        )
-    )
+    findings = Finding.objects.select_related("pull_request__repository").with_latest_verdict()
     for word in text.split():
         findings = findings.filter(
             Q(title__icontains=word) | Q(summary__icontains=word) | Q(body__icontains=word) | Q(path__icontains=word)
