@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from django.utils.safestring import SafeString
 
 from findings.rendering.svg import Svg
+from findings.vocabulary import MARKS
 
 SHOWN = 8  # SHA characters in labels
 
@@ -30,7 +31,6 @@ PALETTE = {
     "holds": RED, "moved": AMBER, "gone": GREEN, "unchecked": GREY,
     "": NONE,
 }
-MARKS = {"moved": ("M", "moved"), "renamed": ("R", "file renamed"), "reindented": ("I", "re-indented")}
 TEXT = "#1f2328"
 MUTED = "#59636e"
 LINE = "#57606a"

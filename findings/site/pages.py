@@ -6,7 +6,8 @@ from functools import cached_property
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from findings.models import Evidence, EvidenceResult, Finding, Verdict, Verification
+from findings import vocabulary
+from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.rendering.highlight import highlight_snippet
 from findings.rendering.markdown import has_diagram
 from findings.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_sentence, pin_history_svg
@@ -125,13 +126,11 @@ class EvidenceView:
     @property
     def state(self) -> str:
         """holds / moved / gone / error / unchecked, or '' when it was not verified there."""
-        if self.result is None:
-            return ""
-        return "moved" if is_moved(self.result) else self.result.state
+        return self.result.shown_state if self.result else ""
 
     @property
     def now_location(self) -> str:
-        return result_location(self.result) if self.result else ""
+        return self.result.location if self.result else ""
 
     @cached_property
     def now_link(self) -> str:
@@ -146,31 +145,15 @@ class EvidenceView:
         )
 
 
-def is_moved(result: EvidenceResult) -> bool:
-    """Moved, for evidence that has one place: a pattern's glob matching in some file is not a move."""
-    return result.moved and result.evidence.kind != Evidence.Kind.PATTERN
-
-
 def result_marks(result: EvidenceResult | None) -> tuple[str, ...]:
-    """What happened to the code on the way to this commit, as the grids mark it: moved (other
-    lines, or another file), renamed (its file was), re-indented. The engine's detail names the
-    rename and the re-indent, since only it saw the diff."""
-    if result is None or result.state != EvidenceResult.State.HOLDS or result.evidence.kind != Evidence.Kind.SNIPPET:
+    """The marks a verification picture puts on this result (see vocabulary.evidence_marks)."""
+    if result is None:
         return ()
-    renamed = "file renamed" in result.detail
-    moved = result.start_line != result.evidence.start_line or (result.path != result.evidence.path and not renamed)
-    marks = (("moved",) if moved else ()) + (("renamed",) if renamed else ())
-    return marks + (("reindented",) if "re-indented" in result.detail else ())
-
-
-def result_location(result: EvidenceResult) -> str:
-    if not result.path:
-        return ""
-    if result.start_line and result.end_line and result.end_line != result.start_line:
-        return f"{result.path}:{result.start_line}–{result.end_line}"
-    if result.start_line:
-        return f"{result.path}:{result.start_line}"
-    return result.path
+    evidence = result.evidence
+    return vocabulary.evidence_marks(
+        kind=evidence.kind, state=result.state, path=result.path, start_line=result.start_line,
+        recorded_path=evidence.path, recorded_start_line=evidence.start_line, detail=result.detail,
+    )
 
 
 @dataclass
@@ -270,17 +253,12 @@ class PullRequestPage:
         """Blockers grouped as the review groups them: what CI catches first, then what nothing checks."""
         groups = [
             {
-                "key": "ci",
-                "title": "Caught by CI",
-                "subtitle": "red now, or red the first time the tests run",
-                "findings": [view for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI],
-            },
-            {
-                "key": "none",
-                "title": "Nothing checks these",
-                "subtitle": "they appear during a real run",
-                "findings": [view for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI],
-            },
+                "key": caught_by,
+                "title": title,
+                "subtitle": subtitle,
+                "findings": [view for view in self.blockers if view.finding.caught_by == caught_by],
+            }
+            for caught_by, title, subtitle in vocabulary.BLOCKER_GROUPS
         ]
         return [group for group in groups if group["findings"]]
 
@@ -334,11 +312,11 @@ class PullRequestPage:
             for pin in self.pins:
                 verification = by_cell.get((view.finding.pk, pin.pin.commit_id))
                 if verification is None:
-                    cells.append(GridCell(state="", label="not verified"))
+                    cells.append(GridCell(state="", label=vocabulary.NOT_VERIFIED_PHRASE))
                     continue
                 marks = {mark for result in verification.results.all() for mark in result_marks(result)}
-                cells.append(GridCell(state=verification.verdict, label=Verdict(verification.verdict).label.lower(),
-                                      marks=tuple(mark for mark in ("moved", "renamed", "reindented") if mark in marks)))
+                cells.append(GridCell(state=verification.verdict, label=vocabulary.verdict_phrase(verification.verdict),
+                                      marks=tuple(mark for mark in vocabulary.MARKS if mark in marks)))
             rows.append(GridRow(label=f"{view.finding.number}. {view.finding.title}", cells=cells,
                                 link=view.detail_url or view.anchor_url))
         return grid_svg(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from recheck.errors import RecheckError
+from reviews.git.errors import RecheckError
 from reviews.git import GitReader, validate_repo_path
 from reviews.git.history import commits_between, divergence, is_ancestor
 

@@ -31,7 +31,6 @@ class SubmoduleSource:
     mirror_dir: str | None = None
     problem: str = ""
 
-
 @dataclass(frozen=True)
 class EvidenceSpec:
     """One evidence item.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recheck.errors import RepositoryError
+from reviews.git.errors import RepositoryError
 from reviews.git.process import run_git, stderr_text
 from reviews.git.reader import GitReader
 

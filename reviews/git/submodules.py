@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from recheck.errors import RepositoryError
+from reviews.git.errors import RepositoryError
 from reviews.git.process import run_git, stderr_text
 from reviews.git.reader import GitReader
 

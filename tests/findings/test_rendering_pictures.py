@@ -5,7 +5,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from findings.companion import companion_pages_html
+from findings.site.companion import companion_pages_html
 from findings.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_svg
 from tests.submodules import verified_submodule_review
 
@@ -100,7 +100,7 @@ def test_the_pictures_appear_on_the_pages_and_in_the_static_render(client, tmp_p
         [grid] = [svg for svg in svgs_in(html) if "grid" in svg.get("class")]
         cells = [rect.find(f"{SVG}title").text for rect in grid.iter(f"{SVG}rect") if rect.find(f"{SVG}title") is not None]
         assert "2. A broken dataset never stops the job at " + pull_request.pins.get(role="head").commit.short_sha \
-            + " head: present (moved)" in cells
+            + " head: still present (moved)" in cells
         assert any(text.startswith("1. The Bridge pin points off main at") and "likely fixed" in text for text in cells)
     [matrix] = [svg for svg in svgs_in(finding_page) if "grid" in svg.get("class")]
     assert "to src/loader.py" not in " ".join(texts(matrix))  # finding 1 has no moving code
