@@ -118,6 +118,19 @@ def location(path: str, start_line: int | None = None, end_line: int | None = No
     return path
 
 
+# --- What the review counts but Recheck does not record ----------------------------------------
+
+
+def cleanups_not_recorded_sentence(cleanups_not_recorded: int | None) -> str:
+    """'The review counts 5 cleanups that are not recorded here.': the reviewer's own figure, for
+    cleanups the review counts without describing (so there is no finding, and nothing to check)."""
+    if not cleanups_not_recorded:
+        return ""
+    if cleanups_not_recorded == 1:
+        return "The review counts 1 cleanup that is not recorded here."
+    return f"The review counts {cleanups_not_recorded} cleanups that are not recorded here."
+
+
 # --- How the blockers are grouped ---------------------------------------------------------------
 
 CAUGHT_BY_CI = "ci"

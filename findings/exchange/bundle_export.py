@@ -30,6 +30,18 @@ def bundle_export(*, pull_request: PullRequest) -> dict:
                 "before": pull_request.before,
                 "change": pull_request.change,
                 "status": pull_request.status_note,
+                "opening": pull_request.opening,
+                "closing": pull_request.closing,
+                "comments_left": pull_request.comments_left,
+                "cleanups_not_recorded": pull_request.cleanups_not_recorded,
+                "attestation": _without_empty(
+                    {
+                        "text": pull_request.attestation,
+                        "by": pull_request.attested_by,
+                        "at": pull_request.attested_at.isoformat() if pull_request.attested_at else None,
+                        "commit": pull_request.attested_commit.sha if pull_request.attested_commit else None,
+                    }
+                ) if pull_request.attestation else None,
             }
         ),
         "commits": [_without_empty({"sha": pin.commit.sha, "role": pin.role, "note": pin.note}) for pin in pins],

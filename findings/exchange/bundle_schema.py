@@ -70,6 +70,16 @@ class RepositorySerializer(serializers.Serializer):
             raise serializers.ValidationError(f"{error}.") from None
 
 
+class AttestationSerializer(serializers.Serializer):
+    """A reviewer's own check ("re-checked by hand at d044f40: all still present"): theirs, with
+    who and when, never taken for a verdict."""
+
+    text = serializers.CharField(trim_whitespace=False)
+    by = serializers.CharField(max_length=200)
+    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    commit = ShaField(required=False, allow_null=True, default=None)
+
+
 class PullRequestSerializer(serializers.Serializer):
     number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     title = serializers.CharField(max_length=500)
@@ -78,6 +88,14 @@ class PullRequestSerializer(serializers.Serializer):
     before = serializers.CharField(required=False, allow_blank=True, default="")
     change = serializers.CharField(required=False, allow_blank=True, default="")
     status = serializers.CharField(required=False, allow_blank=True, default="")
+    # The review's own framing: its opening and closing text, the counts it gives.
+    opening = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    closing = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    comments_left = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False, allow_null=True,
+                                             default=None)
+    cleanups_not_recorded = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False,
+                                                     allow_null=True, default=None)
+    attestation = AttestationSerializer(required=False, allow_null=True, default=None)
 
 
 class CommitSerializer(serializers.Serializer):

@@ -281,9 +281,13 @@ class PullRequestPage:
                 self.pull_request.get_state_display(), [view.finding.status for view in blockers]
             ),
             wording.verification_sentence(
-                [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked
+                [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked,
+                attested=bool(self.pull_request.attestation),
             ),
-            wording.cleanups_sentence([view.finding.status for view in self.cleanups]),
+            wording.cleanups_sentence(
+                [view.finding.status for view in self.cleanups],
+                not_recorded=self.pull_request.cleanups_not_recorded,
+            ),
         ]
         return " ".join(part for part in parts if part)
 
@@ -292,8 +296,13 @@ class PullRequestPage:
         if current == "overview":
             pull_request = self.pull_request
             return has_diagram(pull_request.before, pull_request.change, pull_request.status_note)
+        framing = (self.pull_request.opening, self.pull_request.closing) if current == "blockers" else ()
         views = self.blockers if current == "blockers" else self.cleanups
-        return any(finding_has_diagram(view) for view in views)
+        return has_diagram(*framing) or any(finding_has_diagram(view) for view in views)
+
+    @property
+    def not_recorded_sentence(self) -> str:
+        return wording.not_recorded_sentence(self.pull_request.cleanups_not_recorded)
 
     @cached_property
     def matrix_picture(self) -> SafeString | str:
@@ -330,6 +339,8 @@ class PullRequestPage:
             cleanups=len(self.cleanups),
             caught_by_ci=sum(1 for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI),
             unchecked=sum(1 for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI),
+            comments_left=self.pull_request.comments_left,
+            cleanups_not_recorded=self.pull_request.cleanups_not_recorded,
         )
 
 
