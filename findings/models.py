@@ -24,7 +24,7 @@ class FindingQuerySet(models.QuerySet):
         """With what a finding's page and its API detail show: its PR and repository, who resolved
         it and at which commit, and its evidence with their commits (three queries in all)."""
         return self.select_related("pull_request__repository", "resolved_by", "resolved_commit").prefetch_related(
-            models.Prefetch("evidence", queryset=Evidence.objects.select_related("commit"))
+            models.Prefetch("evidence", queryset=Evidence.objects.select_related("commit", "submodule_repository"))
         )
 
     def with_latest_verdict(self):

@@ -36,3 +36,26 @@ def test_the_finding_page_draws_the_pin_history_and_the_overview_the_verificatio
         for url in (base, base + "findings/1/", base + "blockers/"):
             page.goto(url)
             assert not scrolls_sideways(page), f"{url} scrolls sideways at phone width with its pictures."
+
+
+def test_on_first_start_the_samples_first_blocker_shows_a_real_pin_history(live_server, settings, tmp_path):
+    import io
+
+    from django.core.management import call_command
+
+    settings.RECHECK_MIRROR_ROOT = tmp_path / "var" / "mirrors"
+    call_command("load_demo", stdout=io.StringIO())
+
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(live_server.url + "/recheck-demo/sample/pull/1/findings/1/")
+        history = page.locator("svg.pin-history")
+        assert history.locator("text.figures").text_content() == "3 ahead · 4 behind main"
+        assert history.locator("text.fast-forward").text_content().startswith("not a fast-forward from ")
+        assert "“Fix the record validator for empty turns”" in page.locator(".pin-history-frame .picture-text").inner_text()
+        shoot(page, "sample-finding-1-pin-history")
+
+        page.goto(live_server.url + "/recheck-demo/sample/pull/1/")
+        assert page.locator("svg.grid text.mark-renamed").count() >= 1
+        assert page.locator("svg.grid text.mark-reindented").count() >= 1
+        shoot(page, "sample-overview-verification-picture")

@@ -175,3 +175,20 @@ def test_without_a_base_pin_the_move_starts_where_the_pr_forks_from_the_default_
     result = verification.results.get()
     assert verification.verdict == "present"
     assert (result.facts["base_pin"], result.facts["added"], result.facts["dropped"]) == (bridge.base_pin, 4, 3)
+
+
+def test_the_api_gives_the_submodule_and_the_figures(client, superproject, bridge):
+    pull_request = import_review(
+        superproject, [{"sha": bridge.pr_pin, "expect": "off_branch", "branch": "main"}],
+        submodule={"slug": "acme/bridge", "clone_url": bridge.url},
+    )
+    verify_all(pull_request)
+    finding = pull_request.findings.get()
+
+    detail = client.get(f"/api/findings/{finding.pk}/").json()
+    verifications = client.get(f"/api/verifications/?finding={finding.pk}").json()["results"]
+
+    assert (detail["evidence"][0]["submodule_repository"], detail["evidence"][0]["reference_branch"]) == (
+        "acme/bridge", "main")
+    at_pr = [v for v in verifications if v["commit"] == superproject.pr][0]["results"][0]
+    assert (at_pr["state"], at_pr["facts"]["ahead"], at_pr["facts"]["behind"]) == ("holds", 4, 5)
