@@ -23,6 +23,8 @@ class SubmoduleMirrors:
         self.fetch = fetch
         self._problems: dict[int, str] = {}
         self._gitmodules: dict[str, dict[str, Submodule]] = {}
+        self._by_url: dict[str, Repository] = {}
+        self._by_id: dict[int, Repository] = {}
 
     def source(
         self, *, reader: GitReader, superproject: Repository, target: str, path: str,
@@ -45,12 +47,17 @@ class SubmoduleMirrors:
     def _repository(self, reader, superproject, target, path, repository_id) -> tuple[Repository | None, str]:
         declared = self._declared(reader, target).get(path)
         if repository_id is not None:
-            return Repository.objects.get(pk=repository_id), declared.branch if declared else ""
+            if repository_id not in self._by_id:
+                self._by_id[repository_id] = Repository.objects.get(pk=repository_id)
+            return self._by_id[repository_id], declared.branch if declared else ""
         if declared is None:
             return None, ""
         url = absolute_submodule_url(declared.url, superproject_url=superproject.clone_url)
+        # `branch = .` in .gitmodules means "the superproject's branch": no reference of its own.
         branch = "" if declared.branch == "." else declared.branch
-        return repository_get_or_register(clone_url=url), branch
+        if url not in self._by_url:
+            self._by_url[url] = repository_get_or_register(clone_url=url)
+        return self._by_url[url], branch
 
     def _declared(self, reader: GitReader, target: str) -> dict[str, Submodule]:
         if target not in self._gitmodules:

@@ -192,3 +192,41 @@ def test_the_api_gives_the_submodule_and_the_figures(client, superproject, bridg
         "acme/bridge", "main")
     at_pr = [v for v in verifications if v["commit"] == superproject.pr][0]["results"][0]
     assert (at_pr["state"], at_pr["facts"]["ahead"], at_pr["facts"]["behind"]) == ("holds", 4, 5)
+
+
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("http://example.com/acme/bridge.git", "plain http:// is not allowed"),
+        ("ext::sh%20-c%20touch%20/tmp/pwned", "remote-helper URLs can run programs"),
+    ],
+)
+def test_a_gitmodules_url_outside_the_clone_url_rules_is_an_error_and_registers_nothing(tmp_path, bridge, url, message):
+    repo = GitRepoBuilder(tmp_path, "rl3")
+    repo.write("README.md", "rl\n")
+    reviewed = pin_submodule(repo, PATH, bridge.pr_pin, url=url).commit("pin")
+    review_import(
+        data={
+            "repository": {"slug": "acme/rl", "clone_url": repo.url},
+            "pull_request": {"number": 2, "title": "Repin"},
+            "commits": [{"sha": reviewed, "role": "reviewed"}],
+            "findings": [{"number": 1, "kind": "blocker", "title": "Off main", "evidence": [
+                {"kind": "gitlink", "path": PATH, "sha": bridge.pr_pin, "expect": "off_branch"}]}],
+        }
+    )
+    pull_request = PullRequest.objects.get(number=2)
+
+    [verification] = pull_request_verify(pull_request=pull_request, commit=pull_request.pins.get().commit)
+
+    result = verification.results.get()
+    assert verification.verdict == "error" and result.state == "error" and message in result.detail
+    assert list(Repository.objects.values_list("slug", flat=True)) == ["acme/rl"]
+
+
+def test_a_registered_slug_with_another_url_is_not_taken_over(superproject, bridge):
+    Repository.objects.create(slug="pytest-of-root/bridge", clone_url="https://example.com/other/bridge.git")
+    from reviews.services import repository_get_or_register
+    from recheck.errors import RecheckError
+
+    with pytest.raises(RecheckError, match="already registered with another clone URL"):
+        repository_get_or_register(clone_url="https://github.com/pytest-of-root/bridge.git")
