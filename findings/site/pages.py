@@ -308,8 +308,8 @@ class PullRequestPage:
     def matrix_picture(self) -> SafeString | str:
         """Every finding by every pinned commit, coloured by its verdict there, marked where its
         code moved, was renamed or re-indented."""
-        if not self.pins or not self.findings:
-            return ""
+        if self.latest_pin is None or not self.findings:
+            return ""  # nothing verified yet: a grid of empty cells would say nothing
         by_cell = {
             (verification.finding_id, verification.commit_id): verification
             for verification in pull_request_verifications(self.pull_request)

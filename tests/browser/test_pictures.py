@@ -59,3 +59,28 @@ def test_on_first_start_the_samples_first_blocker_shows_a_real_pin_history(live_
         assert page.locator("svg.grid text.mark-renamed").count() >= 1
         assert page.locator("svg.grid text.mark-reindented").count() >= 1
         shoot(page, "sample-overview-verification-picture")
+
+
+def test_the_4108_pages_carry_the_reviews_own_framing(live_server, settings, tmp_path):
+    import io
+
+    from django.core.management import call_command
+
+    settings.RECHECK_MIRROR_ROOT = tmp_path / "var" / "mirrors"
+    call_command("load_demo", "--no-verify", stdout=io.StringIO())
+    base = live_server.url + "/NVIDIA-NeMo/RL/pull/4108/"
+
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(base)
+        attestation = page.get_by_role("complementary", name="The reviewer's own check")
+        assert attestation.is_visible() and "all still present" in attestation.inner_text()
+        assert "Not verified by Recheck" in page.locator(".status-line").inner_text()
+        shoot(page, "review-4108-overview")
+        page.goto(base + "cleanups/")
+        assert page.locator(".not-recorded").inner_text().startswith(
+            "The review counts 5 cleanups that are not recorded here.")
+        shoot(page, "review-4108-cleanups")
+        page.goto(base + "blockers/")
+        assert page.get_by_role("region", name="What to do with this").is_visible()
+        shoot(page, "review-4108-blockers")
