@@ -25,6 +25,8 @@ class SubmoduleMirrors:
         self._gitmodules: dict[str, dict[str, Submodule]] = {}
         self._by_url: dict[str, Repository] = {}
         self._by_id: dict[int, Repository] = {}
+        # One source per repository and branch for the whole run, so its memo of histories is shared.
+        self._sources: dict[tuple[int, str], SubmoduleSource] = {}
 
     def source(
         self, *, reader: GitReader, superproject: Repository, target: str, path: str,
@@ -38,11 +40,15 @@ class SubmoduleMirrors:
         if repository is None:
             return None
         branch = branch or declared_branch or repository.default_branch
-        problem = self._fetched(repository)
-        mirror = repository_mirror_dir(repository)
-        if not problem and not (mirror / "HEAD").exists():
-            problem = f"{repository.slug} has not been fetched yet; verify with fetching on"
-        return SubmoduleSource(label=repository.slug, branch=branch, mirror_dir=str(mirror), problem=problem)
+        if (repository.pk, branch) not in self._sources:
+            problem = self._fetched(repository)
+            mirror = repository_mirror_dir(repository)
+            if not problem and not (mirror / "HEAD").exists():
+                problem = f"{repository.slug} has not been fetched yet; verify with fetching on"
+            self._sources[repository.pk, branch] = SubmoduleSource(
+                label=repository.slug, branch=branch, mirror_dir=str(mirror), problem=problem
+            )
+        return self._sources[repository.pk, branch]
 
     def _repository(self, reader, superproject, target, path, repository_id) -> tuple[Repository | None, str]:
         declared = self._declared(reader, target).get(path)

@@ -88,13 +88,15 @@ def pin_history(source: SubmoduleSource | None, pin: str, base_pin: str | None) 
     if source.problem or not source.mirror_dir:
         problem = source.problem or f"{source.label} has not been fetched"
         return {**facts, "problem": problem}, problem
-    try:
-        with GitReader(source.mirror_dir) as history:
-            facts.update(_measure(history, source, pin, base_pin))
-    except RecheckError as exc:
-        problem = str(exc)
-        return {**facts, "problem": problem}, problem
-    return facts, ""
+    key = (pin, base_pin)
+    if key not in source.memo:
+        try:
+            with GitReader(source.mirror_dir) as history:
+                source.memo[key] = (_measure(history, source, pin, base_pin), "")
+        except RecheckError as exc:
+            source.memo[key] = ({"problem": str(exc)}, str(exc))
+    measured, problem = source.memo[key]
+    return {**facts, **measured}, problem
 
 
 def _measure(history: GitReader, source: SubmoduleSource, pin: str, base_pin: str | None) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SNIPPET = "snippet"
 PATTERN = "pattern"
@@ -30,6 +30,9 @@ class SubmoduleSource:
     branch: str
     mirror_dir: str | None = None
     problem: str = ""
+    # Histories already worked out through this source, by (pin, base pin): several items about
+    # one pin, checked at several commits, ask git the same questions.
+    memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 @dataclass(frozen=True)
 class EvidenceSpec:
