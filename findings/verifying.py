@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -97,8 +98,12 @@ class _Context:
     reader: GitReader
     target: str
     pull_request: PullRequest
-    base_commit: str | None
     submodules: SubmoduleMirrors
+
+    @cached_property
+    def base_commit(self) -> str | None:
+        # Only gitlink evidence needs it: worked out the first time one asks.
+        return _base_commit(self.pull_request, self.reader, self.target)
 
 
 def _verify_and_store(
@@ -115,7 +120,7 @@ def _verify_and_store(
             findings, evidence = loaded = _load(pull_request)
             prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
                                             if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
-            context = _Context(reader, target, pull_request, _base_commit(pull_request, reader, target), submodules)
+            context = _Context(reader, target, pull_request, submodules)
             outcomes = []
             for index, finding in enumerate(findings, start=1):
                 outcomes.append(_verify_finding(context, finding, evidence.get(finding.pk, [])))

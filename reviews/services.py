@@ -3,7 +3,7 @@ import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from recheck.errors import RecheckError
 from reviews.git import validate_clone_url
@@ -86,6 +86,15 @@ def repository_get_or_register(*, clone_url: str, default_branch: str = "") -> R
             "URL; name the submodule's repository in the evidence"
         )
     web_url = url.removesuffix(".git") if url.startswith("https://") else ""
-    return Repository.objects.create(
-        slug=slug, clone_url=url, web_url=web_url, default_branch=default_branch or "main"
-    )
+    try:
+        with transaction.atomic():
+            return Repository.objects.create(
+                slug=slug, clone_url=url, web_url=web_url, default_branch=default_branch or "main"
+            )
+    except IntegrityError:
+        # Another worker registered it first, verifying the same submodule at the same time.
+        registered = Repository.objects.get(slug=slug)
+        if url_key(registered.clone_url) != key:
+            raise RecheckError(f"{slug} was just registered with another clone URL; name the submodule's "
+                               "repository in the evidence") from None
+        return registered
