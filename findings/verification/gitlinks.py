@@ -20,7 +20,7 @@ import re
 
 from reviews.git.errors import RecheckError
 from reviews.git import GitReader, validate_repo_path
-from reviews.git.history import commits_between, divergence, is_ancestor
+from reviews.git.history import divergence, is_ancestor, subjects_between
 
 from findings.verification.results import CheckResult, error, gone, holds
 from findings.verification.specs import (
@@ -128,19 +128,19 @@ def _measure(history: GitReader, source: SubmoduleSource, pin: str, base_pin: st
         base = history.resolve(base_pin)
     except RecheckError:
         raise RecheckError(f"{source.label} has no commit {base_pin[:_SHOWN]} (the pin at the PR's base)") from None
-    added, added_subjects = commits_between(history, base, pin, subjects=SUBJECTS)
-    dropped, dropped_subjects = commits_between(history, pin, base, subjects=SUBJECTS)
-    base_against_head = divergence(history, base, head)
+    # One count gives both sides of the move: what the new pin adds (right) and drops (left).
+    move = divergence(history, base, pin, fork=False)
+    base_against_head = divergence(history, base, head, fork=False)
     return {
         **measured,
         "base_pin": base,
         "base_on_branch": base_against_head.ahead == 0,
         "base_behind": base_against_head.behind,
         "fast_forward": is_ancestor(history, base, pin),
-        "added": added,
-        "dropped": dropped,
-        "added_subjects": added_subjects,
-        "dropped_subjects": dropped_subjects,
+        "added": move.behind,
+        "dropped": move.ahead,
+        "added_subjects": subjects_between(history, base, pin, limit=SUBJECTS) if move.behind else [],
+        "dropped_subjects": subjects_between(history, pin, base, limit=SUBJECTS) if move.ahead else [],
     }
 
 

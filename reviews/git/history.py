@@ -33,14 +33,17 @@ def is_ancestor(reader: GitReader, ancestor: str, descendant: str) -> bool:
     raise RepositoryError(f"git merge-base could not compare {old[:8]} with {new[:8]}: {stderr_text(completed)}")
 
 
-def divergence(reader: GitReader, ours: str, theirs: str) -> Divergence:
-    """``ours`` against ``theirs``: what ``git rev-list --left-right --count ours...theirs`` says."""
+def divergence(reader: GitReader, ours: str, theirs: str, *, fork: bool = True) -> Divergence:
+    """``ours`` against ``theirs``: what ``git rev-list --left-right --count ours...theirs`` says,
+    and (unless ``fork`` is off, which saves a process) where they fork."""
     left, right = reader.resolve(ours), reader.resolve(theirs)
     completed = run_git(["rev-list", "--left-right", "--count", f"{left}...{right}"], git_dir=reader.git_dir)
     fields = completed.stdout.decode("ascii", "replace").split()
     if completed.returncode != 0 or len(fields) != 2 or not all(field.isdigit() for field in fields):
         raise RepositoryError(f"git rev-list could not count {left[:8]}...{right[:8]}: {stderr_text(completed)}")
-    return Divergence(ahead=int(fields[0]), behind=int(fields[1]), fork=merge_base(reader, left, right))
+    return Divergence(
+        ahead=int(fields[0]), behind=int(fields[1]), fork=merge_base(reader, left, right) if fork else None
+    )
 
 
 def merge_base(reader: GitReader, one: str, other: str) -> str | None:
@@ -54,20 +57,12 @@ def merge_base(reader: GitReader, one: str, other: str) -> str | None:
     raise RepositoryError(f"git merge-base failed: {stderr_text(completed)}")
 
 
-def commits_between(reader: GitReader, exclude: str, include: str, *, subjects: int = 3) -> tuple[int, list[str]]:
-    """How many commits ``include`` has that ``exclude`` lacks (``exclude..include``), and the
-    subjects of the newest ``subjects`` of them."""
+def subjects_between(reader: GitReader, exclude: str, include: str, *, limit: int = 3) -> list[str]:
+    """The subjects of the newest ``limit`` commits ``include`` has that ``exclude`` lacks."""
     old, new = reader.resolve(exclude), reader.resolve(include)
-    counted = run_git(["rev-list", "--count", f"{old}..{new}"], git_dir=reader.git_dir)
-    text = counted.stdout.decode("ascii", "replace").strip()
-    if counted.returncode != 0 or not text.isdigit():
-        raise RepositoryError(f"git rev-list could not count {old[:8]}..{new[:8]}: {stderr_text(counted)}")
-    count = int(text)
-    if count == 0 or subjects <= 0:
-        return count, []
     listed = run_git(
-        ["log", "--no-color", "--format=%s", f"--max-count={subjects}", f"{old}..{new}"], git_dir=reader.git_dir
+        ["log", "--no-color", "--format=%s", f"--max-count={limit}", f"{old}..{new}"], git_dir=reader.git_dir
     )
     if listed.returncode != 0:
         raise RepositoryError(f"git log could not list {old[:8]}..{new[:8]}: {stderr_text(listed)}")
-    return count, listed.stdout.decode("utf-8", "replace").splitlines()
+    return listed.stdout.decode("utf-8", "replace").splitlines()
