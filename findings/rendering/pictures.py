@@ -67,6 +67,9 @@ def pin_history_sentence(facts: dict, *, path: str) -> str:
                 f"Moving from the base pin {base} is not a fast-forward: it adds {facts['added']} commits "
                 f"and drops {facts['dropped']}."
             )
+            if facts.get("added_subjects"):
+                latest = "; ".join(f"“{subject}”" for subject in facts["added_subjects"])
+                parts.append(f"The latest it adds: {latest}.")
             if facts.get("dropped_subjects"):
                 latest = "; ".join(f"“{subject}”" for subject in facts["dropped_subjects"])
                 parts.append(f"The latest it drops: {latest}.")
