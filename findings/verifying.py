@@ -283,7 +283,7 @@ def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
                 result.start_line,
                 result.end_line,
                 result.detail,
-                json.dumps(result.facts),
+                json.dumps(result.facts) if result.facts else "{}",
             )
             for o in outcomes
             for evidence, result in o.results
