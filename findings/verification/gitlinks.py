@@ -63,10 +63,7 @@ def check_gitlink(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
         return gone(path, f"pin moved from {pin[:_SHOWN]} to {entry.sha[:_SHOWN]}", facts=facts)
     if problem:
         return error(f"the history of {path} could not be read: {problem}", facts=facts)
-    if expect == OFF_BRANCH:
-        return _off_branch(path, facts)
-    assert expect == NOT_FAST_FORWARD
-    return _not_fast_forward(path, facts)
+    return _HISTORY_CHECKS[expect](path, facts)
 
 
 def _base_pin(reader: GitReader, base_commit: str | None, path: str) -> str | None:
@@ -172,3 +169,6 @@ def _not_fast_forward(path: str, facts: dict) -> CheckResult:
         )
     return gone(path, f"moving from {base} to {pin} is a fast-forward: it adds {facts['added']} commits",
                 facts=facts)
+
+
+_HISTORY_CHECKS = {OFF_BRANCH: _off_branch, NOT_FAST_FORWARD: _not_fast_forward}
