@@ -7,6 +7,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from findings.models import VerificationRun
+from reporting.services import verification_run_report
 from reviews.models import PullRequest
 from reviews.services import commit_get_or_create
 
@@ -20,6 +21,8 @@ def verification_run_request(
     is enqueued once the transaction commits, so a worker never sees a run that is not there yet."""
     commit = commit_get_or_create(repository=pull_request.repository, sha=commit_sha) if commit_sha else None
     run = VerificationRun.objects.create(pull_request=pull_request, commit=commit, requested_by=requested_by)
+    # Before the verification is enqueued, so GitHub hears "in progress" before "completed".
+    verification_run_report(run=run)
 
     def enqueue():
         from findings.tasks import run_verification
@@ -28,12 +31,14 @@ def verification_run_request(
             result = run_verification.delay(run.pk)
         except Exception as error:  # a broker that is down, or (run in-process) a failed run
             logger.exception("Verification run %s could not be queued or failed", run.pk)
-            VerificationRun.objects.filter(pk=run.pk, status__in=["queued", "running"]).update(
+            failed = VerificationRun.objects.filter(pk=run.pk, status__in=["queued", "running"]).update(
                 status=VerificationRun.Status.FAILED,
                 finished_at=timezone.now(),
                 message=f"The verification could not be queued: {error}. "
                 "Check that the broker (CELERY_BROKER_URL) is reachable, then request it again.",
             )
+            if failed:
+                verification_run_report(run=run)
             return
         VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
 
@@ -52,8 +57,10 @@ def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
 
 
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
+    """End the run, and tell GitHub what the gate now says (when the repository publishes)."""
     VerificationRun.objects.filter(pk=run.pk).update(
         status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
         finished_at=timezone.now(),
         message=message,
     )
+    verification_run_report(run=run)
