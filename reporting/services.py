@@ -258,10 +258,11 @@ def _hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
         return ("GitHub refused the credentials: check RECHECK_GITHUB_APP_ID and the private key (a new key "
                 "replaces the old one)." if app else "GitHub refused RECHECK_GITHUB_TOKEN: it expired or was revoked.")
     if failure.status == 403:
-        return f"{who.capitalize()} lacks {PERMISSIONS[call.kind]} on {slug}: grant it in the App's permissions " \
-               "(and accept the new permissions on the installation)." if app else \
-               f"{who.capitalize()} lacks {PERMISSIONS[call.kind]} on {slug}: give a fine-grained token that " \
-               "permission on this repository."
+        if app:
+            return (f"The App lacks {PERMISSIONS[call.kind]} on {slug}: grant it in the App's permissions and "
+                    "accept the new permissions on the installation.")
+        return (f"The token (RECHECK_GITHUB_TOKEN) lacks {PERMISSIONS[call.kind]} on {slug}: give a fine-grained "
+                "token that permission on this repository.")
     if failure.status == 404:
         return (f"GitHub shows no {slug} to {who}: install the App on {slug} (or give the token access), "
                 "and check the repository's slug.")

@@ -9,6 +9,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from django.core.cache import cache
 
 from recheck.celery import app
+from reviews.models import PullRequest
+from tests.findings.test_verifying import LOADER, import_review
+from tests.gitrepo import GitRepoBuilder
 from tests.reporting.fake_github import FakeGitHub
 
 APP_ID = "4242"
@@ -60,3 +63,20 @@ def token_only(fake_github, settings):
     settings.RECHECK_GITHUB_APP_PRIVATE_KEY = ""
     settings.RECHECK_GITHUB_TOKEN = fake_github.personal_token
     return fake_github
+
+
+@pytest.fixture
+def repo(tmp_path):
+    builder = GitRepoBuilder(tmp_path)
+    builder.write("src/loader.py", LOADER).write("config.yaml", "debug: true\n")
+    builder.reviewed = builder.commit("reviewed")
+    return builder
+
+
+@pytest.fixture
+def pull_request(repo, fake_github) -> PullRequest:
+    pull_request = import_review(repo, commits=[{"sha": repo.reviewed, "role": "reviewed"}])
+    pull_request.repository.publish_checks = True
+    pull_request.repository.save()
+    fake_github.install("acme/loader")
+    return pull_request

@@ -3,42 +3,14 @@ requested through the service every entry point uses, and what reaches the fake 
 import pytest
 
 from findings.models import Finding, VerificationRun
-from findings.runs import verification_run_request
 from findings.services import finding_resolve
 from reporting.models import GitHubCall
 from reporting.services import verification_run_report
-from reviews.models import Commit, PullRequest
+from reviews.models import Commit
 from tests.findings.test_verifying import LOADER, import_review
-from tests.gitrepo import GitRepoBuilder
+from tests.reporting.scenario import the_check_run, verify
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def repo(tmp_path):
-    builder = GitRepoBuilder(tmp_path)
-    builder.write("src/loader.py", LOADER).write("config.yaml", "debug: true\n")
-    builder.reviewed = builder.commit("reviewed")
-    return builder
-
-
-@pytest.fixture
-def pull_request(repo, fake_github) -> PullRequest:
-    pull_request = import_review(repo, commits=[{"sha": repo.reviewed, "role": "reviewed"}])
-    pull_request.repository.publish_checks = True
-    pull_request.repository.save()
-    fake_github.install("acme/loader")
-    return pull_request
-
-
-def verify(pull_request, sha, capture):
-    with capture(execute=True):
-        return verification_run_request(pull_request=pull_request, commit_sha=sha)
-
-
-def the_check_run(fake_github) -> dict:
-    assert len(fake_github.check_runs) == 1, fake_github.check_runs
-    return next(iter(fake_github.check_runs.values()))
 
 
 def test_it_posts_in_progress_then_failure_while_a_blocker_still_holds(
