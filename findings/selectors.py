@@ -1,7 +1,15 @@
 """Reads about findings that need more than one queryset."""
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 
-from findings.models import EvidenceResult, Finding, FindingEvent, Verdict, Verification, VerificationRun
+from findings.models import (
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    Verdict,
+    Verification,
+    VerificationRun,
+    latest_verified_commit_id,
+)
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 
@@ -16,6 +24,17 @@ def pull_request_pins(pull_request: PullRequest) -> list[PinnedCommit]:
             )
         )
         .order_by("pinned_at", "id")
+    )
+
+
+def pull_request_is_verified_at(pull_request: PullRequest, commit: Commit) -> bool:
+    """Whether `commit` has verdicts for the PR's findings, or a finished run there (a PR without
+    findings has nothing to store)."""
+    return (
+        Verification.objects.filter(commit=commit, finding__pull_request=pull_request).exists()
+        or VerificationRun.objects.filter(
+            pull_request=pull_request, commit=commit, status=VerificationRun.Status.DONE
+        ).exists()
     )
 
 
@@ -72,17 +91,12 @@ def pull_request_verdict_counts(pull_request: PullRequest) -> dict[int, dict[str
 
 
 def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None:
-    return VerificationRun.objects.filter(pull_request=pull_request).order_by("-created_at", "-id").first()
+    return VerificationRun.objects.filter(pull_request=pull_request).latest_first().first()
 
 
 def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
-    return (
-        VerificationRun.objects.filter(
-            pull_request=pull_request, status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING]
-        )
-        .order_by("-created_at", "-id")
-        .first()
-    )
+    """The PR's newest queued or running verification, whatever commit it covers."""
+    return VerificationRun.objects.filter(pull_request=pull_request).active().latest_first().first()
 
 
 def finding_verifications(finding: Finding) -> list[Verification]:
@@ -99,18 +113,6 @@ def finding_history(finding: Finding):
     return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 
 
-def _latest_verified_commit_id(pull_request_ref):
-    """Subquery: the commit of the last pin of a PR whose commit has verifications of its findings."""
-    # Inside the pin subquery, OuterRef points at the pin: its own pull request is the PR's.
-    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
-    return Subquery(
-        PinnedCommit.objects.filter(pull_request=pull_request_ref)
-        .filter(Exists(verified))
-        .order_by("-pinned_at", "-id")
-        .values("commit_id")[:1]
-    )
-
-
 def pull_requests_overview() -> list[PullRequest]:
     """Every PR with its repository, its open blocker and cleanup counts, `latest_pin` (the last
     verified pin, or None) and `verdict_counts` there — in three queries, however many PRs."""
@@ -121,7 +123,7 @@ def pull_requests_overview() -> list[PullRequest]:
             open_blockers=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.BLOCKER)),
             open_cleanups=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.CLEANUP)),
             finding_count=Count("findings"),
-            latest_commit_id=_latest_verified_commit_id(OuterRef("pk")),
+            latest_commit_id=latest_verified_commit_id(OuterRef("pk")),
         )
         .order_by("repository__slug", "-number")
     )
@@ -157,16 +159,7 @@ def finding_search(
     """Findings whose title, summary, body or path contain `text`, narrowed by the other filters.
     Each carries `latest_verdict`: its verdict at its PR's latest verified commit (None if none).
     `verdict=UNVERIFIED` asks for findings with no verdict there."""
-    findings = Finding.objects.select_related("pull_request__repository").annotate(
-        latest_commit_id=_latest_verified_commit_id(OuterRef("pull_request")),
-    )
-    findings = findings.annotate(
-        latest_verdict=Subquery(
-            Verification.objects.filter(finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id")).values(
-                "verdict"
-            )[:1]
-        )
-    )
+    findings = Finding.objects.select_related("pull_request__repository").with_latest_verdict()
     for word in text.split():
         findings = findings.filter(
             Q(title__icontains=word) | Q(summary__icontains=word) | Q(body__icontains=word) | Q(path__icontains=word)
