@@ -9,7 +9,8 @@ from findings.api.gate import MergeGate, pull_request_gate
 from findings.models import Evidence, EvidenceResult, Finding, Verdict
 from findings.selectors import findings_of
 from findings.site.pages import FindingView, Links, PullRequestPage, finding_views
-from findings.site.wording import VERDICT_PHRASES, counted
+from findings.site.wording import counted
+from findings.vocabulary import REGRESSED_VERDICTS, verdict_phrase
 from reviews.models import Commit, PullRequest
 
 CHECK_NAME = "Recheck"
@@ -21,7 +22,9 @@ STATUS_DESCRIPTION_LIMIT = 140
 SUMMARY_LIMIT = 65535
 TITLE_LIMIT = 255
 
-HOLDING = frozenset({Verdict.PRESENT, Verdict.PARTLY_FIXED})
+# Some of the finding's evidence still holds at the commit: the verdicts that make a fixed finding
+# look regressed make an open one fail the check.
+HOLDING = frozenset(REGRESSED_VERDICTS)
 
 # Conclusions Recheck posts. `neutral` and `skipped` are never among them: GitHub counts both as
 # passing for a required check, and "the gate cannot say" must not let a PR merge.
@@ -98,10 +101,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _verdict_phrase(verdict: str) -> str:
-    return VERDICT_PHRASES.get(verdict, "not verified yet")
-
-
 def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool = False,
                   run_message: str = "") -> CommitReport:
     gate = pull_request_gate(pull_request=pull_request, commit=commit)
@@ -167,7 +166,7 @@ def _blocker_line(view: FindingView) -> str:
     finding = view.finding
     name = f"B{finding.number} {finding.title}"
     if finding.status == Finding.Status.OPEN:
-        return f"{_link(name, site_url(view.anchor_url))}: {_verdict_phrase(view.verdict)}"
+        return f"{_link(name, site_url(view.anchor_url))}: {verdict_phrase(view.verdict)}"
     return f"~~{_link(name, site_url(view.anchor_url))}~~ {finding.get_status_display().lower()}"
 
 
@@ -199,7 +198,7 @@ def _annotation(view: FindingView) -> Annotation | None:
     blocker = finding.kind == Finding.Kind.BLOCKER
     message = finding.summary or finding.title
     if view.verdict:
-        message += f"\n\nRecheck: {_verdict_phrase(view.verdict)} at {view.verification.commit.short_sha}."
+        message += f"\n\nRecheck: {verdict_phrase(view.verdict)} at {view.verification.commit.short_sha}."
     detail = site_url(view.detail_url)
     if detail:
         message += f"\n{detail}"

@@ -9,10 +9,12 @@ import json
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from reporting import content
 from reporting.github import Failure, credentials_kind, github_call, retry_delay
@@ -161,17 +163,15 @@ def _enqueue(calls: list[GitHubCall]) -> None:
     for call in calls:
         firsts.setdefault((call.kind, call.sha, call.pull_request_id), call.pk)
 
-    def enqueue():
-        from reporting.tasks import send_github_call
-
+    def send():
         for pk in firsts.values():
             try:
-                send_github_call.delay(pk)
+                enqueue("reporting.tasks.send_github_call", pk)
             except Exception:  # a broker that is down: the row stays pending and shows it
                 logger.exception("GitHub call %s could not be queued", pk)
 
     if firsts:
-        transaction.on_commit(enqueue)
+        transaction.on_commit(send)
 
 
 # --- Sending -----------------------------------------------------------------------------------
@@ -225,15 +225,13 @@ def _failed(call: GitHubCall, failure: Failure) -> None:
         next_attempt_at=timezone.now() + timedelta(seconds=delay) if retry else None,
     )
     if retry:
-        from reporting.tasks import send_github_call
-
-        def enqueue():
+        def send_later():
             try:
-                send_github_call.apply_async((call.pk,), countdown=delay)
+                current_app.tasks["reporting.tasks.send_github_call"].apply_async((call.pk,), countdown=delay)
             except Exception:
                 logger.exception("GitHub call %s could not be queued again", call.pk)
 
-        transaction.on_commit(enqueue)
+        transaction.on_commit(send_later)
 
 
 PERMISSIONS = {

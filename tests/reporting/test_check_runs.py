@@ -137,3 +137,4 @@ def test_a_pull_request_with_120_open_findings_sends_three_annotation_batches_to
     assert list(GitHubCall.objects.filter(state="completed: failure").order_by("id").values_list("part", "parts")) \
         == [(1, 3), (2, 3), (3, 3)]
 
+
