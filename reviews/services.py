@@ -60,3 +60,12 @@ def pull_request_pin_commit(
         pin.note = note
         pin.save(update_fields=["note"])
     return pin, created
+
+
+def pull_request_state_record(*, pull_request: PullRequest, state: str) -> bool:
+    """Record the PR's state on its forge (open, merged, closed); returns whether it changed."""
+    if state not in PullRequest.State.values:
+        raise RecheckError(f"Unknown state {state!r}: use one of {', '.join(PullRequest.State.values)}.")
+    changed = PullRequest.objects.filter(pk=pull_request.pk).exclude(state=state).update(state=state)
+    pull_request.state = state
+    return bool(changed)
