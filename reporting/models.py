@@ -62,6 +62,7 @@ class GitHubCall(models.Model):
     class Meta:
         verbose_name = "GitHub call"
         ordering = ["-id"]
+        permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["check_run", "commit_status", "comment"]), name="github_call_kind_valid"

@@ -349,9 +349,14 @@ def installation_forget(*, installation_id: int) -> int:
     return Repository.objects.filter(github_installation_id=installation_id).update(github_installation_id=None)
 
 
-def pull_request_failed_calls(pull_request: PullRequest) -> list[GitHubCall]:
-    """The PR's calls whose latest attempt failed, and that nothing sent later replaced."""
-    latest = {}
-    for call in GitHubCall.objects.filter(pull_request=pull_request).order_by("id"):
-        latest[(call.kind, call.sha if call.kind != GitHubCall.Kind.COMMENT else "")] = call
-    return [call for call in latest.values() if call.status == GitHubCall.Status.FAILED]
+@transaction.atomic
+def github_call_retry(*, call: GitHubCall) -> bool:
+    """Send a failed call again (after its cause was fixed: a permission granted, the App
+    installed). Returns whether it was failed and is queued now."""
+    queued = GitHubCall.objects.filter(pk=call.pk, status=GitHubCall.Status.FAILED).update(
+        status=GitHubCall.Status.PENDING, attempts=0, next_attempt_at=None
+    )
+    if queued:
+        call.refresh_from_db()
+        _enqueue([call])
+    return bool(queued)
