@@ -15,6 +15,8 @@ urlpatterns = [
     path("repos/", views.RepositoryList.as_view(), name="repository-list"),
     path("repos/<str:owner>/<str:name>/", views.RepositoryDetail.as_view(), name="repository-detail"),
     path("repos/<str:owner>/<str:name>/pulls/", views.RepositoryPullRequestList.as_view(), name="repository-pulls"),
+    path("repos/<str:owner>/<str:name>/publishing", actions.RepositoryPublishing.as_view(),
+         name="repository-publishing"),
     path(f"{PULL}/", views.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/gate", views.PullRequestGate.as_view(), name="pull-request-gate"),
     path(f"{PULL}/verify", actions.PullRequestVerify.as_view(), name="pull-request-verify"),
