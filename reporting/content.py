@@ -54,6 +54,12 @@ def gate_conclusion(gate: MergeGate, *, run_failed: bool = False) -> str:
 
 @dataclass
 class Annotation:
+    """An open finding where it is at the verified commit."""
+
+    number: int
+    kind: str
+    verdict: str
+    url: str
     path: str
     start_line: int
     end_line: int
@@ -115,7 +121,7 @@ def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool
         conclusion=conclusion,
         title=title,
         summary=_clip(_summary(page, gate, commit, run_message), SUMMARY_LIMIT),
-        annotations=[annotation for view in views if (annotation := _annotation(view)) is not None],
+        annotations=_annotations(views),
         comment=_comment(page, gate, commit, title),
     )
 
@@ -170,6 +176,16 @@ def _blocker_line(view: FindingView) -> str:
     return f"~~{_link(name, site_url(view.anchor_url))}~~ {finding.get_status_display().lower()}"
 
 
+def open_finding_annotations(*, pull_request: PullRequest, commit: Commit) -> list[Annotation]:
+    """The open findings of `pull_request` where they are at `commit`, as the check run shows them."""
+    links = Links(pull_request=pull_request)
+    return _annotations(finding_views(findings_of(pull_request), latest_commit=commit, links=links))
+
+
+def _annotations(views: list[FindingView]) -> list[Annotation]:
+    return [annotation for view in views if (annotation := _annotation(view)) is not None]
+
+
 def _annotation(view: FindingView) -> Annotation | None:
     """An open finding where it is now: the first of its evidence that still holds at the commit,
     else where the evidence was recorded, else the finding's own location."""
@@ -203,6 +219,10 @@ def _annotation(view: FindingView) -> Annotation | None:
     if detail:
         message += f"\n{detail}"
     return Annotation(
+        number=finding.number,
+        kind=finding.kind,
+        verdict=view.verdict,
+        url=detail,
         path=location[0],
         start_line=location[1],
         end_line=max(location[1], location[2]),
