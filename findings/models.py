@@ -20,6 +20,13 @@ class FindingQuerySet(models.QuerySet):
     def for_pull_request(self, pull_request):
         return self.filter(pull_request=pull_request)
 
+    def with_evidence(self):
+        """With what a finding's page and its API detail show: its PR and repository, who resolved
+        it and at which commit, and its evidence with their commits (three queries in all)."""
+        return self.select_related("pull_request__repository", "resolved_by", "resolved_commit").prefetch_related(
+            models.Prefetch("evidence", queryset=Evidence.objects.select_related("commit"))
+        )
+
     def with_latest_verdict(self):
         """Annotate `latest_commit_id` (the last pin of the finding's PR that has verdicts) and
         `latest_verdict` (the finding's verdict there, None if it has none): what the site, the

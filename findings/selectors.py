@@ -13,18 +13,16 @@ from findings.models import (
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 
+def pins_with_verified_flag():
+    """Pins with their commits, in pin order, each marked `has_verifications` (its PR's findings
+    have verdicts at that commit)."""
+    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
+    return PinnedCommit.objects.select_related("commit").annotate(has_verifications=Exists(verified)).in_order()
+
+
 def pull_request_pins(pull_request: PullRequest) -> list[PinnedCommit]:
     """The PR's pinned commits in the order they were pinned, each marked `has_verifications`."""
-    return list(
-        PinnedCommit.objects.filter(pull_request=pull_request)
-        .select_related("commit")
-        .annotate(
-            has_verifications=Exists(
-                Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=pull_request)
-            )
-        )
-        .order_by("pinned_at", "id")
-    )
+    return list(pins_with_verified_flag().filter(pull_request=pull_request))
 
 
 def pull_request_is_verified_at(pull_request: PullRequest, commit: Commit) -> bool:
@@ -58,9 +56,7 @@ def verifications_at(findings, commit: Commit | None) -> dict[int, Verification]
 
 def findings_of(pull_request: PullRequest, *, kind: str | None = None):
     """The PR's findings with what their pages show prefetched (evidence and its commit)."""
-    findings = Finding.objects.for_pull_request(pull_request).select_related(
-        "pull_request__repository", "resolved_commit", "resolved_by"
-    ).prefetch_related("evidence__commit")
+    findings = Finding.objects.for_pull_request(pull_request).with_evidence()
     if kind:
         findings = findings.filter(kind=kind)
     return findings.order_by("number")
