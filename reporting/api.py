@@ -8,11 +8,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from findings.api import docs
-from findings.api.lookups import latest_head, pull_request_by_number, recorded_commit
+from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.permissions import PublicReadOrAuthenticated
 from findings.api.serializers import ErrorSerializer
 from recheck.errors import RecheckError
 from reporting.content import open_finding_annotations
+from reviews.selectors import pull_request_latest_head
 
 
 class AnnotationSerializer(serializers.Serializer):
@@ -60,7 +61,9 @@ class PullRequestAnnotations(APIView):
     def get(self, request, owner: str, name: str, number: int):
         pull_request = pull_request_by_number(owner=owner, name=name, number=number)
         sha = request.query_params.get("commit", "").strip()
-        commit = recorded_commit(repository=pull_request.repository, sha=sha) if sha else latest_head(pull_request)
+        commit = recorded_commit(repository=pull_request.repository, sha=sha) if sha else pull_request_latest_head(
+            pull_request
+        )
         if commit is None:
             raise RecheckError(f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>.")
         annotations = open_finding_annotations(pull_request=pull_request, commit=commit)

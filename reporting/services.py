@@ -19,7 +19,8 @@ from findings.models import VerificationRun
 from reporting import content
 from reporting.github import Failure, credentials_kind, github_call, retry_delay
 from reporting.models import GitHubCall
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha
+from reviews.models import Commit, PullRequest, Repository, is_full_sha
+from reviews.selectors import pull_request_latest_head
 
 logger = logging.getLogger(__name__)
 
@@ -81,10 +82,7 @@ def _reported_commit(run: VerificationRun) -> Commit | None:
     """The commit a run's report is about: its own, or for a run over every pin, the PR's head."""
     if run.commit_id:
         return Commit.objects.get(pk=run.commit_id)
-    pins = PinnedCommit.objects.filter(pull_request_id=run.pull_request_id).select_related("commit")
-    latest = ("-pinned_at", "-id")
-    pin = pins.filter(role=PinnedCommit.Role.HEAD).order_by(*latest).first() or pins.order_by(*latest).first()
-    return pin.commit if pin else None
+    return pull_request_latest_head(run.pull_request)
 
 
 def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from importlib.metadata import entry_points
 
@@ -11,11 +12,12 @@ import jsonschema
 import pytest
 from rest_framework.authtoken.models import Token
 
+from django.db import connection
+
 from findings.models import Finding, VerificationRun
 from findings.services import finding_resolve
 from recheck.celery import app
 from tests.factories import UserFactory
-from tests.findings.test_tasks import celery_worker  # noqa: F401  (the real worker, as a fixture)
 from tests.findings.test_verifying import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
 
@@ -123,16 +125,48 @@ def no_worker(settings):
     app.conf.update(saved)
 
 
-def gate(live_server, token, repo, *extra, timeout=120):
+@pytest.fixture
+def slow_worker(no_worker):
+    """A worker that takes its time: it picks up the queued run three seconds after it appears and
+    runs the real task on it, so a client has to wait for the verdict."""
+    stop = threading.Event()
+
+    def work():
+        try:
+            while not stop.is_set():
+                run = VerificationRun.objects.filter(status="queued").first()
+                if run is not None:
+                    stop.wait(3)
+                    app.tasks["findings.tasks.run_verification"].apply(args=[run.pk])
+                    return
+                stop.wait(0.2)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(30)
+
+
+def gate(live_server, token, repo, *extra, timeout=60):
     """Run recheck-gate in its own process, without Django settings, as a CI job would."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "DATABASE_"))}
     env["RECHECK_TOKEN"] = token
     started = time.monotonic()
-    completed = subprocess.run(
+    process = subprocess.Popen(
         [sys.executable, "-m", "recheck_gate", "--url", live_server.url, "--repo", "acme/loader", "--pr", "7",
          "--sha", repo.head, *extra],
-        capture_output=True, text=True, env=env, timeout=timeout,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"recheck-gate still running after {timeout}s; it said:\n{stderr}") from None
+    completed = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     completed.elapsed = time.monotonic() - started
     return completed
 
@@ -148,14 +182,13 @@ def test_it_imports_without_django():
 
 
 def test_it_asks_for_a_verification_waits_for_it_and_exits_1_while_blockers_hold(
-    live_server, ci_token, repo, pull_request, celery_worker  # noqa: F811
+    live_server, ci_token, repo, pull_request, slow_worker
 ):
     result = gate(live_server, ci_token, repo)
 
     assert result.returncode == 1, result.stderr
     assert f"Asked Recheck to verify {repo.head[:8]}" in result.stderr
-    # The verdict it prints exists only once the worker verified the commit: it waited for it.
-    assert "waiting for its verdict" in result.stderr and result.elapsed >= 1
+    assert "Waiting for verification run" in result.stderr and result.elapsed >= 3
     assert "2 open blocker(s) at" in result.stdout
     assert "B1 Tolerance 0 never stops: present" in result.stdout
     run = VerificationRun.objects.get(pull_request=pull_request, commit__sha=repo.head)
