@@ -283,10 +283,11 @@ def _send(call: GitHubCall) -> tuple[int | None, int]:
 def _send_check_run(call: GitHubCall, owner: str, name: str) -> tuple[int | None, int]:
     """Create the check run for this SHA, or update the one already posted: re-verifying a SHA
     updates its run rather than adding another."""
-    check_run_id = (
-        GitHubCall.objects.for_target(call).filter(status=GitHubCall.Status.SENT, github_id__isnull=False)
-        .order_by("-id").values_list("github_id", flat=True).first()
-    )
+    sent = GitHubCall.objects.for_target(call).filter(status=GitHubCall.Status.SENT, github_id__isnull=False)
+    if call.part > 1:
+        # The rest of a report's annotations go to the run its first call posted, and nowhere else.
+        sent = sent.filter(digest=call.digest, part=1)
+    check_run_id = sent.order_by("-id").values_list("github_id", flat=True).first()
     if check_run_id is None and call.part > 1:
         raise Failure(None, "The first call of this report failed, so there is no check run to add to.",
                       retryable=False)

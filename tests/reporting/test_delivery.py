@@ -201,3 +201,55 @@ def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
     assert len(fake_github.calls("POST", r"/check-runs$")) == 1
     call.refresh_from_db()
     assert call.sent_at <= timezone.now()
+
+
+def test_when_the_first_call_of_a_report_fails_its_other_annotation_batches_say_why(
+    repo, fake_github, django_capture_on_commit_callbacks
+):
+    from tests.findings.test_verifying import import_review
+
+    findings = [
+        {"number": number, "kind": "cleanup", "title": f"Line {number}",
+         "evidence": [{"kind": "snippet", "path": "src/loader.py", "start_line": 1, "end_line": 1}]}
+        for number in range(1, 61)
+    ]
+    pull_request = import_review(repo, findings=findings, commits=[{"sha": repo.reviewed, "role": "reviewed"}])
+    pull_request.repository.publish_checks = True
+    pull_request.repository.save()
+    fake_github.install("acme/loader")
+    fake_github.fail("POST", r"/check-runs$", 422, "Validation Failed", times=5)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    second = GitHubCall.objects.get(state__startswith="completed", part=2)
+    assert second.status == "failed"
+    assert "no check run to add to" in second.response_message
+    assert fake_github.check_runs == {}
+
+
+def test_publishing_without_credentials_says_what_to_set(
+    pull_request, repo, fake_github, settings, django_capture_on_commit_callbacks
+):
+    settings.RECHECK_GITHUB_APP_ID = ""
+    settings.RECHECK_GITHUB_APP_PRIVATE_KEY = ""
+
+    run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    call = GitHubCall.objects.failed().latest("id")
+    assert call.response_message == "No GitHub credentials are configured."
+    assert "RECHECK_GITHUB_APP_ID" in call.hint and "RECHECK_GITHUB_TOKEN" in call.hint
+    assert fake_github.requests == []
+    run.refresh_from_db()
+    assert run.status == VerificationRun.Status.DONE
+
+
+def test_a_reinstalled_app_is_found_again(pull_request, repo, fake_github, django_capture_on_commit_callbacks):
+    repository = pull_request.repository
+    repository.github_installation_id = 12  # an installation that was removed since
+    repository.save()
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    repository.refresh_from_db()
+    assert repository.github_installation_id == 77
+    assert GitHubCall.objects.exclude(status="sent").count() == 0
