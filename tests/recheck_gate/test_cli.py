@@ -18,6 +18,7 @@ from findings.models import Finding, VerificationRun
 from findings.services import finding_resolve
 from recheck.celery import app
 from tests.factories import UserFactory
+from tests.findings.test_tasks import forget_broker_connections
 from tests.findings.test_verifying import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
 
@@ -119,10 +120,12 @@ def no_worker(settings):
     saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
     if not settings.CELERY_BROKER_URL:
         app.conf.update(broker_url="memory://")
+        forget_broker_connections()
     app.conf.task_always_eager = False
     yield
     app.control.purge()
     app.conf.update(saved)
+    forget_broker_connections()
 
 
 @pytest.fixture
