@@ -72,7 +72,7 @@ def _run_report(run: VerificationRun) -> list[GitHubCall]:
                              failure=("No GitHub credentials are configured.",
                                       "Set RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (a GitHub App, "
                                       "for check runs), or RECHECK_GITHUB_TOKEN (commit statuses only)."))
-    if repository.publish_comment and report is not None:
+    if repository.publish_comment and report is not None and _is_latest(pull_request, commit):
         calls += _record(pull_request, commit, GitHubCall.Kind.COMMENT, report.conclusion, [{"body": report.comment}])
     _enqueue([call for call in calls if call.status == GitHubCall.Status.PENDING])
     return calls
@@ -83,6 +83,13 @@ def _reported_commit(run: VerificationRun) -> Commit | None:
     if run.commit_id:
         return Commit.objects.get(pk=run.commit_id)
     return pull_request_latest_head(run.pull_request)
+
+
+def _is_latest(pull_request: PullRequest, commit: Commit) -> bool:
+    """The comment speaks of the PR's latest head; a re-run of an older commit or a merge group's
+    commit gets its check, not the comment."""
+    head = pull_request_latest_head(pull_request)
+    return head is None or head.pk == commit.pk
 
 
 def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:

@@ -107,3 +107,20 @@ def test_a_fixed_blocker_is_struck_through_in_the_comment(
     [comment] = fake_github.comments.values()
     assert "~~[B2 Debug flag left on](https://recheck.example.com/acme/loader/pull/7/blockers/#finding-2)~~ fixed" \
         in comment["body"]
+
+
+def test_the_comment_follows_the_latest_head_not_an_older_commit_verified_again(
+    commenting, repo, fake_github, django_capture_on_commit_callbacks
+):
+    from findings.tracking import pull_request_record_head
+
+    head = repo.write("README.md", "pushed\n").commit("pushed")
+    with django_capture_on_commit_callbacks(execute=True):
+        pull_request_record_head(pull_request=commenting, sha=head)
+    [comment] = fake_github.comments.values()
+    assert f"Verified at {head}." in comment["body"]
+
+    verify(commenting, repo.reviewed, django_capture_on_commit_callbacks)
+
+    assert f"Verified at {head}." in fake_github.comments[comment["id"]]["body"]
+    assert fake_github.calls("PATCH", r"/issues/comments/") == []
