@@ -9,12 +9,11 @@ import json
 import logging
 from datetime import timedelta
 
-from celery import current_app
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from findings.enqueue import enqueue
+from findings.enqueue import enqueue, enqueue_later
 from findings.models import VerificationRun
 from reporting import content
 from reporting.github import Failure, credentials_kind, github_call, retry_delay
@@ -232,7 +231,7 @@ def _failed(call: GitHubCall, failure: Failure) -> None:
     if retry:
         def send_later():
             try:
-                current_app.tasks["reporting.tasks.send_github_call"].apply_async((call.pk,), countdown=delay)
+                enqueue_later("reporting.tasks.send_github_call", call.pk, countdown=delay)
             except Exception:
                 logger.exception("GitHub call %s could not be queued again", call.pk)
 

@@ -49,12 +49,11 @@ def celery_worker(transactional_db):
 
 
 def forget_broker_connections():
-    """Drop the app's connection and producer pools, so the next message goes to the broker now
-    configured: an eager task acquires a producer too, which binds the pools to the broker URL of
-    that moment (the default, when none is configured)."""
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    """Let go of the app's connection and producer pools, so the next message goes to the broker
+    now configured: an eager task acquires a producer too, which binds the pools to the broker URL
+    of that moment (the default, when none is configured). Not closed: kombu keeps one pool per
+    broker URL and hands the same one out again."""
+    app._pool = None
     app.amqp._producer_pool = None
 
 
