@@ -26,7 +26,7 @@ from findings.verification import (
 )
 from recheck.errors import RecheckError
 from reviews.git import GitReader
-from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
+from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import pull_request_pin_commit
 
@@ -149,7 +149,7 @@ def _fetch(pull_request: PullRequest) -> str:
         repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
     except RecheckError as error:
         logger.warning("Fetching %s failed: %s", pull_request.repository.slug, error)
-        return str(error)
+        return FETCH_FAILED_PUBLIC
     return ""
 
 

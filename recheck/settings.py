@@ -129,6 +129,12 @@ if not DEBUG:
 RECHECK_MIRROR_ROOT = Path(env_str("RECHECK_MIRROR_ROOT", str(VAR_DIR / "mirrors")))
 # Local paths as clone URLs let a server read any repository on its disk: off unless asked for.
 RECHECK_ALLOW_LOCAL_REPOSITORIES = env_bool("RECHECK_ALLOW_LOCAL_REPOSITORIES", DEBUG)
+# Forge hosts clone URLs may name (`github.com`, `.example.com` for it and its subdomains); empty
+# allows any public host. Internal addresses are refused either way.
+RECHECK_ALLOWED_GIT_HOSTS = env_list("RECHECK_ALLOWED_GIT_HOSTS", [])
+# Forges on this server's own network (a self-hosted GitLab on 10.x): the only hosts that may
+# resolve to a private address. Empty by default, so nothing internal is reachable.
+RECHECK_INTERNAL_GIT_HOSTS = env_list("RECHECK_INTERNAL_GIT_HOSTS", [])
 RECHECK_MAX_BLOB_BYTES = env_int("RECHECK_MAX_BLOB_BYTES", 1_000_000)
 RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)

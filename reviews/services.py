@@ -1,9 +1,53 @@
 """Writes about reviewed code: repositories, commits and pins."""
+import re
+
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from recheck.errors import RecheckError
+from recheck.errors import RecheckError, RepositoryError
+from reviews.git import validate_clone_url, validate_slug
+from reviews.git.safety import remote_host
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+
+
+_REMOTE_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+
+
+def repository_clone_url_check(url: str) -> str:
+    """`url` as it may be recorded as a repository's clone URL, or a RepositoryError saying why
+    not. Remote URLs must name an allowed, public host (checked again before every fetch); a local
+    path is recorded only where local repositories are allowed, and is checked for existence when
+    it is fetched, not when it is recorded (a bundle may arrive before its repository)."""
+    url = url.strip()
+    try:
+        return validate_clone_url(
+            url,
+            allow_local=False,
+            allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
+            internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,
+        )
+    except RepositoryError:
+        # A refused remote URL stays refused, whatever local sources may do.
+        if settings.RECHECK_ALLOW_LOCAL_REPOSITORIES and remote_host(url) is None and _looks_local(url):
+            return url
+        raise
+
+
+def _looks_local(value: str) -> bool:
+    return (
+        not value.startswith("-")
+        and not _REMOTE_HELPER.match(value)
+        and ("://" not in value or value.startswith("file://"))
+        and not any(ord(char) < 32 for char in value)
+    )
+
+
+def repository_slug_check(slug: str) -> str:
+    """`slug` as forges name repositories: `owner/name`, a `.git` suffix dropped once, no `.` or
+    `..` part. Two spellings of one repository give one slug, and so one mirror."""
+    owner, name = validate_slug(slug.strip() if isinstance(slug, str) else slug)
+    return f"{owner}/{name}"
 
 
 def commit_lookup(*, repository: Repository, sha: str) -> Commit | None:
