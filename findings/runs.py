@@ -5,19 +5,34 @@ import logging
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 from findings.models import VerificationRun
+from recheck.errors import RecheckError
 from reviews.models import PullRequest
 from reviews.services import commit_get_or_create
 
 logger = logging.getLogger(__name__)
+
+# What publishing a message raises when the broker is down or unreachable.
+ENQUEUE_ERRORS = (BrokerError, OSError)
+QUEUE_RETRY_AFTER_SECONDS = 30
+
+
+class QueueUnavailable(RecheckError):
+    """The work was recorded but could not be handed to a worker: ask again in a moment."""
+
+    retry_after = QUEUE_RETRY_AFTER_SECONDS
 
 
 def verification_run_request(
     *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None
 ) -> VerificationRun:
     """Queue a verification of `pull_request` at `commit_sha` (or at every pinned commit). The task
-    is enqueued once the transaction commits, so a worker never sees a run that is not there yet."""
+    is enqueued once the transaction commits, so a worker never sees a run that is not there yet.
+
+    When the broker cannot take the task, the run is marked failed and QueueUnavailable is raised
+    where the transaction commits, so the caller can answer 503 instead of "queued"."""
     commit = commit_get_or_create(repository=pull_request.repository, sha=commit_sha) if commit_sha else None
     run = VerificationRun.objects.create(pull_request=pull_request, commit=commit, requested_by=requested_by)
 
@@ -26,14 +41,22 @@ def verification_run_request(
 
         try:
             result = run_verification.delay(run.pk)
-        except Exception as error:  # a broker that is down, or (run in-process) a failed run
-            logger.exception("Verification run %s could not be queued or failed", run.pk)
+        except ENQUEUE_ERRORS as error:
+            # The broker's own message names hosts and ports: logged for staff, not shown.
+            logger.error("Verification run %s could not be queued: %s", run.pk, error)
             VerificationRun.objects.filter(pk=run.pk, status__in=["queued", "running"]).update(
                 status=VerificationRun.Status.FAILED,
                 finished_at=timezone.now(),
-                message=f"The verification could not be queued: {error}. "
-                "Check that the broker (CELERY_BROKER_URL) is reachable, then request it again.",
+                message="The verification could not be queued: the task queue is not answering. "
+                "Request it again in a moment (staff: check that CELERY_BROKER_URL is reachable).",
             )
+            raise QueueUnavailable(
+                f"Verification run {run.pk} could not be queued: the task queue is not answering. "
+                f"Nothing runs until it is requested again; retry in {QUEUE_RETRY_AFTER_SECONDS} seconds."
+            ) from None
+        except Exception:
+            # Run in-process (no broker configured), the task itself failed and recorded why.
+            logger.exception("Verification run %s failed", run.pk)
             return
         VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
 

@@ -6,20 +6,22 @@ by its X-GitHub-Delivery id in the same transaction as its effect, so a redelive
 or someone presses "Redeliver") finds the row and changes nothing."""
 import hashlib
 import hmac
-import json
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from django.db import transaction
 
+from findings.exchange.limits import DocumentError, load_json
 from findings.models import VerificationRun, WebhookDelivery
-from findings.runs import verification_run_request
+from findings.runs import QueueUnavailable, verification_run_request
 from recheck.errors import RecheckError
 from reviews.models import PinnedCommit, PullRequest
 from reviews.services import commit_get_or_create, pull_request_pin_commit
 
 HEAD_MOVING_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SIGNATURE_PREFIX = "sha256="
+# PullRequest.number is a PositiveIntegerField: the same range on every database.
+MAX_PULL_REQUEST_NUMBER = 2_147_483_647
 
 
 class WebhookPayloadError(RecheckError):
@@ -48,9 +50,11 @@ def github_payload_parse(body: bytes, content_type: str) -> dict:
         text = body.decode("utf-8")
         if content_type.split(";")[0].strip().lower() == "application/x-www-form-urlencoded":
             text = parse_qs(text).get("payload", [""])[0]
-        payload = json.loads(text)
-    except (UnicodeDecodeError, ValueError):
+        payload = load_json(text)
+    except UnicodeDecodeError:
         raise WebhookPayloadError("The body is not a GitHub event payload (JSON, or a form with payload=).") from None
+    except DocumentError as error:
+        raise WebhookPayloadError(f"The body is not a GitHub event payload: {error}") from None
     if not isinstance(payload, dict):
         raise WebhookPayloadError("The body is not a GitHub event payload: expected a JSON object.")
     return payload
@@ -69,6 +73,8 @@ def _pull_request_event(payload: dict) -> tuple[str, str, int, str]:
         slug = str(payload["repository"]["full_name"])
         number = int(payload["pull_request"]["number"])
         head_sha = str(payload["pull_request"]["head"]["sha"])
+        if not 0 < number <= MAX_PULL_REQUEST_NUMBER:
+            raise ValueError(number)
     except (KeyError, TypeError, ValueError):
         raise WebhookPayloadError(
             "A pull_request payload needs action, repository.full_name, pull_request.number and "
@@ -85,9 +91,20 @@ def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
     ).order_by("repository__slug").first()
 
 
-@transaction.atomic
 def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
-    """Act on one signed delivery, at most once per delivery id."""
+    """Act on one signed delivery, at most once per delivery id. Raises QueueUnavailable when its
+    verification could not be queued; the delivery is then not recorded, so GitHub's redelivery
+    acts on it."""
+    try:
+        return _delivery_handle(delivery_id=delivery_id, event=event, payload=payload)
+    except QueueUnavailable:
+        # The delivery committed with its pin, and the enqueue (after the commit) failed.
+        WebhookDelivery.objects.filter(delivery_id=delivery_id).delete()
+        raise
+
+
+@transaction.atomic
+def _delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
     if event == "ping":
         return DeliveryOutcome("pong: the webhook is connected.")
     if event != "pull_request":

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from findings.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding
-from findings.runs import verification_run_request
+from findings.runs import QueueUnavailable, verification_run_request
 from findings.selectors import (
     finding_history,
     finding_verifications,
@@ -148,10 +148,14 @@ def verify_now(request, owner: str, name: str, number: int):
     if pull_request_active_run(pull_request) is not None:
         messages.info(request, f"A verification of {pull_request.reference} is already under way.")
     else:
-        verification_run_request(pull_request=pull_request, requested_by=request.user)
-        messages.success(
-            request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
-        )
+        try:
+            verification_run_request(pull_request=pull_request, requested_by=request.user)
+        except QueueUnavailable as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(
+                request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
+            )
     return redirect(pull_request.get_absolute_url())
 
 
