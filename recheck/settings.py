@@ -114,16 +114,22 @@ STORAGES = {
 LOGIN_URL = "admin:login"
 FORMS_URLFIELD_ASSUME_HTTPS = True
 
-# Behind a TLS-terminating proxy in production.
 if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Behind a TLS-terminating proxy, the header it sets (X-Forwarded-Proto) tells Django that the
+    # request came in over https. Only with such a proxy: without one, any client could claim it.
+    _proxy_header = env_str("SECURE_PROXY_SSL_HEADER")
+    if _proxy_header:
+        SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.strip().upper().replace("-", "_"), "https")
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
-    # Usually the TLS proxy redirects and sets HSTS; these are for serving without one.
+    # Off by default so that a first deployment does not pin browsers to https before it works;
+    # the README's production settings turn them on (`check --deploy` passes with them).
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 # --- Recheck -------------------------------------------------------------------------------
 RECHECK_MIRROR_ROOT = Path(env_str("RECHECK_MIRROR_ROOT", str(VAR_DIR / "mirrors")))
