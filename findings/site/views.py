@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from findings.companion import companion_files, companion_zip_bytes, zip_name
+from findings.site.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding
 from findings.runs import QueueUnavailable, verification_run_request
 from findings.selectors import (
@@ -145,17 +145,17 @@ def verify_now(request, owner: str, name: str, number: int):
     if not can_verify(request.user):
         raise PermissionDenied("Only staff with the permission to verify pull requests can start a verification.")
     pull_request = _pull_request_or_404(owner, name, number)
-    if pull_request_active_run(pull_request) is not None:
+    try:
+        run = verification_run_request(pull_request=pull_request, requested_by=request.user)
+    except QueueUnavailable as error:
+        messages.error(request, str(error))
+        return redirect(pull_request.get_absolute_url())
+    if not run.created:
         messages.info(request, f"A verification of {pull_request.reference} is already under way.")
     else:
-        try:
-            verification_run_request(pull_request=pull_request, requested_by=request.user)
-        except QueueUnavailable as error:
-            messages.error(request, str(error))
-        else:
-            messages.success(
-                request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
-            )
+        messages.success(
+            request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
+        )
     return redirect(pull_request.get_absolute_url())
 
 
