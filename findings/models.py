@@ -1,6 +1,9 @@
 """What was found: findings, their evidence, and what verification made of them at each commit."""
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from findings import vocabulary as v
@@ -337,6 +340,17 @@ class VerificationRunQuerySet(models.QuerySet):
     def latest_first(self):
         return self.order_by("-created_at", "-id")
 
+    def live(self):
+        """Active runs whose worker still shows signs of life: a run without one for longer than
+        a task may run (RECHECK_RUN_STALE_SECONDS) is dead, whatever its status says, and is
+        waited on by nobody (the verify button, the gate, a new request) until it is reaped."""
+        return self.active().filter(heartbeat_at__gte=timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
+
+    def dead(self, *, now=None):
+        """Active runs without a sign of life for longer than RECHECK_RUN_STALE_SECONDS."""
+        now = now or timezone.now()
+        return self.active().filter(heartbeat_at__lt=now - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
+
     def covering(self, commit):
         """Runs that will give `commit` its verdicts: at that commit, or at every pin."""
         return self.filter(Q(commit=commit) | Q(commit__isnull=True))
@@ -363,6 +377,12 @@ class VerificationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The last sign of life: set when the run is queued, claimed and as it progresses.
+    heartbeat_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The dead run this one was queued again for; a retry that dies too is not retried again.
+    retry_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retried_as"
+    )
 
     objects = VerificationRunQuerySet.as_manager()
 
@@ -376,6 +396,12 @@ class VerificationRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def is_live(self) -> bool:
+        """Active, and its worker showed a sign of life recently (see VerificationRunQuerySet.live)."""
+        stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+        return self.is_active and self.heartbeat_at >= stale
 
     @property
     def percent(self) -> int:

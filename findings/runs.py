@@ -1,8 +1,10 @@
 """Requesting a verification of a pull request, claiming it for a worker and reporting its
 progress. The run row is what the site and the API show while a worker is busy."""
+import datetime
 import logging
+import time
 
-from django.db import transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
@@ -41,7 +43,9 @@ def verification_run_request(
     # active run and both create one.
     PullRequest.objects.select_for_update().filter(pk=pull_request.pk).first()
     commit = commit_get_or_create(repository=pull_request.repository, sha=commit_sha) if commit_sha else None
-    active = VerificationRun.objects.active().filter(pull_request=pull_request, commit=commit).latest_first().first()
+    # A dead run (its worker killed) covers nothing: the reaper will fail it, and this request
+    # must not wait on it.
+    active = VerificationRun.objects.live().filter(pull_request=pull_request, commit=commit).latest_first().first()
     if active is not None:
         active.created = False
         return active
@@ -77,8 +81,9 @@ def verification_run_request(
 def verification_run_claim(run_id: int) -> VerificationRun | None:
     """Move a queued run to running and return it, or None when it is not queued any more: a
     redelivered or duplicated message finds the run claimed and does nothing twice."""
+    now = timezone.now()
     claimed = VerificationRun.objects.filter(pk=run_id, status=VerificationRun.Status.QUEUED).update(
-        status=VerificationRun.Status.RUNNING, started_at=timezone.now()
+        status=VerificationRun.Status.RUNNING, started_at=now, heartbeat_at=now
     )
     if claimed != 1:
         return None
@@ -89,22 +94,106 @@ def verification_run_begin(*, pull_request: PullRequest, commit=None, requested_
     """A run that its caller carries out itself (the `verify` command), claimed as it is created."""
     return VerificationRun.objects.create(
         pull_request=pull_request, commit=commit, requested_by=requested_by,
-        status=VerificationRun.Status.RUNNING, started_at=timezone.now(),
+        status=VerificationRun.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now(),
     )
 
 
 def verification_run_start(run: VerificationRun, *, total: int) -> None:
     """Record how much work the claimed run has ahead of it."""
-    VerificationRun.objects.filter(pk=run.pk).update(total=total, done=0)
+    VerificationRun.objects.filter(pk=run.pk).update(total=total, done=0, heartbeat_at=timezone.now())
 
 
 def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
-    VerificationRun.objects.filter(pk=run.pk).update(done=F("done") + by)
+    """Count progress and show a sign of life. Best-effort: the results are the record, so a
+    database blip while reporting progress never aborts the work."""
+    try:
+        VerificationRun.objects.filter(pk=run.pk).update(done=F("done") + by, heartbeat_at=timezone.now())
+    except DatabaseError as error:
+        logger.warning("Progress of run %s not recorded: %s", run.pk, error)
 
 
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
-    VerificationRun.objects.filter(pk=run.pk).update(
-        status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
-        finished_at=timezone.now(),
-        message=message,
+    """Record the end of a run. Written through a reconnect: a database that restarts while the
+    run ends must not leave it `running`."""
+    persistently(
+        lambda: VerificationRun.objects.filter(pk=run.pk).update(
+            status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
+            finished_at=timezone.now(),
+            heartbeat_at=timezone.now(),
+            message=message,
+        )
     )
+
+
+def verification_run_release(run_id: int, *, message: str) -> bool:
+    """Hand a claimed run back to the queue (running -> queued), for a task that retries after a
+    database error. False when the run is not running any more."""
+    return bool(
+        persistently(
+            lambda: VerificationRun.objects.filter(pk=run_id, status=VerificationRun.Status.RUNNING).update(
+                status=VerificationRun.Status.QUEUED, heartbeat_at=timezone.now(), message=message
+            )
+        )
+    )
+
+
+def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
+    """Fail every dead run (no sign of life for longer than a task may run: its worker was killed,
+    or its message lost with the broker) and queue it again once. Returns (dead run, new run or
+    None) pairs. Safe to run twice and beside a live worker: each run is failed with a
+    conditional update that only matches while it is still active and still silent."""
+    now = now or timezone.now()
+    reaped = []
+    for run in VerificationRun.objects.dead(now=now).select_related("pull_request", "commit").order_by("id"):
+        failed = VerificationRun.objects.dead(now=now).filter(pk=run.pk).update(
+            status=VerificationRun.Status.FAILED, finished_at=now
+        )
+        if failed != 1:
+            continue
+        silent_since = run.heartbeat_at.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        retry = None
+        if run.retry_of_id is None:
+            try:
+                retry = verification_run_request(
+                    pull_request=run.pull_request,
+                    commit_sha=run.commit.sha if run.commit else None,
+                    requested_by=run.requested_by,
+                )
+            except QueueUnavailable:
+                logger.error("Dead run %s could not be queued again: the broker is not answering", run.pk)
+            else:
+                VerificationRun.objects.filter(pk=retry.pk, retry_of__isnull=True).update(retry_of=run)
+        if retry is not None:
+            message = f"The worker stopped showing signs of life (last at {silent_since}); queued again as run {retry.pk}."
+        else:
+            message = (
+                f"The worker stopped showing signs of life (last at {silent_since}) and this run was a retry "
+                "already, or could not be queued again; request a verification again."
+            )
+        VerificationRun.objects.filter(pk=run.pk).update(message=message)
+        logger.warning("Reaped dead verification run %s: %s", run.pk, message)
+        reaped.append((run.pk, retry.pk if retry else None))
+    return reaped
+
+
+def persistently(write, *, attempts: int = 6, first_wait: float = 0.5):
+    """Run `write` (one query, idempotent) until the database takes it, reconnecting in between
+    with a doubling wait (0.5 s to 16 s, about half a minute in all: a database restart)."""
+    wait = first_wait
+    for attempt in range(attempts):
+        try:
+            return write()
+        except (OperationalError, InterfaceError) as error:
+            if attempt == attempts - 1 or connection_in_atomic_block():
+                raise
+            logger.warning("Database write failed (%s); retrying in %.1f s", error, wait)
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+            time.sleep(wait)
+            wait *= 2
+    return None
+
+
+def connection_in_atomic_block() -> bool:
+    # Inside a transaction a reconnect would lose the transaction's earlier writes silently.
+    return any(connection.in_atomic_block for connection in connections.all(initialized_only=True))

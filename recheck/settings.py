@@ -163,14 +163,29 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The time limits stay below the visibility timeout, or Redis would hand a running task to a
 # second worker.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
-CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 1500)
-CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
+# A killed worker's message comes back after the visibility timeout; its run, already claimed,
+# is then reaped (below) once it has shown no sign of life for longer than a task may run. The
+# defaults (a 10-minute hard limit, 15-minute visibility) make that minutes, not an hour, and
+# leave a fetch (RECHECK_FETCH_TIMEOUT) and the verification of a large PR room within the soft
+# limit. Raise all three together for reviews that take longer.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 900)}
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
+# A verification under way keeps going through a broker blip: its results go to the database, and
+# cancelling it would only make it wait for the reaper.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# A run with no sign of life for this long is dead: no task may run longer than the hard limit.
+RECHECK_RUN_STALE_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("RECHECK_RUN_REAP_MARGIN_SECONDS", 120)
+RECHECK_REAP_INTERVAL_SECONDS = env_int("RECHECK_REAP_INTERVAL_SECONDS", 60)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "track-open-pull-requests": {
         "task": "findings.tasks.track_open_pull_requests",
         "schedule": float(RECHECK_TRACK_INTERVAL_SECONDS),
+    },
+    "reap-dead-runs": {
+        "task": "findings.tasks.reap_dead_runs",
+        "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
     },
 }
 if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:

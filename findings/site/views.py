@@ -131,7 +131,8 @@ def latest_run(request, owner: str, name: str, number: int):
                 "done": run.done,
                 "total": run.total,
                 "percent": run.percent,
-                "is_active": run.is_active,
+                # A dead run (its worker gone) is not shown as under way while it waits to be reaped.
+                "is_active": run.is_live,
                 "message": run.message,
                 "created_at": run.created_at.isoformat(),
                 "finished_at": run.finished_at.isoformat() if run.finished_at else None,
