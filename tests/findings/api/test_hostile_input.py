@@ -129,3 +129,23 @@ def test_an_exported_bundle_with_repeated_values_reads_back_without_aliases():
     text = bundle_dump(data)
     assert "&" not in text and "*" not in text
     assert parse_bundle(text) == data
+
+
+def test_a_captured_body_replayed_under_new_delivery_ids_queues_nothing(
+    anonymous_reader, review, settings, queued_tasks, django_capture_on_commit_callbacks
+):
+    from findings.models import VerificationRun
+    from findings.webhooks import github_signature
+
+    settings.RECHECK_GITHUB_WEBHOOK_SECRET = "webhook-secret-for-tests"
+    captured = json.dumps(pull_request_event()).encode()
+    signature = github_signature(secret="webhook-secret-for-tests", body=captured)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = deliver(anonymous_reader, None, body=captured, signature=signature, delivery="original")
+    assert first.status_code == 202 and len(queued_tasks) == 1
+    for replay in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            again = deliver(anonymous_reader, None, body=captured, signature=signature, delivery=f"replay-{replay}")
+        assert again.status_code == 200 and again.json()["run"] is None
+        VerificationRun.objects.update(status="done")  # verified in between: still nothing to do
+    assert len(queued_tasks) == 1 and VerificationRun.objects.count() == 1
