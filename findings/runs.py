@@ -162,9 +162,12 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
             except QueueUnavailable:
                 logger.error("Dead run %s could not be queued again: the broker is not answering", run.pk)
             else:
-                VerificationRun.objects.filter(pk=retry.pk, retry_of__isnull=True).update(retry_of=run)
+                # A run someone requested meanwhile covers it already: that one is no retry.
+                if retry.created:
+                    VerificationRun.objects.filter(pk=retry.pk).update(retry_of=run)
         if retry is not None:
-            message = f"The worker stopped showing signs of life (last at {silent_since}); queued again as run {retry.pk}."
+            again = "queued again as run" if retry.created else "run under way instead:"
+            message = f"The worker stopped showing signs of life (last at {silent_since}); {again} {retry.pk}."
         else:
             message = (
                 f"The worker stopped showing signs of life (last at {silent_since}) and this run was a retry "

@@ -13,6 +13,8 @@ from findings.models import Verification, VerificationRun
 from findings.runs import verification_run_claim, verification_runs_reap
 from findings.tasks import reap_dead_runs
 from recheck.celery import app
+from tests.findings.test_tasks import celery_worker  # noqa: F401 (fixture)
+from tests.findings.test_tasks import wait_for
 from tests.findings.test_verifying import import_review
 from tests.gitrepo import GitRepoBuilder
 
@@ -37,14 +39,14 @@ def killed_run(pull_request, *, silent_for: float | None = None, **fields) -> Ve
     return VerificationRun.objects.get(pk=run.pk)
 
 
-def test_a_killed_worker_s_run_is_reaped_and_completed_by_its_retry(repo):
+def test_a_killed_worker_s_run_is_reaped_and_completed_by_its_retry(repo, celery_worker):  # noqa: F811
     pull_request = import_review(repo)
     dead = killed_run(pull_request)
 
-    reaped = reap_dead_runs.apply().get()  # in-process here, so the retry runs at once
+    reaped = reap_dead_runs.apply().get()
 
     dead.refresh_from_db()
-    retry = VerificationRun.objects.get(retry_of=dead)
+    retry = wait_for(VerificationRun.objects.get(retry_of=dead))
     assert reaped == [[dead.pk, retry.pk]] or reaped == [(dead.pk, retry.pk)]
     assert dead.status == "failed" and dead.finished_at
     assert "stopped showing signs of life" in dead.message and f"queued again as run {retry.pk}" in dead.message
@@ -63,14 +65,14 @@ def test_a_retry_that_dies_too_is_failed_and_not_queued_again(repo):
     assert VerificationRun.objects.filter(status__in=["queued", "running"]).count() == 0
 
 
-def test_a_queued_run_whose_message_the_broker_lost_is_reaped_too(repo):
+def test_a_queued_run_whose_message_the_broker_lost_is_reaped_too(repo, celery_worker):  # noqa: F811
     pull_request = import_review(repo)
     lost = VerificationRun.objects.create(pull_request=pull_request)
     VerificationRun.objects.filter(pk=lost.pk).update(
         heartbeat_at=timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS + 1)
     )
     [(reaped, retry)] = verification_runs_reap()
-    assert reaped == lost.pk and VerificationRun.objects.get(pk=retry).status == "done"
+    assert reaped == lost.pk and wait_for(VerificationRun.objects.get(pk=retry)).status == "done"
 
 
 def test_a_run_that_shows_signs_of_life_is_left_alone(repo):
@@ -89,7 +91,7 @@ def test_reaping_twice_fails_a_dead_run_once_and_queues_one_retry(repo):
     assert VerificationRun.objects.filter(retry_of=dead).count() == 1
 
 
-def test_the_verify_button_and_the_gate_ignore_a_dead_run(repo, staff_maintainer):
+def test_the_verify_button_and_the_gate_ignore_a_dead_run(repo, staff_maintainer, celery_worker):  # noqa: F811
     pull_request = import_review(repo)
     head = pull_request.pins.get().commit
     dead = killed_run(pull_request, commit=head)
@@ -103,7 +105,7 @@ def test_the_verify_button_and_the_gate_ignore_a_dead_run(repo, staff_maintainer
     browser.force_login(staff_maintainer)
     page = browser.post("/acme/loader/pull/7/verify/", follow=True).content.decode()
     assert "already under way" not in page and "queued" in page
-    assert VerificationRun.objects.exclude(pk=dead.pk).get().status == "done"
+    assert wait_for(VerificationRun.objects.exclude(pk=dead.pk).get()).status == "done"
 
 
 def test_the_reaper_runs_on_beat_and_the_stale_limit_outlasts_the_hard_time_limit():
