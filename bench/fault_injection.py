@@ -264,7 +264,7 @@ def main() -> int:
             print(f"{fault}: verifying {args.findings} findings x {args.commits} commits")
             started = time.monotonic()
             run = verification_run_request(pull_request=pull_request)
-            wait_until(lambda: VerificationRun.objects.get(pk=run.pk).done > 0, 120, "the run to start")
+            wait_until(lambda run=run: VerificationRun.objects.get(pk=run.pk).done > 0, 120, "the run to start")
             if fault == "kill":
                 worker.kill()
                 print("  worker killed (main process, beat and child); starting a new one")
@@ -280,7 +280,7 @@ def main() -> int:
                 connections.close_all()
                 print("  PostgreSQL restarted")
 
-            def ended():
+            def ended(run=run):
                 chain_end = VerificationRun.objects.get(pk=run.pk)
                 while True:
                     retry = VerificationRun.objects.filter(retry_of=chain_end).first()
