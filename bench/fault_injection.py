@@ -265,6 +265,8 @@ def main() -> int:
             started = time.monotonic()
             run = verification_run_request(pull_request=pull_request)
             wait_until(lambda run=run: VerificationRun.objects.get(pk=run.pk).done > 0, 120, "the run to start")
+            at_fault = VerificationRun.objects.get(pk=run.pk)
+            print(f"  fault at {at_fault.done:,} of {at_fault.total:,} checks ({at_fault.status})")
             if fault == "kill":
                 worker.kill()
                 print("  worker killed (main process, beat and child); starting a new one")

@@ -30,7 +30,7 @@ class QueueUnavailable(RecheckError):
 
 @transaction.atomic
 def verification_run_request(
-    *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None
+    *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None
 ) -> VerificationRun:
     """Queue a verification of `pull_request` at `commit_sha` (or at every pinned commit), or
     return the active run that already covers it: one active run per PR and commit, however many
@@ -49,7 +49,9 @@ def verification_run_request(
     if active is not None:
         active.created = False
         return active
-    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit, requested_by=requested_by)
+    run = VerificationRun.objects.create(
+        pull_request=pull_request, commit=commit, requested_by=requested_by, retry_of=retry_of
+    )
     run.created = True
 
     def send():
@@ -145,38 +147,40 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
     now = now or timezone.now()
     reaped = []
     for run in VerificationRun.objects.dead(now=now).select_related("pull_request", "commit").order_by("id"):
-        failed = VerificationRun.objects.dead(now=now).filter(pk=run.pk).update(
-            status=VerificationRun.Status.FAILED, finished_at=now
-        )
-        if failed != 1:
-            continue
         silent_since = run.heartbeat_at.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        retry = None
-        if run.retry_of_id is None:
-            try:
-                retry = verification_run_request(
-                    pull_request=run.pull_request,
-                    commit_sha=run.commit.sha if run.commit else None,
-                    requested_by=run.requested_by,
+        try:
+            # One transaction: whoever sees the dead run failed also sees its retry.
+            with transaction.atomic():
+                failed = VerificationRun.objects.dead(now=now).filter(pk=run.pk).update(
+                    status=VerificationRun.Status.FAILED, finished_at=now
                 )
-            except QueueUnavailable:
-                logger.error("Dead run %s could not be queued again: the broker is not answering", run.pk)
-            else:
-                # A run someone requested meanwhile covers it already: that one is no retry.
-                if retry.created:
-                    VerificationRun.objects.filter(pk=retry.pk).update(retry_of=run)
-        if retry is not None:
-            again = "queued again as run" if retry.created else "run under way instead:"
-            message = f"The worker stopped showing signs of life (last at {silent_since}); {again} {retry.pk}."
-        else:
-            message = (
-                f"The worker stopped showing signs of life (last at {silent_since}) and this run was a retry "
-                "already, or could not be queued again; request a verification again."
-            )
-        VerificationRun.objects.filter(pk=run.pk).update(message=message)
+                if failed != 1:
+                    continue
+                retry = None
+                if run.retry_of_id is None:
+                    retry = verification_run_request(
+                        pull_request=run.pull_request,
+                        commit_sha=run.commit.sha if run.commit else None,
+                        requested_by=run.requested_by,
+                        retry_of=run,
+                    )
+                message = _reaped_message(silent_since, retry)
+                VerificationRun.objects.filter(pk=run.pk).update(message=message)
+        except QueueUnavailable:
+            # Committed: the retry is marked failed with its own message, saying to ask again.
+            logger.error("Dead run %s was queued again as a retry, but the broker did not take it", run.pk)
         logger.warning("Reaped dead verification run %s: %s", run.pk, message)
         reaped.append((run.pk, retry.pk if retry else None))
     return reaped
+
+
+def _reaped_message(silent_since: str, retry: VerificationRun | None) -> str:
+    gone = f"The worker stopped showing signs of life (last at {silent_since})"
+    if retry is None:
+        return f"{gone} and this run was a retry already; request a verification again."
+    if retry.created:
+        return f"{gone}; queued again as run {retry.pk}."
+    return f"{gone}; run {retry.pk}, requested meanwhile, covers it."
 
 
 def persistently(write, *, attempts: int = 6, first_wait: float = 0.5):
