@@ -1,6 +1,5 @@
 """The review bundle format, as DRF serializers: one definition validates the import command,
 the import API and the API schema. Errors are flattened to `findings[2].evidence[0].start_line`."""
-import re
 
 from rest_framework import serializers
 
