@@ -85,6 +85,12 @@ class Finding(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    # Bumped whenever the evidence changes (a re-import, an edit): a verification checked one
+    # version, and the verifications of an older one are dropped, since they no longer say
+    # anything about this evidence.
+    evidence_version = models.PositiveIntegerField(default=1)
+    evidence_changed_at = models.DateTimeField(null=True, blank=True)
+
     objects = FindingQuerySet.as_manager()
 
     class Meta:
@@ -233,6 +239,7 @@ class Verification(models.Model):
     checked_at = models.DateTimeField()
     first_checked_at = models.DateTimeField(auto_now_add=True)
     detail = models.TextField(blank=True, help_text="Why the check could not run, when it could not.")
+    evidence_version = models.PositiveIntegerField(default=1, help_text="The finding's evidence version checked.")
 
     class Meta:
         ordering = ["finding_id", "checked_at"]

@@ -7,7 +7,7 @@ from django.db import transaction
 from findings.exchange.bundle_schema import BundleSerializer, flatten_errors
 from findings.exchange.limits import DocumentError, load_json, load_yaml
 from findings.models import Evidence, Finding, FindingEvent
-from findings.services import finding_resolve
+from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from recheck.errors import BundleError, RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
 from reviews.services import commit_get_or_create, pull_request_pin_commit
@@ -169,13 +169,14 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
             "line": location.get("line"),
         },
     )
-    evidence_changed = _import_evidence(finding, item["evidence"], where, reviewed_commit)
+    evidence_changed = _import_evidence(finding, item["evidence"], where, reviewed_commit, fresh=created)
     status_changed = _import_status(finding, item, where, actor)
     report.record(f"finding {finding.number}", created, changed or evidence_changed or status_changed)
 
 
-def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_commit) -> bool:
+def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_commit, *, fresh: bool) -> bool:
     repository = finding.pull_request.repository
+    finding_evidence_lock(finding=finding)
     existing = {evidence.position: evidence for evidence in finding.evidence.all()}
     changed = False
     for position, item in enumerate(items):
@@ -219,12 +220,13 @@ def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_c
             values["text"] = item.get("text", "")
         if _assign(evidence, values):
             evidence.save()
-            # What was verified is no longer what the evidence says.
-            evidence.results.all().delete()
             changed = True
     for stale in existing.values():
         stale.delete()
         changed = True
+    if changed and not fresh:
+        # What was verified is no longer what the evidence says.
+        finding_evidence_changed(finding=finding)
     return changed
 
 
