@@ -73,6 +73,15 @@ def _backoff(retries: int) -> int:
     return min(RETRY_DATABASE["retry_backoff_max"], RETRY_DATABASE["retry_backoff"] * 2**retries)
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def run_import(job_id: int) -> dict:
+    """Import a large review bundle kept as an ImportJob."""
+    from findings.imports import import_job_run
+
+    job = import_job_run(job_id)
+    return {"job": job_id, "status": job.status if job else "claimed elsewhere"}
+
+
 @shared_task
 def reap_dead_runs() -> list:
     """Beat's job: fail the runs whose worker died, and queue each again once."""

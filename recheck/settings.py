@@ -141,6 +141,8 @@ RECHECK_ALLOWED_GIT_HOSTS = env_list("RECHECK_ALLOWED_GIT_HOSTS", [])
 # Forges on this server's own network (a self-hosted GitLab on 10.x): the only hosts that may
 # resolve to a private address. Empty by default, so nothing internal is reachable.
 RECHECK_INTERNAL_GIT_HOSTS = env_list("RECHECK_INTERNAL_GIT_HOSTS", [])
+# Bundles with more findings than this are imported in the background (202 and a status URL).
+RECHECK_IMPORT_INLINE_FINDINGS = env_int("RECHECK_IMPORT_INLINE_FINDINGS", 1000)
 RECHECK_MAX_BLOB_BYTES = env_int("RECHECK_MAX_BLOB_BYTES", 1_000_000)
 RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)
