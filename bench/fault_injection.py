@@ -4,7 +4,7 @@ while the worker is killed (main process and child), Redis is restarted and Post
 restarted. Prints, per fault, runs completed and results lost, duplicated, wrongly fixed and
 stuck runs; all must be zero but completed, or the script exits 1.
 
-    .venv/bin/python bench/fault_injection.py [--findings 4000] [--commits 6] [--faults kill,redis,postgres]
+    .venv/bin/python bench/fault_injection.py [--findings 3000] [--commits 6] [--faults kill,redis,postgres]
 
 Time limits are shortened (hard limit 20 s, reap margin 5 s, reaping every 2 s) so that a dead
 run is reaped in about half a minute rather than the production defaults' minutes.
@@ -204,7 +204,7 @@ def measure(pull_request, run, started: float) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--findings", type=int, default=4000)
+    parser.add_argument("--findings", type=int, default=3000)
     parser.add_argument("--commits", type=int, default=6)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--faults", default="kill,redis,postgres")
