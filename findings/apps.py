@@ -6,6 +6,6 @@ class FindingsConfig(AppConfig):
     verbose_name = "Findings"
 
     def ready(self):
-        # Services enqueue tasks by name (findings.enqueue), so every process that can enqueue (a
-        # web process too, not only a worker) must have the tasks registered with the Celery app.
+        # Celery's autodiscovery runs only in a worker; a web process that enqueues by task name
+        # (findings.enqueue) needs the tasks registered too.
         from findings import tasks  # noqa: F401

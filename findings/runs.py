@@ -12,6 +12,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from recheck.errors import RecheckError
+from reporting.services import verification_run_report
 from reviews.models import PullRequest
 from reviews.services import commit_get_or_create
 
@@ -53,6 +54,8 @@ def verification_run_request(
         pull_request=pull_request, commit=commit, requested_by=requested_by, retry_of=retry_of
     )
     run.created = True
+    # Before the verification is enqueued, so GitHub hears "in progress" before "completed".
+    verification_run_report(run=run)
 
     def send():
         try:
@@ -60,12 +63,14 @@ def verification_run_request(
         except ENQUEUE_ERRORS as error:
             # The broker's own message names hosts and ports: logged for staff, not shown.
             logger.error("Verification run %s could not be queued: %s", run.pk, error)
-            VerificationRun.objects.active().filter(pk=run.pk).update(
+            failed = VerificationRun.objects.active().filter(pk=run.pk).update(
                 status=VerificationRun.Status.FAILED,
                 finished_at=timezone.now(),
                 message="The verification could not be queued: the task queue is not answering. "
                 "Request it again in a moment (staff: check that CELERY_BROKER_URL is reachable).",
             )
+            if failed:
+                verification_run_report(run=run)
             raise QueueUnavailable(
                 f"Verification run {run.pk} could not be queued: the task queue is not answering. "
                 f"Nothing runs until it is requested again; retry in {QUEUE_RETRY_AFTER_SECONDS} seconds."
@@ -115,8 +120,9 @@ def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
 
 
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
-    """Record the end of a run. Written through a reconnect: a database that restarts while the
-    run ends must not leave it `running`."""
+    """End the run, and tell GitHub what the gate now says (when the repository publishes).
+    Written through a reconnect: a database that restarts while the run ends must not leave it
+    `running`."""
     persistently(
         lambda: VerificationRun.objects.filter(pk=run.pk).update(
             status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
@@ -125,6 +131,7 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
             message=message,
         )
     )
+    verification_run_report(run=run)
 
 
 def verification_run_release(run_id: int, *, message: str) -> bool:
@@ -166,6 +173,7 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
                     )
                 message = _reaped_message(silent_since, retry)
                 VerificationRun.objects.filter(pk=run.pk).update(message=message)
+            verification_run_report(run=run)
         except QueueUnavailable:
             # Committed: the retry is marked failed with its own message, saying to ask again.
             logger.error("Dead run %s was queued again as a retry, but the broker did not take it", run.pk)
