@@ -1,5 +1,6 @@
 """Recheck settings. Every value that differs between machines comes from the environment
 (see the configuration table in README.md); nothing here fails open in production."""
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -35,12 +36,13 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "reviews",
     "findings",
+    "access",
 ]
 
 MIDDLEWARE = [
@@ -50,6 +52,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Hands the request (IP address, API token) to the services that write the audit log.
+    "access.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -134,6 +138,12 @@ RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)
 RECHECK_GITHUB_WEBHOOK_SECRET = env_str("RECHECK_GITHUB_WEBHOOK_SECRET")
 RECHECK_TRACK_INTERVAL_SECONDS = env_int("RECHECK_TRACK_INTERVAL_SECONDS", 900)
+# API tokens: how long a new one lasts unless its creator says otherwise, and the longest allowed.
+RECHECK_API_TOKEN_DAYS = env_int("RECHECK_API_TOKEN_DAYS", 90)
+RECHECK_API_TOKEN_MAX_DAYS = env_int("RECHECK_API_TOKEN_MAX_DAYS", 366)
+# The header a trusted proxy puts the client's address in (e.g. HTTP_X_FORWARDED_FOR), for the
+# audit log; empty means REMOTE_ADDR. Only set it behind a proxy that overwrites the header.
+RECHECK_CLIENT_IP_HEADER = env_str("RECHECK_CLIENT_IP_HEADER")
 
 # --- Celery --------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -167,10 +177,13 @@ if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout
 # --- REST framework ------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "access.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "findings.api.permissions.TokenScope",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
@@ -181,6 +194,14 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"writes": env_str("RECHECK_WRITE_THROTTLE", "120/min")},
     # RecheckError becomes a 400 with its message; every error body is JSON with a `detail`.
     "EXCEPTION_HANDLER": "findings.api.errors.exception_handler",
+}
+# Tokens are knox's construction (a SHA-512 digest of 32 random bytes; the secret is shown once)
+# on Recheck's own model, which adds a name, scopes, repositories, last use and revocation.
+KNOX_TOKEN_MODEL = "access.ApiToken"
+REST_KNOX = {
+    "TOKEN_PREFIX": "rck_",
+    "AUTH_HEADER_PREFIX": "Token",
+    "TOKEN_TTL": timedelta(days=RECHECK_API_TOKEN_DAYS),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Recheck API",

@@ -1,10 +1,13 @@
 from django.contrib import admin
 
+from access.audited_admin import AuditedModelAdmin
+
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 
 @admin.register(Repository)
-class RepositoryAdmin(admin.ModelAdmin):
+class RepositoryAdmin(AuditedModelAdmin):
+    audit_repository_path = "self"
     list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error"]
     search_fields = ["slug", "clone_url"]
     readonly_fields = ["fetched_at", "fetch_error", "created_at"]
@@ -22,7 +25,8 @@ class PinnedCommitInline(admin.TabularInline):
 
 
 @admin.register(PullRequest)
-class PullRequestAdmin(admin.ModelAdmin):
+class PullRequestAdmin(AuditedModelAdmin):
+    audit_repository_path = "repository"
     list_display = ["__str__", "title", "state", "updated_at"]
     list_filter = ["state", "repository"]
     search_fields = ["title", "repository__slug", "=number"]
@@ -31,7 +35,8 @@ class PullRequestAdmin(admin.ModelAdmin):
 
 
 @admin.register(Commit)
-class CommitAdmin(admin.ModelAdmin):
+class CommitAdmin(AuditedModelAdmin):
+    audit_repository_path = "repository"
     list_display = ["short_sha", "repository", "resolved", "subject", "author", "committed_at"]
     list_filter = ["resolved", "repository"]
     search_fields = ["sha", "message", "author"]
@@ -39,7 +44,8 @@ class CommitAdmin(admin.ModelAdmin):
 
 
 @admin.register(PinnedCommit)
-class PinnedCommitAdmin(admin.ModelAdmin):
+class PinnedCommitAdmin(AuditedModelAdmin):
+    audit_repository_path = "pull_request.repository"
     list_display = ["pull_request", "commit", "role", "pinned_at"]
     list_filter = ["role"]
     search_fields = ["commit__sha", "pull_request__title"]

@@ -1,10 +1,10 @@
 """Write endpoints. Each validates its input, calls the one service that does the work (the same
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
@@ -12,7 +12,8 @@ from rest_framework.views import APIView
 
 from findings.api import docs
 from findings.api.lookups import pull_request_by_number
-from findings.api.permissions import HasActionPermission
+from access.audit import audit_refusal
+from findings.api.permissions import HasActionPermission, TokenScope, limited_to_token, token_repository_ids
 from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
@@ -29,12 +30,14 @@ from findings.exchange.bundle_schema import BundleSerializer
 from findings.models import Finding, FindingEvent
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
+from reviews.models import Repository
 
 
 class ActionView(APIView):
-    permission_classes = [HasActionPermission]
+    permission_classes = [HasActionPermission, TokenScope]
     throttle_classes = [WriteThrottle]
     required_permission: str
+    required_scope: str
 
 
 @extend_schema_view(
@@ -53,16 +56,19 @@ class ActionView(APIView):
 )
 class PullRequestVerify(ActionView):
     required_permission = "findings.verify_pullrequest"
+    required_scope = "verify"
 
     def post(self, request, owner: str, name: str, number: int):
-        pull_request = pull_request_by_number(owner=owner, name=name, number=number)
+        pull_request = pull_request_by_number(
+            owner=owner, name=name, number=number, repository_ids=token_repository_ids(request)
+        )
         body = VerifyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        # The run and its commit are written together; the task is enqueued when this commits.
-        with transaction.atomic():
-            run = verification_run_request(
-                pull_request=pull_request, commit_sha=body.validated_data["commit"], requested_by=request.user
-            )
+        # The service writes the run and its commit in one transaction and enqueues the task when
+        # it commits; no transaction here, or a refusal it records would roll back with the error.
+        run = verification_run_request(
+            pull_request=pull_request, commit_sha=body.validated_data["commit"], requested_by=request.user
+        )
         run.refresh_from_db()
         status_url = reverse("api:run-detail", kwargs={"pk": run.pk}, request=request)
         return Response(
@@ -96,9 +102,10 @@ class PullRequestVerify(ActionView):
 )
 class FindingResolve(ActionView):
     required_permission = "findings.resolve_finding"
+    required_scope = "resolve"
 
     def post(self, request, pk: int):
-        finding = _get_finding(pk)
+        finding = _get_finding(request, pk)
         body = ResolveRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -110,7 +117,7 @@ class FindingResolve(ActionView):
             commit_sha=data["commit"] or "",
             note=data["note"],
         )
-        finding = _get_finding(pk)
+        finding = _get_finding(request, pk)
         context = {"request": request}
         return Response(
             {
@@ -120,8 +127,8 @@ class FindingResolve(ActionView):
         )
 
 
-def _get_finding(pk: int) -> Finding:
-    return get_object_or_404(findings_with_evidence(), pk=pk)
+def _get_finding(request, pk: int) -> Finding:
+    return get_object_or_404(limited_to_token(findings_with_evidence(), request, "pull_request__repository"), pk=pk)
 
 
 class BundleParser(BaseParser):
@@ -197,11 +204,13 @@ class PlainTextBundleParser(BundleParser):
 )
 class ReviewImport(ActionView):
     required_permission = "findings.import_review"
+    required_scope = "import"
     parser_classes = [
         JSONBundleParser, YAMLBundleParser, LegacyYAMLBundleParser, TextYAMLBundleParser, PlainTextBundleParser
     ]
 
     def post(self, request):
+        self._check_token_repositories(request)
         report = review_import(data=request.data, actor=request.user)
         slug, number = report.pull_request.rsplit("#", 1)
         owner, name = slug.split("/", 1)
@@ -214,3 +223,18 @@ class ReviewImport(ActionView):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
             headers={"Location": url},
         )
+
+    def _check_token_repositories(self, request) -> None:
+        """A token limited to repositories imports into those only. Said without a 404: the
+        bundle names the repository, so the answer tells nothing about whether it exists."""
+        ids = token_repository_ids(request)
+        if ids is None:
+            return
+        repository = request.data.get("repository") if isinstance(request.data, dict) else None
+        slug = repository.get("slug") if isinstance(repository, dict) else None
+        allowed = sorted(Repository.objects.filter(pk__in=ids).values_list("slug", flat=True))
+        if slug in allowed:
+            return
+        message = f"This token may import into {', '.join(allowed)} only; the bundle is for {slug or 'no repository'}."
+        audit_refusal(action="review.import", actor=request.user, target=str(slug or ""), message=message)
+        raise PermissionDenied(message)
