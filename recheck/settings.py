@@ -43,6 +43,12 @@ INSTALLED_APPS = [
     "reviews",
     "findings",
     "access",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.gitlab",
+    "allauth.socialaccount.providers.openid_connect",
 ]
 
 MIDDLEWARE = [
@@ -52,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     # Hands the request (IP address, API token) to the services that write the audit log.
     "access.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -118,11 +125,71 @@ STORAGES = {
 LOGIN_URL = "admin:login"
 FORMS_URLFIELD_ASSUME_HTTPS = True
 
+# --- Signing in ----------------------------------------------------------------------------------
+# Every sign-in form is allauth's (the admin's login page sends people there), so its rate limits
+# cover them all: 10 failed attempts a minute per address, 5 per 5 minutes per account.
+RECHECK_PASSWORD_LOGIN = env_bool("RECHECK_PASSWORD_LOGIN", True)
+AUTHENTICATION_BACKENDS = (
+    ["django.contrib.auth.backends.ModelBackend", "allauth.account.auth_backends.AuthenticationBackend"]
+    if RECHECK_PASSWORD_LOGIN
+    else ["access.signin.NoPasswordBackend"]
+)
+ACCOUNT_ADAPTER = "access.signin.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "access.signin.SocialAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_ONLY = not RECHECK_PASSWORD_LOGIN
+ACCOUNT_LOGOUT_ON_GET = False
+# A signed-in user who is sent to the login page (staff pages for a non-staff user) sees it,
+# rather than being redirected back and forth.
+ACCOUNT_AUTHENTICATED_LOGIN_REDIRECTS = False
+LOGIN_REDIRECT_URL = "/"
+SOCIALACCOUNT_STORE_TOKENS = False
+ACCOUNT_RATE_LIMITS = {"login_failed": env_str("RECHECK_LOGIN_RATE_LIMIT", "10/m/ip,5/300s/key")}
+
+RECHECK_GITHUB_URL = env_str("RECHECK_GITHUB_URL").rstrip("/")
+RECHECK_GITLAB_URL = env_str("RECHECK_GITLAB_URL", "https://gitlab.com").rstrip("/")
+RECHECK_SIGNIN_GRANT_READER = env_bool("RECHECK_SIGNIN_GRANT_READER", False)
+RECHECK_SIGNIN_ALLOWED = {
+    "github": env_list("RECHECK_GITHUB_ALLOWED_ORGS", []),
+    "gitlab": env_list("RECHECK_GITLAB_ALLOWED_GROUPS", []),
+    "oidc": env_list("RECHECK_OIDC_ALLOWED_GROUPS", []),
+}
+SOCIALACCOUNT_PROVIDERS = {}
+if env_str("RECHECK_GITHUB_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["github"] = {
+        "APPS": [{"client_id": env_str("RECHECK_GITHUB_CLIENT_ID"), "secret": env_str("RECHECK_GITHUB_SECRET")}],
+        # read:org lets the organisation check see private memberships too.
+        "SCOPE": ["read:user", "user:email", "read:org"],
+        **({"GITHUB_URL": RECHECK_GITHUB_URL} if RECHECK_GITHUB_URL else {}),
+    }
+if env_str("RECHECK_GITLAB_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["gitlab"] = {
+        "APPS": [{
+            "client_id": env_str("RECHECK_GITLAB_CLIENT_ID"), "secret": env_str("RECHECK_GITLAB_SECRET"),
+            "settings": {"gitlab_url": RECHECK_GITLAB_URL},
+        }],
+        # read_api lets the group check list the user's groups.
+        "SCOPE": ["read_user", "read_api"],
+    }
+if env_str("RECHECK_OIDC_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["openid_connect"] = {
+        "APPS": [{
+            "provider_id": "oidc", "name": env_str("RECHECK_OIDC_NAME", "Single sign-on"),
+            "client_id": env_str("RECHECK_OIDC_CLIENT_ID"), "secret": env_str("RECHECK_OIDC_SECRET"),
+            "settings": {"server_url": env_str("RECHECK_OIDC_SERVER_URL")},
+        }],
+        "SCOPE": ["openid", "profile", "email", "groups"],
+    }
+
 # Behind a TLS-terminating proxy in production.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+    # The forge sends people back to the callback over HTTPS.
+    ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
     SECURE_CONTENT_TYPE_NOSNIFF = True
     # Usually the TLS proxy redirects and sets HSTS; these are for serving without one.
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
