@@ -8,6 +8,7 @@ admin grants one, or, with RECHECK_SIGNIN_GRANT_READER, the Reader group for bei
 from __future__ import annotations
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.account.forms import LoginForm as BaseLoginForm
 from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.adapter import get_adapter as get_social_adapter
@@ -22,6 +23,13 @@ from access.audit import audit_record, audit_refusal
 # exist yet: it is made on first use.
 READER_GROUP = "Reader"
 PROVIDER_NAMES = {"github": "GitHub", "gitlab": "GitLab"}
+
+
+class LoginForm(BaseLoginForm):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Recheck sends no e-mail, so a reset link would lead nowhere: admins reset passwords.
+        self.fields["password"].help_text = ""
 
 
 class AccountAdapter(DefaultAccountAdapter):

@@ -135,6 +135,7 @@ AUTHENTICATION_BACKENDS = (
     else ["access.signin.NoPasswordBackend"]
 )
 ACCOUNT_ADAPTER = "access.signin.AccountAdapter"
+ACCOUNT_FORMS = {"login": "access.signin.LoginForm"}
 SOCIALACCOUNT_ADAPTER = "access.signin.SocialAccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_EMAIL_VERIFICATION = "none"

@@ -8,6 +8,7 @@ urlpatterns = [
     # One sign-in page for everyone, with allauth's rate limits and the forge's buttons.
     path("admin/login/", RedirectView.as_view(pattern_name="account_login", query_string=True)),
     path("admin/", admin.site.urls),
+    path("accounts/", include("access.urls")),
     path("accounts/", include("allauth.urls")),
     path("healthz", healthz, name="healthz"),
     path("api/", include("findings.api.urls")),
