@@ -47,7 +47,8 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         provider = sociallogin.account.provider
         name = _provider_name(sociallogin)
         allowed = set(settings.RECHECK_SIGNIN_ALLOWED.get(provider, []))
-        who = sociallogin.account.extra_data.get("login") or sociallogin.account.extra_data.get("username") or ""
+        claims = _claims(sociallogin)
+        who = claims.get("login") or claims.get("username") or claims.get("preferred_username") or ""
         if allowed:
             memberships = set(provider_memberships(sociallogin))
             matched = sorted(memberships & allowed)
@@ -97,10 +98,14 @@ def provider_memberships(sociallogin) -> list[str]:
         rows = _paged(f"{settings.RECHECK_GITLAB_URL}/api/v4/groups?min_access_level=10",
                       {"Authorization": f"Bearer {token}"})
         return [row["full_path"] for row in rows]
-    data = sociallogin.account.extra_data
-    claims = data.get("userinfo") or data.get("id_token") or data
-    groups = claims.get("groups") or []
+    groups = _claims(sociallogin).get("groups") or []
     return [str(group) for group in groups] if isinstance(groups, list) else []
+
+
+def _claims(sociallogin) -> dict:
+    """What the provider said about the account (OpenID Connect nests it under userinfo)."""
+    data = sociallogin.account.extra_data
+    return data.get("userinfo") or data.get("id_token") or data
 
 
 def _paged(url: str, headers: dict, limit: int = 10) -> list[dict]:

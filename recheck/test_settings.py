@@ -9,7 +9,7 @@ os.environ.setdefault("RECHECK_ALLOW_LOCAL_REPOSITORIES", "1")
 os.environ.setdefault("RECHECK_PUBLIC_READ", "1")
 os.environ.setdefault("RECHECK_MIRROR_ROOT", tempfile.mkdtemp(prefix="recheck-mirrors-"))
 
-# Sign-in with GitHub (as an Enterprise server) and GitLab (self-managed), both served by the
+# Sign-in with GitHub (as an Enterprise server), GitLab (self-managed) and OpenID Connect, all served by the
 # fake forge in tests/fakeforge.py on a port chosen here: allauth reads GitHub's URL at import.
 import socket  # noqa: E402
 
@@ -20,6 +20,10 @@ for _forge in ("GITHUB", "GITLAB"):
     os.environ.setdefault(f"RECHECK_{_forge}_CLIENT_ID", "recheck-test-client")
     os.environ.setdefault(f"RECHECK_{_forge}_SECRET", "recheck-test-secret")
     os.environ.setdefault(f"RECHECK_{_forge}_URL", f"http://127.0.0.1:{FAKE_FORGE_PORT}")
+os.environ.setdefault("RECHECK_OIDC_CLIENT_ID", "recheck-test-client")
+os.environ.setdefault("RECHECK_OIDC_SECRET", "recheck-test-secret")
+os.environ.setdefault("RECHECK_OIDC_SERVER_URL", f"http://127.0.0.1:{FAKE_FORGE_PORT}/oidc")
+os.environ.setdefault("RECHECK_OIDC_ALLOWED_GROUPS", "reviewers")
 os.environ.setdefault("RECHECK_GITHUB_ALLOWED_ORGS", "acme")
 os.environ.setdefault("RECHECK_GITLAB_ALLOWED_GROUPS", "acme/reviewers")
 

@@ -1,15 +1,21 @@
-"""A forge's OAuth endpoints on 127.0.0.1, speaking GitHub's and GitLab's protocols: authorise,
+"""A forge's OAuth endpoints on 127.0.0.1, speaking GitHub's and GitLab's protocols and OpenID
+Connect's (under /oidc: discovery, a signed ID token, userinfo, the signing keys): authorise,
 exchange the code for a token, and answer the user, e-mail, organisation and group APIs for the
 account the test says is signing in. What each request carried is kept, so a test can check what
 Recheck asked for."""
 from __future__ import annotations
 
+import base64
 import json
 import secrets
+import time
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 @dataclass
 class Account:
@@ -28,6 +34,7 @@ class FakeForge:
         self.codes: dict[str, Account] = {}
         self.tokens: dict[str, Account] = {}
         self.requests: list[tuple[str, str, dict]] = []
+        self.signing_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         forge = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -69,6 +76,11 @@ class FakeForge:
             ("GET", "/api/v3/user/orgs"): lambda *a: self._orgs(handler, query),
             ("GET", "/api/v4/user"): lambda *a: self._user(handler, query, "gitlab"),
             ("GET", "/api/v4/groups"): lambda *a: self._groups(handler, query),
+            ("GET", "/oidc/.well-known/openid-configuration"): self._discovery,
+            ("GET", "/oidc/authorize"): self._authorize,
+            ("POST", "/oidc/token"): self._token,
+            ("GET", "/oidc/userinfo"): lambda *a: self._userinfo(handler, query),
+            ("GET", "/oidc/jwks"): self._jwks,
         }
         route = routes.get((method, url.path))
         if route is None:
@@ -92,7 +104,32 @@ class FakeForge:
             return self._send(handler, 400, {"error": "bad_verification_code"})
         token = secrets.token_hex(12)
         self.tokens[token] = account
-        return self._send(handler, 200, {"access_token": token, "token_type": "bearer", "scope": "read:user"})
+        answer = {"access_token": token, "token_type": "bearer", "scope": "read:user"}
+        if handler.path.startswith("/oidc/"):
+            now = int(time.time())
+            claims = {"iss": f"{self.url}/oidc", "aud": self.client_id, "sub": str(account.id), "iat": now,
+                      "exp": now + 300, "email": account.email, "preferred_username": account.login}
+            answer["id_token"] = jwt.encode(claims, self.signing_key, algorithm="RS256", headers={"kid": "fake-1"})
+        return self._send(handler, 200, answer)
+
+    def _discovery(self, handler, query, body):
+        base = f"{self.url}/oidc"
+        return self._send(handler, 200, {
+            "issuer": base, "authorization_endpoint": f"{base}/authorize", "token_endpoint": f"{base}/token",
+            "userinfo_endpoint": f"{base}/userinfo", "jwks_uri": f"{base}/jwks",
+            "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"],
+        })
+
+    def _jwks(self, handler, query, body):
+        key = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.signing_key.public_key()))
+        return self._send(handler, 200, {"keys": [{**key, "kid": "fake-1", "use": "sig", "alg": "RS256"}]})
+
+    def _userinfo(self, handler, query):
+        account = self._account(handler, query)
+        if account is None:
+            return self._send(handler, 401, {"error": "invalid_token"})
+        return self._send(handler, 200, {"sub": str(account.id), "email": account.email, "email_verified": True,
+                                         "preferred_username": account.login, "groups": account.organisations})
 
     def _account(self, handler, query) -> Account | None:
         header = handler.headers.get("Authorization", "")

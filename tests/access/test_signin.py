@@ -116,6 +116,18 @@ def test_a_member_of_the_allowed_gitlab_group_signs_in_and_others_are_refused(cl
     assert refused.status_code == 403 and signed_in_user(client) is None
 
 
+def test_a_member_of_the_allowed_openid_connect_group_signs_in_and_others_are_refused(client, forge):
+    response = sign_in(client, forge, "oidc/oidc", Account(id=301, login="olga", email="olga@example.com",
+                                                      organisations=["staff", "reviewers"]))
+    assert response.status_code == 302, response.content.decode()[:500]
+    assert signed_in_user(client).email == "olga@example.com"
+    assert ("GET", "/oidc/.well-known/openid-configuration") in [(m, p) for m, p, _ in forge.requests]
+    client.logout()
+    refused = sign_in(client, forge, "oidc/oidc", Account(id=302, login="oscar", email="oscar@example.com",
+                                                     organisations=["staff"]))
+    assert refused.status_code == 403 and "oscar is not a member of reviewers" in refused.content.decode()
+
+
 def test_a_code_the_forge_did_not_issue_signs_nobody_in(client, forge):
     forge.account = Account(id=106, login="dana", email="dana@example.com", organisations=["acme"])
     start = client.post("/accounts/github/login/")

@@ -3,7 +3,7 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from access.audit import audit_source
+from access.audit import audit_record, audit_source
 from access.models import ApiToken
 from access.scopes import READ, SCOPE_PERMISSIONS, SCOPES
 from access.tokens import api_token_create, api_token_revoke
@@ -51,7 +51,7 @@ class Command(BaseCommand):
                days: int | None, repositories: list[str], rotate: bool, **options):
         # Not one transaction: a refused token is recorded in the audit log, and the user and
         # permissions it was refused for stay as the messages above said.
-        with transaction.atomic():
+        with transaction.atomic(), audit_source("command"):
             user = self._user_with_grants(username, create_user, grant)
         found = {repository.slug: repository for repository in Repository.objects.filter(slug__in=repositories)}
         missing = [slug for slug in repositories if slug not in found]
@@ -86,9 +86,14 @@ class Command(BaseCommand):
             user = User.objects.create_user(**{User.USERNAME_FIELD: username})
             user.set_unusable_password()
             user.save()
+            audit_record(action="user.add", target=username, message="Made by create_api_token, without a password.")
             self.stderr.write(f"Created user {username!r}.")
         codenames = sorted(GRANTABLE) if "all" in grant else sorted(set(grant))
+        before = sorted(user.user_permissions.values_list("codename", flat=True))
         for codename in codenames:
             user.user_permissions.add(Permission.objects.get(content_type__app_label="findings", codename=codename))
             self.stderr.write(f"Granted findings.{codename} ({GRANTABLE[codename]}).")
+        after = sorted(user.user_permissions.values_list("codename", flat=True))
+        if after != before:
+            audit_record(action="user.edit", target=username, changes={"user_permissions": [before, after]})
         return User.objects.get(pk=user.pk)  # without the permission cache of before the grants

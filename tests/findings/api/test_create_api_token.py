@@ -24,6 +24,12 @@ def test_it_creates_a_token_user_with_the_permissions_asked_for_and_prints_only_
     assert not token.user.has_perm("findings.resolve_finding")
     assert token.scopes == ["read", "verify", "import"]
     assert key.startswith("rck_") and key.startswith(token.token_key)
+    assert [(entry.action, entry.source) for entry in AuditEntry.objects.order_by("id")] == [
+        ("user.add", "command"), ("user.edit", "command"), ("token.create", "command")
+    ]
+    assert AuditEntry.objects.get(action="user.edit").changes == {
+        "user_permissions": [[], ["import_review", "verify_pullrequest"]]
+    }
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert client.get("/api/findings/").status_code == 200
