@@ -5,7 +5,6 @@ account the test says is signing in. What each request carried is kept, so a tes
 Recheck asked for."""
 from __future__ import annotations
 
-import base64
 import json
 import secrets
 import time
