@@ -53,6 +53,8 @@ def client_ip(request) -> str | None:
 
 def _request_source(request) -> str:
     path = request.path
+    if path.startswith("/api/hooks/"):
+        return "webhook"
     if path.startswith("/api/"):
         return "api"
     if path.startswith("/admin/"):

@@ -73,7 +73,7 @@ class AuditEntry(models.Model):
     actor_label = models.CharField(max_length=150, blank=True)
     token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     token_label = models.CharField(max_length=150, blank=True)
-    source = models.CharField(max_length=20, blank=True, help_text="api, site, admin, command, webhook or task.")
+    source = models.CharField(max_length=20, blank=True, help_text="api, site, admin, webhook, command, or system (a task).")
     ip = models.GenericIPAddressField(null=True, blank=True)
     target = models.CharField(max_length=300, blank=True, help_text="What was written to, e.g. acme/loader#4108 finding 3.")
     repository = models.ForeignKey("reviews.Repository", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -47,7 +47,7 @@ class Migration(migrations.Migration):
                 ('outcome', models.CharField(choices=[('done', 'Done'), ('refused', 'Refused')], default='done', max_length=10)),
                 ('actor_label', models.CharField(blank=True, max_length=150)),
                 ('token_label', models.CharField(blank=True, max_length=150)),
-                ('source', models.CharField(blank=True, help_text='api, site, admin, command, webhook or task.', max_length=20)),
+                ('source', models.CharField(blank=True, help_text='api, site, admin, webhook, command, or system (a task).', max_length=20)),
                 ('ip', models.GenericIPAddressField(blank=True, null=True)),
                 ('target', models.CharField(blank=True, help_text='What was written to, e.g. acme/loader#4108 finding 3.', max_length=300)),
                 ('changes', models.JSONField(blank=True, default=dict, help_text='Each changed field: [before, after].')),
