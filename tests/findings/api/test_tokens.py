@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from access.models import ApiToken
 from access.tokens import TokenError, api_token_create, api_token_revoke
-from findings.models import Finding
+from findings.models import Finding, VerificationRun
 from tests.factories import (
     EvidenceFactory,
     FindingFactory,
@@ -18,6 +18,7 @@ from tests.factories import (
     PullRequestFactory,
     RepositoryFactory,
     UserFactory,
+    VerificationFactory,
 )
 from tests.findings.api.conftest import API_PERMISSIONS
 from tests.findings.api.test_actions import bundle
@@ -43,6 +44,8 @@ def other_repository(db):
     commit = PinnedCommitFactory(pull_request=pull_request).commit
     finding = FindingFactory(pull_request=pull_request, number=1, title="Secret finding")
     EvidenceFactory(finding=finding, commit=commit, position=0)
+    VerificationFactory(finding=finding, commit=commit)
+    VerificationRun.objects.create(pull_request=pull_request, commit=commit)
     return pull_request
 
 
@@ -175,10 +178,21 @@ def test_a_token_limited_to_a_repository_gets_404_for_another_as_if_it_did_not_e
     assert by_number.replace("acme/secret", "acme/nowhere") == never_recorded
 
 
+def _ids_of_the_other_repository(pull_request) -> dict:
+    finding = pull_request.findings.get()
+    return {
+        "/api/repos/": pull_request.repository.slug, "/api/pulls/": pull_request.pk, "/api/findings/": finding.pk,
+        "/api/evidence/": finding.evidence.get().pk, "/api/verifications/": finding.verifications.get().pk,
+        "/api/runs/": VerificationRun.objects.get(pull_request=pull_request).pk,
+    }
+
+
 @pytest.mark.parametrize("url", ["/api/repos/", "/api/pulls/", "/api/findings/", "/api/evidence/",
                                  "/api/verifications/", "/api/runs/"])
 def test_a_limited_token_s_lists_leave_other_repositories_out(limited_client, other_repository, url):
     body = limited_client.get(url).json()
+    assert body["count"] >= 1 or url == "/api/runs/"
+    assert _ids_of_the_other_repository(other_repository)[url] not in [row.get("id", row.get("slug")) for row in body["results"]]
     assert "acme/secret" not in str(body) and "Secret" not in str(body)
 
 
