@@ -6,7 +6,7 @@ from rest_framework import generics, serializers
 from access.models import AuditEntry
 from findings.api import docs
 from findings.api.pagination import RecheckPagination
-from findings.api.permissions import CanReadAuditLog, TokenScope
+from findings.api.permissions import CanReadAuditLog, TokenScope, limited_to_token
 from findings.api.serializers import ErrorSerializer
 
 
@@ -61,3 +61,7 @@ class AuditLog(generics.ListAPIView):
     pagination_class = RecheckPagination
     filterset_class = AuditEntryFilter
     queryset = AuditEntry.objects.select_related("repository").order_by("-at", "-id")
+
+    def filter_queryset(self, queryset):
+        # A token limited to repositories reads their entries only, like everything else it reads.
+        return limited_to_token(super().filter_queryset(queryset), self.request, "repository")

@@ -344,3 +344,23 @@ def test_the_admin_shows_the_log_read_only(admin_client, bot, finding):
     assert admin_client.get(reverse("admin:access_auditentry_add")).status_code == 403
     assert admin_client.post(reverse("admin:access_auditentry_delete", args=[entry.pk]), {"post": "yes"}).status_code == 403
     assert AuditEntry.objects.get().message == entry.message
+
+
+def test_an_admin_token_limited_to_a_repository_reads_only_its_entries(admin_user, bot, finding):
+    other = FindingFactory(title="Elsewhere")
+    for target in (finding, other):
+        api(bot).post(f"/api/findings/{target.pk}/resolve", {"status": "dismissed", "note": "No."}, format="json")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token " + make_api_token(
+        admin_user, scopes=["read"], repositories=[finding.pull_request.repository], name="Audit A"))
+    body = client.get("/api/audit/").json()
+    assert [row["repository"] for row in body["results"]] == [finding.pull_request.repository.slug]
+
+
+def test_reading_the_log_takes_a_fixed_number_of_queries(admin_user, bot, finding, django_assert_max_num_queries):
+    for _ in range(3):
+        api(bot).post(f"/api/findings/{finding.pk}/resolve", {"status": "dismissed", "note": "No."}, format="json")
+        api(bot).post(f"/api/findings/{finding.pk}/resolve", {"status": "open"}, format="json")
+    client = api(admin_user, scopes=("read",), name="Audit")
+    with django_assert_max_num_queries(7):
+        assert client.get("/api/audit/").json()["count"] == 6

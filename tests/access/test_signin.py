@@ -147,6 +147,13 @@ def test_the_admin_s_login_goes_through_the_rate_limited_sign_in_page(client):
     assert signed_in_user(client) is None
 
 
+def test_credentials_posted_to_the_admin_s_old_login_page_sign_nobody_in(client):
+    UserFactory(username="staff", is_staff=True)
+    response = client.post("/admin/login/", {"username": "staff", "password": "correct horse battery staple"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    assert signed_in_user(client) is None
+
+
 def test_the_right_password_signs_a_staff_member_in(client):
     UserFactory(username="staff", is_staff=True)
     response = client.post("/accounts/login/?next=/admin/", {"login": "staff", "password": "correct horse battery staple"})

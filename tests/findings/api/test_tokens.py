@@ -213,3 +213,10 @@ def test_a_limited_token_writes_to_its_repository(limited_client, review, queued
     assert limited_client.post("/api/repos/acme/loader/pulls/4108/verify", {}, format="json").status_code == 202
     data = bundle(repository={"slug": "acme/loader", "clone_url": "https://github.com/acme/loader.git"})
     assert limited_client.post("/api/reviews/import", data, format="json").status_code in (200, 201)
+
+
+def test_a_token_request_takes_a_fixed_number_of_queries(limited_client, review, django_assert_max_num_queries):
+    limited_client.get("/api/findings/")  # the first use records it; later ones within a minute do not write
+    # The token with its user, its conditional last-use update, its repositories, the count, the page.
+    with django_assert_max_num_queries(5):
+        assert limited_client.get("/api/findings/").status_code == 200
