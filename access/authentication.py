@@ -59,5 +59,5 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "in": "header",
             "name": "Authorization",
             "description": 'A token made with manage.py create_api_token, sent as "Token <secret>". Its scopes '
-            "(read, verify, import, resolve) and repositories limit what it may do.",
+            "(read, verify, import, resolve, settings) and repositories limit what it may do.",
         }

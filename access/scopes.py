@@ -5,12 +5,14 @@ READ = "read"
 VERIFY = "verify"
 IMPORT = "import"
 RESOLVE = "resolve"
+SETTINGS = "settings"
 
 SCOPES = {
     READ: "Read repositories, pull requests, findings, verifications, runs, the gate and exports",
     VERIFY: "Request verifications (POST …/pulls/<number>/verify)",
     IMPORT: "Import review bundles (POST /api/reviews/import)",
     RESOLVE: "Mark findings fixed, dismissed or open (POST /api/findings/<id>/resolve)",
+    SETTINGS: "Change a repository's settings (PATCH /api/repos/<owner>/<name>/publishing)",
 }
 
 # The model permission each write scope goes with: a token does at most what its user may do.
@@ -18,6 +20,7 @@ SCOPE_PERMISSIONS = {
     VERIFY: "findings.verify_pullrequest",
     IMPORT: "findings.import_review",
     RESOLVE: "findings.resolve_finding",
+    SETTINGS: "reviews.change_repository",
 }
 
 

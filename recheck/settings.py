@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "reviews",
     "findings",
+    "reporting",
     "access",
     "allauth",
     "allauth.account",
@@ -212,6 +213,28 @@ RECHECK_API_TOKEN_MAX_DAYS = env_int("RECHECK_API_TOKEN_MAX_DAYS", 366)
 # The header a trusted proxy puts the client's address in (e.g. HTTP_X_FORWARDED_FOR), for the
 # audit log; empty means REMOTE_ADDR. Only set it behind a proxy that overwrites the header.
 RECHECK_CLIENT_IP_HEADER = env_str("RECHECK_CLIENT_IP_HEADER")
+# Where this server is seen from outside: check runs and comments link back to its pages.
+RECHECK_SITE_URL = env_str("RECHECK_SITE_URL").rstrip("/")
+
+# Reporting to GitHub: a GitHub App (check runs, statuses, comments) or only a token (statuses
+# and comments; GitHub lets only Apps create check runs).
+RECHECK_GITHUB_API_URL = env_str("RECHECK_GITHUB_API_URL", "https://api.github.com").rstrip("/") + "/"
+RECHECK_GITHUB_APP_ID = env_str("RECHECK_GITHUB_APP_ID").strip()
+RECHECK_GITHUB_APP_PRIVATE_KEY = env_str("RECHECK_GITHUB_APP_PRIVATE_KEY")
+_private_key_file = env_str("RECHECK_GITHUB_APP_PRIVATE_KEY_FILE")
+if _private_key_file and not RECHECK_GITHUB_APP_PRIVATE_KEY:
+    try:
+        RECHECK_GITHUB_APP_PRIVATE_KEY = Path(_private_key_file).read_text()
+    except OSError as error:
+        raise ImproperlyConfigured(
+            f"RECHECK_GITHUB_APP_PRIVATE_KEY_FILE={_private_key_file!r} cannot be read: {error.strerror}."
+        ) from None
+if bool(RECHECK_GITHUB_APP_ID) != bool(RECHECK_GITHUB_APP_PRIVATE_KEY):
+    raise ImproperlyConfigured(
+        "A GitHub App needs both RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (or _FILE); only one is set."
+    )
+RECHECK_GITHUB_TOKEN = env_str("RECHECK_GITHUB_TOKEN").strip()
+RECHECK_GITHUB_TIMEOUT = env_int("RECHECK_GITHUB_TIMEOUT", 10)
 
 # --- Celery --------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")

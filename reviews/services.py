@@ -2,6 +2,7 @@
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from access.audit import audit_changes, audit_record
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
 
@@ -60,3 +61,33 @@ def pull_request_pin_commit(
         pin.note = note
         pin.save(update_fields=["note"])
     return pin, created
+
+
+def pull_request_state_record(*, pull_request: PullRequest, state: str) -> bool:
+    """Record the PR's state on its forge (open, merged, closed); returns whether it changed."""
+    if state not in PullRequest.State.values:
+        raise RecheckError(f"Unknown state {state!r}: use one of {', '.join(PullRequest.State.values)}.")
+    changed = PullRequest.objects.filter(pk=pull_request.pk).exclude(state=state).update(state=state)
+    pull_request.state = state
+    return bool(changed)
+
+
+def repository_publishing_update(
+    *, repository: Repository, publish_checks: bool | None = None, publish_comment: bool | None = None
+) -> Repository:
+    """Turn reporting to GitHub on or off for `repository` (None leaves a setting as it is). The
+    audit log records what changed, before and after."""
+    changes = {
+        name: value
+        for name, value in (("publish_checks", publish_checks), ("publish_comment", publish_comment))
+        if value is not None
+    }
+    if changes:
+        with transaction.atomic():
+            before = Repository.objects.select_for_update().filter(pk=repository.pk).values(*changes).get()
+            Repository.objects.filter(pk=repository.pk).update(**changes)
+            for name, value in changes.items():
+                setattr(repository, name, value)
+            audit_record(action="repository.settings", target=repository.slug, repository=repository,
+                         changes=audit_changes(before, changes))
+    return repository

@@ -273,7 +273,7 @@ def reviewed_pull_request(*, blockers: int = 6, cleanups: int = 2, slug: str = "
     return ReviewedPullRequest(pull_request, pins, blocker_findings, cleanup_findings)
 
 
-def make_api_token(user, *, scopes=("read", "verify", "import", "resolve"), days: int = 30, repositories=(),
+def make_api_token(user, *, scopes=("read", "verify", "import", "resolve", "settings"), days: int = 30, repositories=(),
                    name: str = "test token") -> str:
     """A stored token for `user` and its secret, as `Authorization: Token <secret>` sends it. Made
     directly (not through api_token_create) so a persona can hold a scope its user lacks the

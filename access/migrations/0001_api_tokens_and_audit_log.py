@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
                 ('created', models.DateTimeField(auto_now_add=True)),
                 ('expiry', models.DateTimeField(blank=True, null=True)),
                 ('name', models.CharField(help_text='What the token is for, e.g. “CI merge gate”.', max_length=100)),
-                ('scopes', models.JSONField(default=list, help_text='Any of: read, verify, import, resolve.')),
+                ('scopes', models.JSONField(default=list, help_text='Any of: read, verify, import, resolve, settings.')),
                 ('last_used_at', models.DateTimeField(blank=True, null=True)),
                 ('last_used_ip', models.GenericIPAddressField(blank=True, null=True)),
                 ('revoked_at', models.DateTimeField(blank=True, null=True)),

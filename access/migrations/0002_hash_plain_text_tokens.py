@@ -11,7 +11,7 @@ from knox.crypto import hash_token
 from knox.settings import CONSTANTS
 
 PLAIN_TABLE = "authtoken_token"
-ALL_SCOPES = ["read", "verify", "import", "resolve"]
+ALL_SCOPES = ["read", "verify", "import", "resolve", "settings"]
 
 
 def hash_plain_text_tokens(apps, schema_editor):

@@ -18,6 +18,8 @@ from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
     ImportReportSerializer,
+    PublishingSerializer,
+    RepositorySerializer,
     ResolveRequestSerializer,
     ResolveResponseSerializer,
     VerifyRequestSerializer,
@@ -31,6 +33,7 @@ from findings.models import Finding, FindingEvent
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
 from reviews.models import Repository
+from reviews.services import repository_publishing_update
 
 
 class ActionView(APIView):
@@ -238,3 +241,32 @@ class ReviewImport(ActionView):
         message = f"This token may import into {', '.join(allowed)} only; the bundle is for {slug or 'no repository'}."
         audit_refusal(action="review.import", actor=request.user, target=str(slug or ""), message=message)
         raise PermissionDenied(message)
+
+
+@extend_schema_view(
+    patch=extend_schema(
+        tags=["repositories"],
+        operation_id="repository_publishing_update",
+        summary="Turn reporting to GitHub on or off for a repository",
+        description=(
+            "With `publish_checks`, every verified head gets a \"Recheck\" check run (with a GitHub App; with "
+            "only a token, a `recheck` commit status). With `publish_comment`, the pull request gets one "
+            "comment, edited after each verification. Both are off until turned on. Needs "
+            "`reviews.change_repository`, and a token needs the `settings` scope."
+        ),
+        parameters=docs.REPOSITORY_PATH,
+        request=PublishingSerializer,
+        responses={200: RepositorySerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class RepositoryPublishing(ActionView):
+    required_permission = "reviews.change_repository"
+    required_scope = "settings"
+
+    def patch(self, request, owner: str, name: str):
+        repositories = limited_to_token(Repository.objects.all(), request, "pk")
+        repository = get_object_or_404(repositories, slug=f"{owner}/{name}")
+        body = PublishingSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        repository = repository_publishing_update(repository=repository, **body.validated_data)
+        return Response(RepositorySerializer(repository, context={"request": request}).data)

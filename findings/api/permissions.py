@@ -3,7 +3,7 @@
 Reads are public when RECHECK_PUBLIC_READ is on, and need a signed-in user or a token otherwise.
 Each write needs its own model permission, so a CI token can be allowed to request verifications
 without being allowed to mark findings fixed. A token narrows its user further: to its scopes
-(read, verify, import, resolve) and, when it names repositories, to those; another repository is
+(read, verify, import, resolve, settings) and, when it names repositories, to those; another repository is
 a 404 to it, as if it did not exist."""
 from django.conf import settings
 from rest_framework.permissions import SAFE_METHODS, BasePermission
@@ -15,7 +15,10 @@ from access.scopes import READ
 TOKEN_HINT = "Send a token (Authorization: Token <key>); an admin creates one with manage.py create_api_token."
 
 # The audit action of each write scope, for the refusals recorded here.
-SCOPE_ACTIONS = {"verify": "verification.request", "import": "review.import", "resolve": "finding.resolve"}
+SCOPE_ACTIONS = {
+    "verify": "verification.request", "import": "review.import", "resolve": "finding.resolve",
+    "settings": "repository.settings",
+}
 
 
 def request_token(request) -> ApiToken | None:
@@ -64,20 +67,20 @@ class PublicReadOrAuthenticated(BasePermission):
 
 
 class TokenScope(BasePermission):
-    """A token works only for the scope the view names in `required_scope` (read by default).
-    Signed-in sessions have no scopes: their user's permissions decide."""
+    """A token works only for the scope the view names in `required_scope`; a read needs `read`,
+    and a write whose view names no scope is not for tokens at all, so a new write endpoint is
+    closed to tokens until it says which scope opens it. Signed-in sessions have no scopes: their
+    user's permissions decide."""
 
     def has_permission(self, request, view) -> bool:
         token = request_token(request)
         if token is None:
             return True
-        scope = getattr(view, "required_scope", READ)
-        if scope in token.scopes:
+        scope = getattr(view, "required_scope", None) or (READ if request.method in SAFE_METHODS else None)
+        if scope is not None and scope in token.scopes:
             return True
-        self.message = (
-            f"This token ({token.name}) has the scope(s) {', '.join(token.scopes) or 'none'}; this needs {scope!r}: "
-            "create a token with that scope."
-        )
+        needed = f"this needs {scope!r}: create a token with that scope" if scope else "this is not open to tokens"
+        self.message = f"This token ({token.name}) has the scope(s) {', '.join(token.scopes) or 'none'}; {needed}."
         _refuse(request, view, self.message)
         return False
 

@@ -329,6 +329,10 @@ def test_instance_admins_read_the_log_through_the_api_and_nobody_writes_to_it(ad
     admin = api(admin_user, scopes=("read",), name="Audit")
     body = admin.get("/api/audit/?action=finding.resolve").json()
     assert body["count"] == 1 and body["results"][0]["actor"] == "ci-bot" and body["results"][0]["outcome"] == "done"
+    # Refused before the method is looked at (a read token writes nothing), and not allowed anyway.
+    assert admin.post("/api/audit/", {}, format="json").status_code in (403, 405)
+    assert admin.delete("/api/audit/").status_code in (403, 405)
+    admin.force_authenticate(admin_user)  # a session has no scopes: the method itself is refused
     assert admin.post("/api/audit/", {}, format="json").status_code == 405
     assert admin.delete("/api/audit/").status_code == 405
     assert api(bot, scopes=("read",), name="Reader").get("/api/audit/").status_code == 403
@@ -364,3 +368,22 @@ def test_reading_the_log_takes_a_fixed_number_of_queries(admin_user, bot, findin
     client = api(admin_user, scopes=("read",), name="Audit")
     with django_assert_max_num_queries(7):
         assert client.get("/api/audit/").json()["count"] == 6
+
+
+def test_a_repository_setting_changed_through_the_api_is_recorded_with_before_and_after(finding):
+    owner = UserFactory(username="owner", permissions=["reviews.change_repository"])
+    slug = finding.pull_request.repository.slug
+    response = api(owner, scopes=("read", "settings")).patch(f"/api/repos/{slug}/publishing", {"publish_checks": True},
+                                                            format="json")
+    assert response.status_code == 200
+    entry = only(action="repository.settings")
+    assert (entry.outcome, entry.actor, entry.changes) == ("done", owner, {"publish_checks": [False, True]})
+
+
+def test_a_repository_setting_refused_to_a_token_without_the_scope_is_recorded_as_a_refusal(finding):
+    owner = UserFactory(username="owner", permissions=["reviews.change_repository"])
+    slug = finding.pull_request.repository.slug
+    response = api(owner, scopes=("read",)).patch(f"/api/repos/{slug}/publishing", {"publish_checks": True},
+                                                 format="json")
+    assert response.status_code == 403 and "'settings'" in response.json()["detail"]
+    assert only(action="repository.settings").outcome == "refused"

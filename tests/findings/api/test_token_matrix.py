@@ -83,6 +83,8 @@ def fill(path: str, ids: dict) -> str:
 
 
 def body_for(path: str, repository_slug: str) -> dict:
+    if path.endswith("/publishing"):
+        return {"publish_checks": True}
     if path.endswith("/resolve"):
         return {"status": "dismissed", "note": "Not ours."}
     if path.endswith("/reviews/import"):
@@ -91,7 +93,7 @@ def body_for(path: str, repository_slug: str) -> dict:
 
 
 def call(client, method: str, url: str, body: dict):
-    return getattr(client, method)(url, body, format="json") if method == "post" else client.get(url)
+    return client.get(url) if method == "get" else getattr(client, method)(url, body, format="json")
 
 
 def with_token(secret: str) -> APIClient:
@@ -102,10 +104,10 @@ def with_token(secret: str) -> APIClient:
 
 @pytest.fixture
 def bot(db):
-    return UserFactory(username="ci-bot", permissions=API_PERMISSIONS)
+    return UserFactory(username="ci-bot", permissions=API_PERMISSIONS + ["reviews.change_repository"])
 
 
-ALL_SCOPES = ["read", "verify", "import", "resolve"]
+ALL_SCOPES = ["read", "verify", "import", "resolve", "settings"]
 
 
 @pytest.mark.parametrize("persona", ["expired", "revoked"])
@@ -139,7 +141,7 @@ def test_a_token_limited_to_one_repository_sees_nothing_of_another(review, secre
         text = response.content.decode()
         if "{" in path:
             assert response.status_code == 404, (method, url, response.status_code, text[:200])
-        elif method == "post":
+        elif method != "get":
             assert response.status_code == 403, (method, url, response.status_code)
         else:
             assert response.status_code in (200, 403), (method, url, response.status_code)
@@ -150,6 +152,8 @@ def test_a_token_limited_to_one_repository_sees_nothing_of_another(review, secre
     secret_review["finding"].refresh_from_db()
     assert secret_review["finding"].status == Finding.Status.OPEN and queued_tasks == []
     assert VerificationRun.objects.filter(pull_request=secret_review["pull_request"]).count() == 1
+    secret_review["repository"].refresh_from_db()
+    assert not secret_review["repository"].publish_checks
 
 
 def test_a_read_token_reads_every_operation_of_its_repository_and_writes_none(review, bot, queued_tasks):
@@ -159,7 +163,7 @@ def test_a_read_token_reads_every_operation_of_its_repository_and_writes_none(re
     for method, path, _ in operations(APIClient()):
         url = fill(path, ids)
         response = call(client, method, url, body_for(path, "acme/loader"))
-        if method == "post":
+        if method != "get":
             assert response.status_code == 403 and "scope" in response.json()["detail"], (method, url)
         elif path == "/api/audit/":
             assert response.status_code == 403, (method, url)  # instance admins only
