@@ -1,5 +1,5 @@
 """Tokens and the audit log in the admin. A token is made through api_token_create (its secret is
-shown once, in the message after saving) and revoked through api_token_revoke; it is never edited
+shown once, on the page that answers the form) and revoked through api_token_revoke; it is never edited
 or deleted, so the admin keeps what each could do. The audit log is read-only."""
 from django import forms
 from django.conf import settings
@@ -7,6 +7,8 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
+from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers
 
 from access.audited_admin import AuditedModelAdmin
 from access.models import ApiToken, AuditEntry
@@ -87,12 +89,17 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return self.readonly_fields if obj is not None else ["user", "name", "scopes", "days", "repositories"]
 
     def save_model(self, request, obj, form, change):
-        if not change:
-            self.message_user(
-                request,
-                f"Created {obj.label}. Its secret is shown this once; store it now: {form.secret}",
-                messages.WARNING,
-            )
+        # api_token_create saved it while the form was validated; the secret waits on the form.
+        request._recheck_token_secret = form.secret
+
+    def response_add(self, request, obj, post_url_continue=None):
+        # The secret goes in this answer only: a message would keep it in a cookie or the session.
+        response = TemplateResponse(request, "admin/access/apitoken/created.html", {
+            **self.admin_site.each_context(request), "token": obj, "secret": request._recheck_token_secret,
+            "opts": self.model._meta,
+        })
+        add_never_cache_headers(response)
+        return response
 
     def save_related(self, request, form, formsets, change):
         pass
