@@ -33,6 +33,7 @@ class PullRequestAdmin(AuditedModelAdmin):
     list_filter = ["state", "repository"]
     search_fields = ["title", "repository__slug", "=number"]
     list_select_related = ["repository"]
+    autocomplete_fields = ["attested_commit"]
     inlines = [PinnedCommitInline]
 
 

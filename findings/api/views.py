@@ -88,7 +88,11 @@ def pull_requests_with_counts():
 
 
 def pull_requests_with_pins():
-    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins_with_verified_flag()))
+    return (
+        pull_requests_with_counts()
+        .select_related("attested_commit")
+        .prefetch_related(Prefetch("pins", queryset=pins_with_verified_flag()))
+    )
 
 
 # --- Repositories and pull requests ---------------------------------------------------------------
@@ -229,7 +233,9 @@ class EvidenceList(ReadMixin, generics.ListAPIView):
     filterset_class = EvidenceFilter
     repository_field = "finding__pull_request__repository"
     ordering_fields = ["id", "position"]
-    queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository").order_by(
+    queryset = Evidence.objects.select_related(
+        "commit", "submodule_repository", "finding__pull_request__repository"
+    ).order_by(
         "finding_id", "position"
     )
 
@@ -240,7 +246,7 @@ class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
 
     serializer_class = EvidenceSerializer
     repository_field = "finding__pull_request__repository"
-    queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository")
+    queryset = Evidence.objects.select_related("commit", "submodule_repository", "finding__pull_request__repository")
 
 
 def verifications_with_results():
