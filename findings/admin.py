@@ -8,6 +8,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html_join
 
+from access.audited_admin import AuditedModelAdmin
 from findings import vocabulary
 from findings.forms import ResolveForm
 from findings.models import (
@@ -105,7 +106,8 @@ class LatestVerdictFilter(admin.SimpleListFilter):
 
 
 @admin.register(Finding)
-class FindingAdmin(admin.ModelAdmin):
+class FindingAdmin(AuditedModelAdmin):
+    audit_repository_path = "pull_request.repository"
     list_display = [
         "number", "title", "pull_request", "kind", "caught_by", "status", "latest_verdict_display",
         "possibly_regressed",
@@ -257,7 +259,8 @@ class FindingAdmin(admin.ModelAdmin):
 
 
 @admin.register(Evidence)
-class EvidenceAdmin(admin.ModelAdmin):
+class EvidenceAdmin(AuditedModelAdmin):
+    audit_repository_path = "finding.pull_request.repository"
     list_display = ["finding", "position", "kind", "describe", "commit"]
     list_filter = ["kind"]
     search_fields = ["path", "text", "regex", "finding__title"]

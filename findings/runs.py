@@ -9,6 +9,7 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
+from access.audit import audit_record, audit_refusal
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from recheck.errors import RecheckError
@@ -29,17 +30,35 @@ class QueueUnavailable(RecheckError):
     retry_after = QUEUE_RETRY_AFTER_SECONDS
 
 
-@transaction.atomic
 def verification_run_request(
     *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None
 ) -> VerificationRun:
     """Queue a verification of `pull_request` at `commit_sha` (or at every pinned commit), or
     return the active run that already covers it: one active run per PR and commit, however many
     people, hooks and beats ask. A new run has `created` set; the task is enqueued once the
-    transaction commits, so a worker never sees a run that is not there yet.
+    transaction commits, so a worker never sees a run that is not there yet. The audit log records
+    each request, the ones an active run answered and the refused ones included.
 
     When the broker cannot take the task, the run is marked failed and QueueUnavailable is raised
     where the transaction commits, so the caller can answer 503 instead of "queued"."""
+    try:
+        return _verification_run_request(
+            pull_request=pull_request, commit_sha=commit_sha, requested_by=requested_by, retry_of=retry_of
+        )
+    except RecheckError as error:
+        audit_refusal(
+            action="verification.request", actor=requested_by, target=_run_target(pull_request, commit_sha),
+            repository=pull_request.repository, message=str(error),
+        )
+        raise
+
+
+def _run_target(pull_request: PullRequest, commit_sha: str | None) -> str:
+    return f"{pull_request.reference} at {commit_sha}" if commit_sha else f"{pull_request.reference} at every pinned commit"
+
+
+@transaction.atomic
+def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_of) -> VerificationRun:
     # Concurrent requests for one PR queue behind this lock, so two of them cannot both see no
     # active run and both create one.
     PullRequest.objects.select_for_update().filter(pk=pull_request.pk).first()
@@ -47,13 +66,22 @@ def verification_run_request(
     # A dead run (its worker killed) covers nothing: the reaper will fail it, and this request
     # must not wait on it.
     active = VerificationRun.objects.live().filter(pull_request=pull_request, commit=commit).latest_first().first()
+    target = _run_target(pull_request, commit.sha if commit else None)
     if active is not None:
         active.created = False
+        audit_record(
+            action="verification.request", actor=requested_by, target=target, repository=pull_request.repository,
+            message=f"Run {active.pk} already covers it.",
+        )
         return active
     run = VerificationRun.objects.create(
         pull_request=pull_request, commit=commit, requested_by=requested_by, retry_of=retry_of
     )
     run.created = True
+    audit_record(
+        action="verification.request", actor=requested_by, target=target, repository=pull_request.repository,
+        message=f"Run {run.pk} queued.",
+    )
     # Before the verification is enqueued, so GitHub hears "in progress" before "completed".
     verification_run_report(run=run)
 
@@ -99,10 +127,17 @@ def verification_run_claim(run_id: int) -> VerificationRun | None:
 
 def verification_run_begin(*, pull_request: PullRequest, commit=None, requested_by=None) -> VerificationRun:
     """A run that its caller carries out itself (the `verify` command), claimed as it is created."""
-    return VerificationRun.objects.create(
-        pull_request=pull_request, commit=commit, requested_by=requested_by,
-        status=VerificationRun.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now(),
-    )
+    with transaction.atomic():
+        run = VerificationRun.objects.create(
+            pull_request=pull_request, commit=commit, requested_by=requested_by,
+            status=VerificationRun.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now(),
+        )
+        audit_record(
+            action="verification.request", actor=requested_by,
+            target=_run_target(pull_request, commit.sha if commit else None), repository=pull_request.repository,
+            message=f"Run {run.pk} carried out at once.",
+        )
+    return run
 
 
 def verification_run_start(run: VerificationRun, *, total: int) -> None:

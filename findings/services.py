@@ -5,13 +5,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from access.audit import audit_record, audit_refusal
 from findings.models import Finding, FindingEvent, Verification
 from recheck.errors import RecheckError, ResolutionError
 from reviews.models import Commit
 from reviews.services import commit_get_or_create
 
 
-@transaction.atomic
 def finding_resolve(
     *,
     finding: Finding,
@@ -27,7 +27,27 @@ def finding_resolve(
     The commit is a recorded `commit` or a `commit_sha` as a person typed it; a SHA is looked up
     (or recorded) inside this transaction, so a refused change leaves no commit row behind.
     Fixing names the commit it was fixed in; dismissing needs a reason. Reopening clears the
-    resolution (the history keeps it)."""
+    resolution (the history keeps it). The audit log records the change, or the refusal."""
+    try:
+        return _finding_resolve(
+            finding=finding, status=status, actor=actor, source=source, commit=commit, commit_sha=commit_sha,
+            note=note,
+        )
+    except RecheckError as error:
+        audit_refusal(
+            action="finding.resolve", actor=actor, source=source, target=_finding_target(finding),
+            repository=finding.pull_request.repository, changes={"status": [finding.status, status]},
+            message=str(error),
+        )
+        raise
+
+
+def _finding_target(finding: Finding) -> str:
+    return f"{finding.pull_request.reference} finding {finding.number}"
+
+
+@transaction.atomic
+def _finding_resolve(*, finding, status, actor, source, commit, commit_sha, note) -> FindingEvent:
     if status not in Finding.Status.values:
         raise ResolutionError(f"Unknown status {status!r}: use one of {', '.join(Finding.Status.values)}.")
     if commit is not None and commit_sha:
@@ -71,6 +91,18 @@ def finding_resolve(
         finding.resolved_commit = commit
         finding.resolution_note = note
     finding.save()
+    audit_record(
+        action="finding.resolve",
+        actor=actor,
+        source=source,
+        target=_finding_target(finding),
+        repository=finding.pull_request.repository,
+        changes={
+            "status": [event.from_status, status],
+            "commit": [None, commit.sha if commit else None],
+            "note": [None, note or None],
+        },
+    )
     return event
 
 

@@ -1,5 +1,6 @@
 """Recheck settings. Every value that differs between machines comes from the environment
 (see the configuration table in README.md); nothing here fails open in production."""
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -35,13 +36,20 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "reviews",
     "findings",
     "reporting",
+    "access",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.gitlab",
+    "allauth.socialaccount.providers.openid_connect",
 ]
 
 MIDDLEWARE = [
@@ -51,6 +59,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    # Hands the request (IP address, API token) to the services that write the audit log.
+    "access.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -115,6 +126,65 @@ STORAGES = {
 LOGIN_URL = "admin:login"
 FORMS_URLFIELD_ASSUME_HTTPS = True
 
+# --- Signing in ----------------------------------------------------------------------------------
+# Every sign-in form is allauth's (the admin's login page sends people there), so its rate limits
+# cover them all: 10 failed attempts a minute per address, 5 per 5 minutes per account.
+RECHECK_PASSWORD_LOGIN = env_bool("RECHECK_PASSWORD_LOGIN", True)
+AUTHENTICATION_BACKENDS = (
+    ["django.contrib.auth.backends.ModelBackend", "allauth.account.auth_backends.AuthenticationBackend"]
+    if RECHECK_PASSWORD_LOGIN
+    else ["access.signin.NoPasswordBackend"]
+)
+ACCOUNT_ADAPTER = "access.signin.AccountAdapter"
+ACCOUNT_FORMS = {"login": "access.signin.LoginForm"}
+SOCIALACCOUNT_ADAPTER = "access.signin.SocialAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_ONLY = not RECHECK_PASSWORD_LOGIN
+ACCOUNT_LOGOUT_ON_GET = False
+# A signed-in user who is sent to the login page (staff pages for a non-staff user) sees it,
+# rather than being redirected back and forth.
+ACCOUNT_AUTHENTICATED_LOGIN_REDIRECTS = False
+LOGIN_REDIRECT_URL = "/"
+SOCIALACCOUNT_STORE_TOKENS = False
+ACCOUNT_RATE_LIMITS = {"login_failed": env_str("RECHECK_LOGIN_RATE_LIMIT", "10/m/ip,5/300s/key")}
+
+RECHECK_GITHUB_URL = env_str("RECHECK_GITHUB_URL").rstrip("/")
+RECHECK_GITLAB_URL = env_str("RECHECK_GITLAB_URL", "https://gitlab.com").rstrip("/")
+RECHECK_SIGNIN_GRANT_READER = env_bool("RECHECK_SIGNIN_GRANT_READER", False)
+RECHECK_SIGNIN_ALLOWED = {
+    "github": env_list("RECHECK_GITHUB_ALLOWED_ORGS", []),
+    "gitlab": env_list("RECHECK_GITLAB_ALLOWED_GROUPS", []),
+    "oidc": env_list("RECHECK_OIDC_ALLOWED_GROUPS", []),
+}
+SOCIALACCOUNT_PROVIDERS = {}
+if env_str("RECHECK_GITHUB_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["github"] = {
+        "APPS": [{"client_id": env_str("RECHECK_GITHUB_CLIENT_ID"), "secret": env_str("RECHECK_GITHUB_SECRET")}],
+        # read:org lets the organisation check see private memberships too.
+        "SCOPE": ["read:user", "user:email", "read:org"],
+        **({"GITHUB_URL": RECHECK_GITHUB_URL} if RECHECK_GITHUB_URL else {}),
+    }
+if env_str("RECHECK_GITLAB_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["gitlab"] = {
+        "APPS": [{
+            "client_id": env_str("RECHECK_GITLAB_CLIENT_ID"), "secret": env_str("RECHECK_GITLAB_SECRET"),
+            "settings": {"gitlab_url": RECHECK_GITLAB_URL},
+        }],
+        # read_api lets the group check list the user's groups.
+        "SCOPE": ["read_user", "read_api"],
+    }
+if env_str("RECHECK_OIDC_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["openid_connect"] = {
+        "APPS": [{
+            "provider_id": "oidc", "name": env_str("RECHECK_OIDC_NAME", "Single sign-on"),
+            "client_id": env_str("RECHECK_OIDC_CLIENT_ID"), "secret": env_str("RECHECK_OIDC_SECRET"),
+            "settings": {"server_url": env_str("RECHECK_OIDC_SERVER_URL")},
+        }],
+        "SCOPE": ["openid", "profile", "email", "groups"],
+    }
+
 if not DEBUG:
     # Behind a TLS-terminating proxy, the header it sets (X-Forwarded-Proto) tells Django that the
     # request came in over https. Only with such a proxy: without one, any client could claim it.
@@ -123,6 +193,8 @@ if not DEBUG:
         SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.strip().upper().replace("-", "_"), "https")
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+    # The forge sends people back to the callback over HTTPS.
+    ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
     SECURE_CONTENT_TYPE_NOSNIFF = True
     # Off by default so that a first deployment does not pin browsers to https before it works;
     # the README's production settings turn them on (`check --deploy` passes with them).
@@ -149,6 +221,12 @@ RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)
 RECHECK_GITHUB_WEBHOOK_SECRET = env_str("RECHECK_GITHUB_WEBHOOK_SECRET")
 RECHECK_TRACK_INTERVAL_SECONDS = env_int("RECHECK_TRACK_INTERVAL_SECONDS", 900)
+# API tokens: how long a new one lasts unless its creator says otherwise, and the longest allowed.
+RECHECK_API_TOKEN_DAYS = env_int("RECHECK_API_TOKEN_DAYS", 90)
+RECHECK_API_TOKEN_MAX_DAYS = env_int("RECHECK_API_TOKEN_MAX_DAYS", 366)
+# The header a trusted proxy puts the client's address in (e.g. HTTP_X_FORWARDED_FOR), for the
+# audit log; empty means REMOTE_ADDR. Only set it behind a proxy that overwrites the header.
+RECHECK_CLIENT_IP_HEADER = env_str("RECHECK_CLIENT_IP_HEADER")
 # Where this server is seen from outside: check runs and comments link back to its pages.
 RECHECK_SITE_URL = env_str("RECHECK_SITE_URL").rstrip("/")
 
@@ -219,10 +297,13 @@ if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout
 # --- REST framework ------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "access.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "findings.api.permissions.TokenScope",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
@@ -239,6 +320,16 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"writes": env_str("RECHECK_WRITE_THROTTLE", "120/min")},
     # RecheckError becomes a 400 with its message; every error body is JSON with a `detail`.
     "EXCEPTION_HANDLER": "findings.api.errors.exception_handler",
+}
+# Tokens are knox's construction (a SHA-512 digest of 32 random bytes; the secret is shown once)
+# on Recheck's own model, which adds a name, scopes, repositories, last use and revocation.
+KNOX_TOKEN_MODEL = "access.ApiToken"
+# knox's own migrations would make its (swapped-out) token table anyway; nothing needs it.
+MIGRATION_MODULES = {"knox": None}
+REST_KNOX = {
+    "TOKEN_PREFIX": "rck_",
+    "AUTH_HEADER_PREFIX": "Token",
+    "TOKEN_TTL": timedelta(days=RECHECK_API_TOKEN_DAYS),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Recheck API",

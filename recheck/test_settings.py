@@ -9,6 +9,24 @@ os.environ.setdefault("RECHECK_ALLOW_LOCAL_REPOSITORIES", "1")
 os.environ.setdefault("RECHECK_PUBLIC_READ", "1")
 os.environ.setdefault("RECHECK_MIRROR_ROOT", tempfile.mkdtemp(prefix="recheck-mirrors-"))
 
+# Sign-in with GitHub (as an Enterprise server), GitLab (self-managed) and OpenID Connect, all served by the
+# fake forge in tests/fakeforge.py on a port chosen here: allauth reads GitHub's URL at import.
+import socket  # noqa: E402
+
+with socket.socket() as _probe:
+    _probe.bind(("127.0.0.1", 0))
+    FAKE_FORGE_PORT = int(os.environ.setdefault("RECHECK_TEST_FORGE_PORT", str(_probe.getsockname()[1])))
+for _forge in ("GITHUB", "GITLAB"):
+    os.environ.setdefault(f"RECHECK_{_forge}_CLIENT_ID", "recheck-test-client")
+    os.environ.setdefault(f"RECHECK_{_forge}_SECRET", "recheck-test-secret")
+    os.environ.setdefault(f"RECHECK_{_forge}_URL", f"http://127.0.0.1:{FAKE_FORGE_PORT}")
+os.environ.setdefault("RECHECK_OIDC_CLIENT_ID", "recheck-test-client")
+os.environ.setdefault("RECHECK_OIDC_SECRET", "recheck-test-secret")
+os.environ.setdefault("RECHECK_OIDC_SERVER_URL", f"http://127.0.0.1:{FAKE_FORGE_PORT}/oidc")
+os.environ.setdefault("RECHECK_OIDC_ALLOWED_GROUPS", "reviewers")
+os.environ.setdefault("RECHECK_GITHUB_ALLOWED_ORGS", "acme")
+os.environ.setdefault("RECHECK_GITLAB_ALLOWED_GROUPS", "acme/reviewers")
+
 from recheck.settings import *  # noqa: E402,F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

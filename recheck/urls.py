@@ -1,10 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from recheck.health import healthz
 
 urlpatterns = [
+    # One sign-in page for everyone, with allauth's rate limits and the forge's buttons.
+    path("admin/login/", RedirectView.as_view(pattern_name="account_login", query_string=True)),
     path("admin/", admin.site.urls),
+    path("accounts/", include("access.urls")),
+    path("accounts/", include("allauth.urls")),
     path("healthz", healthz, name="healthz"),
     path("api/", include("findings.api.urls")),
     # Last: the site's <owner>/<name>/ pages would otherwise shadow the fixed prefixes above.

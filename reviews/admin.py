@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin
 
+from access.audited_admin import AuditedModelAdmin
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import repository_clone_url_check, repository_slug_check
@@ -27,7 +28,8 @@ class RepositoryForm(forms.ModelForm):
 
 
 @admin.register(Repository)
-class RepositoryAdmin(admin.ModelAdmin):
+class RepositoryAdmin(AuditedModelAdmin):
+    audit_repository_path = "self"
     form = RepositoryForm
     list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error", "publish_checks",
                     "publish_comment"]
@@ -48,7 +50,8 @@ class PinnedCommitInline(admin.TabularInline):
 
 
 @admin.register(PullRequest)
-class PullRequestAdmin(admin.ModelAdmin):
+class PullRequestAdmin(AuditedModelAdmin):
+    audit_repository_path = "repository"
     list_display = ["__str__", "title", "state", "updated_at"]
     list_filter = ["state", "repository"]
     search_fields = ["title", "repository__slug", "=number"]
@@ -58,7 +61,8 @@ class PullRequestAdmin(admin.ModelAdmin):
 
 
 @admin.register(Commit)
-class CommitAdmin(admin.ModelAdmin):
+class CommitAdmin(AuditedModelAdmin):
+    audit_repository_path = "repository"
     list_display = ["short_sha", "repository", "resolved", "subject", "author", "committed_at"]
     list_filter = ["resolved", "repository"]
     search_fields = ["sha", "message", "author"]
@@ -66,7 +70,8 @@ class CommitAdmin(admin.ModelAdmin):
 
 
 @admin.register(PinnedCommit)
-class PinnedCommitAdmin(admin.ModelAdmin):
+class PinnedCommitAdmin(AuditedModelAdmin):
+    audit_repository_path = "pull_request.repository"
     list_display = ["pull_request", "commit", "role", "pinned_at"]
     list_filter = ["role"]
     search_fields = ["commit__sha", "pull_request__title"]

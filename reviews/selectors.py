@@ -7,14 +7,20 @@ class PullRequestNotFound(RecheckError):
     pass
 
 
-def pull_request_get(*, slug: str, number: int) -> PullRequest:
-    """The pull request `slug#number`; PullRequestNotFound says which ones are known instead."""
-    pull_request = PullRequest.objects.by_reference(slug, number).select_related("repository").first()
+def pull_request_get(*, slug: str, number: int, repository_ids: set[int] | None = None) -> PullRequest:
+    """The pull request `slug#number`; PullRequestNotFound says which ones are known instead.
+
+    With `repository_ids`, the others do not exist for this caller: not found, with the same
+    message as a repository that was never recorded."""
+    pull_requests = PullRequest.objects.all()
+    if repository_ids is not None:
+        pull_requests = pull_requests.filter(repository_id__in=repository_ids)
+    pull_request = pull_requests.by_reference(slug, number).select_related("repository").first()
     if pull_request is not None:
         return pull_request
     known = ", ".join(
         f"#{pr_number}"
-        for pr_number in PullRequest.objects.filter(repository__slug=slug).values_list("number", flat=True)[:10]
+        for pr_number in pull_requests.filter(repository__slug=slug).values_list("number", flat=True)[:10]
     )
     hint = f"Known pull requests of {slug}: {known}." if known else f"No repository {slug} is recorded."
     raise PullRequestNotFound(

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from access.audit import audit_changes, audit_record
 from recheck.errors import RecheckError, RepositoryError
 from reviews.git import validate_clone_url, validate_slug
 from reviews.git.safety import remote_host
@@ -119,16 +120,21 @@ def pull_request_state_record(*, pull_request: PullRequest, state: str) -> bool:
 def repository_publishing_update(
     *, repository: Repository, publish_checks: bool | None = None, publish_comment: bool | None = None
 ) -> Repository:
-    """Turn reporting to GitHub on or off for `repository` (None leaves a setting as it is)."""
+    """Turn reporting to GitHub on or off for `repository` (None leaves a setting as it is). The
+    audit log records what changed, before and after."""
     changes = {
         name: value
         for name, value in (("publish_checks", publish_checks), ("publish_comment", publish_comment))
         if value is not None
     }
     if changes:
-        Repository.objects.filter(pk=repository.pk).update(**changes)
-        for name, value in changes.items():
-            setattr(repository, name, value)
+        with transaction.atomic():
+            before = Repository.objects.select_for_update().filter(pk=repository.pk).values(*changes).get()
+            Repository.objects.filter(pk=repository.pk).update(**changes)
+            for name, value in changes.items():
+                setattr(repository, name, value)
+            audit_record(action="repository.settings", target=repository.slug, repository=repository,
+                         changes=audit_changes(before, changes))
     return repository
 
 

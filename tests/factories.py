@@ -271,3 +271,18 @@ def reviewed_pull_request(*, blockers: int = 6, cleanups: int = 2, slug: str = "
         EvidenceResultFactory(verification=verification, evidence=extra[2], state="unchecked", path="",
                               start_line=None, end_line=None)
     return ReviewedPullRequest(pull_request, pins, blocker_findings, cleanup_findings)
+
+
+def make_api_token(user, *, scopes=("read", "verify", "import", "resolve", "settings"), days: int = 30, repositories=(),
+                   name: str = "test token") -> str:
+    """A stored token for `user` and its secret, as `Authorization: Token <secret>` sends it. Made
+    directly (not through api_token_create) so a persona can hold a scope its user lacks the
+    permission for, and the API's own refusal shows."""
+    from datetime import timedelta
+
+    from access.models import ApiToken
+
+    token, secret = ApiToken.objects.create(user=user, expiry=timedelta(days=days), name=name, scopes=list(scopes))
+    if repositories:
+        token.repositories.set(repositories)
+    return secret

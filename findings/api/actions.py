@@ -2,10 +2,10 @@
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
 from django.conf import settings
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 
 from findings.api import docs
 from findings.api.lookups import pull_request_by_number
-from findings.api.permissions import HasActionPermission
+from access.audit import audit_refusal
+from findings.api.permissions import HasActionPermission, TokenScope, limited_to_token, token_repository_ids
 from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
@@ -39,9 +40,10 @@ from reviews.services import repository_publishing_update
 
 
 class ActionView(APIView):
-    permission_classes = [HasActionPermission]
+    permission_classes = [HasActionPermission, TokenScope]
     throttle_classes = [WriteThrottle]
     required_permission: str
+    required_scope: str
 
 
 @extend_schema_view(
@@ -60,16 +62,19 @@ class ActionView(APIView):
 )
 class PullRequestVerify(ActionView):
     required_permission = "findings.verify_pullrequest"
+    required_scope = "verify"
 
     def post(self, request, owner: str, name: str, number: int):
-        pull_request = pull_request_by_number(owner=owner, name=name, number=number)
+        pull_request = pull_request_by_number(
+            owner=owner, name=name, number=number, repository_ids=token_repository_ids(request)
+        )
         body = VerifyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        # The run and its commit are written together; the task is enqueued when this commits.
-        with transaction.atomic():
-            run = verification_run_request(
-                pull_request=pull_request, commit_sha=body.validated_data["commit"], requested_by=request.user
-            )
+        # The service writes the run and its commit in one transaction and enqueues the task when
+        # it commits; no transaction here, or a refusal it records would roll back with the error.
+        run = verification_run_request(
+            pull_request=pull_request, commit_sha=body.validated_data["commit"], requested_by=request.user
+        )
         run.refresh_from_db()
         status_url = reverse("api:run-detail", kwargs={"pk": run.pk}, request=request)
         return Response(
@@ -103,9 +108,10 @@ class PullRequestVerify(ActionView):
 )
 class FindingResolve(ActionView):
     required_permission = "findings.resolve_finding"
+    required_scope = "resolve"
 
     def post(self, request, pk: int):
-        finding = _get_finding(pk)
+        finding = _get_finding(request, pk)
         body = ResolveRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -117,7 +123,7 @@ class FindingResolve(ActionView):
             commit_sha=data["commit"] or "",
             note=data["note"],
         )
-        finding = _get_finding(pk)
+        finding = _get_finding(request, pk)
         context = {"request": request}
         return Response(
             {
@@ -127,8 +133,8 @@ class FindingResolve(ActionView):
         )
 
 
-def _get_finding(pk: int) -> Finding:
-    return get_object_or_404(findings_with_evidence(), pk=pk)
+def _get_finding(request, pk: int) -> Finding:
+    return get_object_or_404(limited_to_token(findings_with_evidence(), request, "pull_request__repository"), pk=pk)
 
 
 class BundleParser(BaseParser):
@@ -208,11 +214,13 @@ class PlainTextBundleParser(BundleParser):
 )
 class ReviewImport(ActionView):
     required_permission = "findings.import_review"
+    required_scope = "import"
     parser_classes = [
         JSONBundleParser, YAMLBundleParser, LegacyYAMLBundleParser, TextYAMLBundleParser, PlainTextBundleParser
     ]
 
     def post(self, request):
+        self._check_token_repositories(request)
         data = request.data
         findings = data.get("findings") if isinstance(data, dict) else None
         large = isinstance(findings, list) and len(findings) > settings.RECHECK_IMPORT_INLINE_FINDINGS
@@ -238,6 +246,21 @@ class ReviewImport(ActionView):
             headers={"Location": url},
         )
 
+    def _check_token_repositories(self, request) -> None:
+        """A token limited to repositories imports into those only. Said without a 404: the
+        bundle names the repository, so the answer tells nothing about whether it exists."""
+        ids = token_repository_ids(request)
+        if ids is None:
+            return
+        repository = request.data.get("repository") if isinstance(request.data, dict) else None
+        slug = repository.get("slug") if isinstance(repository, dict) else None
+        allowed = sorted(Repository.objects.filter(pk__in=ids).values_list("slug", flat=True))
+        if slug in allowed:
+            return
+        message = f"This token may import into {', '.join(allowed)} only; the bundle is for {slug or 'no repository'}."
+        audit_refusal(action="review.import", actor=request.user, target=str(slug or ""), message=message)
+        raise PermissionDenied(message)
+
 
 @extend_schema_view(
     get=extend_schema(
@@ -257,8 +280,22 @@ class ImportJobDetail(APIView):
     required_permission = "findings.import_review"
 
     def get(self, request, pk: int):
-        job = get_object_or_404(ImportJob, pk=pk)
+        # An import is its requester's, and a token limited to repositories sees only imports into
+        # those: another's job is answered as if it did not exist.
+        job = get_object_or_404(ImportJob, pk=pk, requested_by=request.user.pk)
+        allowed = token_repository_ids(request)
+        if allowed is not None and not Repository.objects.filter(pk__in=allowed, slug=_import_slug(job)).exists():
+            raise NotFound("No import with this id.")
         return Response(ImportJobSerializer(job, context={"request": request}).data)
+
+
+def _import_slug(job: ImportJob) -> str:
+    """The repository an import is for: from its report once done, else from its bundle."""
+    reference = (job.report or {}).get("pull_request") or ""
+    if reference:
+        return reference.rsplit("#", 1)[0]
+    repository = (job.data or {}).get("repository") if isinstance(job.data, dict) else None
+    return str(repository.get("slug", "")) if isinstance(repository, dict) else ""
 
 
 @extend_schema_view(
@@ -270,7 +307,7 @@ class ImportJobDetail(APIView):
             "With `publish_checks`, every verified head gets a \"Recheck\" check run (with a GitHub App; with "
             "only a token, a `recheck` commit status). With `publish_comment`, the pull request gets one "
             "comment, edited after each verification. Both are off until turned on. Needs "
-            "`reviews.change_repository`."
+            "`reviews.change_repository`, and a token needs the `settings` scope."
         ),
         parameters=docs.REPOSITORY_PATH,
         request=PublishingSerializer,
@@ -279,9 +316,11 @@ class ImportJobDetail(APIView):
 )
 class RepositoryPublishing(ActionView):
     required_permission = "reviews.change_repository"
+    required_scope = "settings"
 
     def patch(self, request, owner: str, name: str):
-        repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+        repositories = limited_to_token(Repository.objects.all(), request, "pk")
+        repository = get_object_or_404(repositories, slug=f"{owner}/{name}")
         body = PublishingSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         repository = repository_publishing_update(repository=repository, **body.validated_data)

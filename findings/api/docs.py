@@ -42,7 +42,8 @@ BAD_REQUEST = OpenApiResponse(
 THROTTLED = OpenApiResponse(ErrorSerializer, description="Too many writes: wait `Retry-After` seconds.")
 UNSUPPORTED_MEDIA_TYPE = OpenApiResponse(ErrorSerializer, description="The body's Content-Type is not accepted.")
 
-READ_ERRORS = {401: UNAUTHENTICATED}
+SCOPE_FORBIDDEN = OpenApiResponse(ErrorSerializer, description="A token without the `read` scope.")
+READ_ERRORS = {401: UNAUTHENTICATED, 403: SCOPE_FORBIDDEN}
 LIST_ERRORS = {400: BAD_REQUEST, **READ_ERRORS, 404: OpenApiResponse(ErrorSerializer, description="No such page.")}
 DETAIL_ERRORS = {**READ_ERRORS, 404: NOT_FOUND}
 WRITE_ERRORS = {400: BAD_REQUEST, 401: UNAUTHENTICATED, 403: FORBIDDEN, 415: UNSUPPORTED_MEDIA_TYPE, 429: THROTTLED}

@@ -8,9 +8,11 @@ from reviews.selectors import PullRequestNotFound, pull_request_get
 from reviews.services import commit_lookup, commit_sha_checked
 
 
-def pull_request_by_number(*, owner: str, name: str, number: int) -> PullRequest:
+def pull_request_by_number(
+    *, owner: str, name: str, number: int, repository_ids: set[int] | None = None
+) -> PullRequest:
     try:
-        return pull_request_get(slug=f"{owner}/{name}", number=number)
+        return pull_request_get(slug=f"{owner}/{name}", number=number, repository_ids=repository_ids)
     except PullRequestNotFound as error:
         raise NotFound(str(error).replace("(import_review)", "(POST /api/reviews/import)")) from None
 

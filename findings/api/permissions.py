@@ -2,11 +2,54 @@
 
 Reads are public when RECHECK_PUBLIC_READ is on, and need a signed-in user or a token otherwise.
 Each write needs its own model permission, so a CI token can be allowed to request verifications
-without being allowed to mark findings fixed."""
+without being allowed to mark findings fixed. A token narrows its user further: to its scopes
+(read, verify, import, resolve, settings) and, when it names repositories, to those; another repository is
+a 404 to it, as if it did not exist."""
 from django.conf import settings
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from access.audit import audit_refusal
+from access.models import ApiToken
+from access.scopes import READ
+
 TOKEN_HINT = "Send a token (Authorization: Token <key>); an admin creates one with manage.py create_api_token."
+
+# The audit action of each write scope, for the refusals recorded here.
+SCOPE_ACTIONS = {
+    "verify": "verification.request", "import": "review.import", "resolve": "finding.resolve",
+    "settings": "repository.settings",
+}
+
+
+def request_token(request) -> ApiToken | None:
+    auth = getattr(request, "auth", None)
+    return auth if isinstance(auth, ApiToken) else None
+
+
+def token_repository_ids(request) -> set[int] | None:
+    """The repositories the request's token is limited to, or None when it is not limited."""
+    token = request_token(request)
+    if token is None:
+        return None
+    if not hasattr(token, "_repository_ids"):
+        ids = set(token.repositories.values_list("pk", flat=True))
+        token._repository_ids = ids or None
+    return token._repository_ids
+
+
+def limited_to_token(queryset, request, field: str):
+    """`queryset` without the rows of repositories the token may not see; `field` leads from the
+    queryset's model to its repository (`pk` for repositories themselves)."""
+    ids = token_repository_ids(request)
+    if ids is None:
+        return queryset
+    return queryset.filter(**{f"{field}__in": ids})
+
+
+def _refuse(request, view, message: str) -> None:
+    action = SCOPE_ACTIONS.get(getattr(view, "required_scope", READ))
+    if action is not None:
+        audit_refusal(action=action, actor=request.user, target=request.path, message=message)
 
 
 class PublicReadOrAuthenticated(BasePermission):
@@ -23,16 +66,51 @@ class PublicReadOrAuthenticated(BasePermission):
         return request.method in SAFE_METHODS and settings.RECHECK_PUBLIC_READ
 
 
+class TokenScope(BasePermission):
+    """A token works only for the scope the view names in `required_scope`; a read needs `read`,
+    and a write whose view names no scope is not for tokens at all, so a new write endpoint is
+    closed to tokens until it says which scope opens it. Signed-in sessions have no scopes: their
+    user's permissions decide."""
+
+    def has_permission(self, request, view) -> bool:
+        token = request_token(request)
+        if token is None:
+            return True
+        scope = getattr(view, "required_scope", None) or (READ if request.method in SAFE_METHODS else None)
+        if scope is not None and scope in token.scopes:
+            return True
+        needed = f"this needs {scope!r}: create a token with that scope" if scope else "this is not open to tokens"
+        self.message = f"This token ({token.name}) has the scope(s) {', '.join(token.scopes) or 'none'}; {needed}."
+        _refuse(request, view, self.message)
+        return False
+
+
 class HasActionPermission(BasePermission):
     """The model permission the view names in `required_permission` (e.g. findings.import_review)."""
 
     def has_permission(self, request, view) -> bool:
         if not (request.user and request.user.is_authenticated):
             self.message = f"This action needs authentication. {TOKEN_HINT}"
+            _refuse(request, view, self.message)
             return False
         permission = view.required_permission
         self.message = (
             f"User {request.user.get_username()!r} lacks the permission {permission}: "
             "ask an admin to grant it (Django admin, Users, or create_api_token --grant)."
         )
-        return request.user.has_perm(permission)
+        if request.user.has_perm(permission):
+            return True
+        _refuse(request, view, self.message)
+        return False
+
+
+class CanReadAuditLog(BasePermission):
+    """Instance admins only (superusers, or users granted access.view_auditentry): the audit log
+    says who did what in every repository."""
+
+    def has_permission(self, request, view) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            self.message = f"The audit log needs authentication. {TOKEN_HINT}"
+            return False
+        self.message = "Only instance admins (superusers, or users with access.view_auditentry) may read the audit log."
+        return request.user.has_perm("access.view_auditentry")

@@ -4,7 +4,7 @@ and number."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from findings.api import actions, views, webhooks
+from findings.api import actions, audit, views, webhooks
 from reporting.api import PullRequestAnnotations
 
 app_name = "api"
@@ -37,6 +37,7 @@ urlpatterns = [
     path("runs/<int:pk>/", views.VerificationRunDetail.as_view(), name="run-detail"),
     path("reviews/import", actions.ReviewImport.as_view(), name="review-import"),
     path("imports/<int:pk>/", actions.ImportJobDetail.as_view(), name="import-detail"),
+    path("audit/", audit.AuditLog.as_view(), name="audit-log"),
     path("hooks/github", webhooks.GitHubWebhook.as_view(), name="github-webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

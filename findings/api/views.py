@@ -28,7 +28,7 @@ from findings.api.filters import (
 from findings.api.gate import MergeGate, pull_request_gate
 from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
-from findings.api.permissions import PublicReadOrAuthenticated
+from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, limited_to_token, token_repository_ids
 from findings.api.serializers import (
     ErrorSerializer,
     EvidenceSerializer,
@@ -62,9 +62,20 @@ class StableOrderingFilter(OrderingFilter):
 
 
 class ReadMixin:
-    permission_classes = [PublicReadOrAuthenticated]
+    permission_classes = [PublicReadOrAuthenticated, TokenScope]
     pagination_class = RecheckPagination
     filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+    # The path from the view's model to its repository, for tokens limited to repositories.
+    repository_field = "pull_request__repository"
+
+    def filter_queryset(self, queryset):
+        # get_object() filters through here too, so a detail outside the token's repositories is a 404.
+        return limited_to_token(super().filter_queryset(queryset), self.request, self.repository_field)
+
+    def pull_request(self, *, owner: str, name: str, number: int) -> PullRequest:
+        return pull_request_by_number(
+            owner=owner, name=name, number=number, repository_ids=token_repository_ids(self.request)
+        )
 
 
 def pull_requests_with_counts():
@@ -94,6 +105,7 @@ class RepositoryList(ReadMixin, generics.ListAPIView):
     queryset = Repository.objects.order_by("slug")
     serializer_class = RepositorySerializer
     ordering_fields = ["slug", "created_at"]
+    repository_field = "pk"
 
 
 @extend_schema(
@@ -104,10 +116,11 @@ class RepositoryDetail(ReadMixin, generics.RetrieveAPIView):
 
     serializer_class = RepositorySerializer
     queryset = Repository.objects.all()
+    repository_field = "pk"
 
     def get_object(self):
         slug = f"{self.kwargs['owner']}/{self.kwargs['name']}"
-        return get_object_or_404(self.get_queryset(), slug=slug)
+        return get_object_or_404(self.filter_queryset(self.get_queryset()), slug=slug)
 
 
 @extend_schema(tags=["pull requests"], responses={200: PullRequestSerializer(many=True), **docs.LIST_ERRORS})
@@ -117,6 +130,7 @@ class PullRequestList(ReadMixin, generics.ListAPIView):
     serializer_class = PullRequestSerializer
     filterset_class = PullRequestFilter
     ordering_fields = ["number", "created_at", "updated_at", "open_blockers"]
+    repository_field = "repository"
 
     def get_queryset(self):
         return pull_requests_with_counts().order_by("repository__slug", "-number")
@@ -133,7 +147,8 @@ class RepositoryPullRequestList(PullRequestList):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # the schema generator has no URL kwargs
             return PullRequest.objects.none()
-        repository = get_object_or_404(Repository, slug=f"{self.kwargs['owner']}/{self.kwargs['name']}")
+        repositories = limited_to_token(Repository.objects.all(), self.request, "pk")
+        repository = get_object_or_404(repositories, slug=f"{self.kwargs['owner']}/{self.kwargs['name']}")
         return super().get_queryset().filter(repository=repository)
 
 
@@ -142,6 +157,7 @@ class PullRequestDetail(ReadMixin, generics.RetrieveAPIView):
     """A pull request with its pinned commits and the links to its findings, gate and verify action."""
 
     serializer_class = PullRequestDetailSerializer
+    repository_field = "repository"
 
     def get_queryset(self):
         return pull_requests_with_pins()
@@ -156,8 +172,8 @@ class PullRequestByNumber(PullRequestDetail):
     """The same pull request, addressed as on the forge: owner/name and number."""
 
     def get_object(self):
-        pull_request = pull_request_by_number(**self.kwargs)
-        return get_object_or_404(self.get_queryset(), pk=pull_request.pk)
+        pull_request = self.pull_request(**self.kwargs)
+        return get_object_or_404(self.filter_queryset(self.get_queryset()), pk=pull_request.pk)
 
 
 # --- Findings and their evidence, verifications and history ---------------------------------------
@@ -199,11 +215,13 @@ class FindingHistory(ReadMixin, generics.ListAPIView):
     """Every status change of a finding, oldest first: who, when, at which commit, why, and from where."""
 
     serializer_class = FindingEventSerializer
+    repository_field = "finding__pull_request__repository"
     pagination_class = None
     filter_backends = []
 
     def get_queryset(self):
-        finding = get_object_or_404(Finding, pk=self.kwargs["pk"])
+        findings = limited_to_token(Finding.objects.all(), self.request, "pull_request__repository")
+        finding = get_object_or_404(findings, pk=self.kwargs["pk"])
         return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 
 
@@ -213,6 +231,7 @@ class EvidenceList(ReadMixin, generics.ListAPIView):
 
     serializer_class = EvidenceSerializer
     filterset_class = EvidenceFilter
+    repository_field = "finding__pull_request__repository"
     ordering_fields = ["id", "position"]
     queryset = Evidence.objects.select_related(
         "commit", "submodule_repository", "finding__pull_request__repository"
@@ -226,6 +245,7 @@ class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
     """One evidence item, with its permalink on the forge where one can be built."""
 
     serializer_class = EvidenceSerializer
+    repository_field = "finding__pull_request__repository"
     queryset = Evidence.objects.select_related("commit", "submodule_repository", "finding__pull_request__repository")
 
 
@@ -242,6 +262,7 @@ class VerificationList(ReadMixin, generics.ListAPIView):
 
     serializer_class = VerificationSerializer
     filterset_class = VerificationFilter
+    repository_field = "finding__pull_request__repository"
     ordering_fields = ["id", "checked_at", "verdict"]
 
     def get_queryset(self):
@@ -253,6 +274,7 @@ class VerificationDetail(ReadMixin, generics.RetrieveAPIView):
     """One finding's verdict at one commit, with a result per evidence item."""
 
     serializer_class = VerificationSerializer
+    repository_field = "finding__pull_request__repository"
 
     def get_queryset(self):
         return verifications_with_results()
@@ -355,7 +377,7 @@ _MERGEABLE_EXAMPLE = {
 )
 class PullRequestGate(ReadMixin, APIView):
     def get(self, request, owner: str, name: str, number: int):
-        pull_request = pull_request_by_number(owner=owner, name=name, number=number)
+        pull_request = self.pull_request(owner=owner, name=name, number=number)
         verify_url = reverse(
             "api:pull-request-verify", kwargs={"owner": owner, "name": name, "number": number}, request=request
         )
@@ -421,6 +443,7 @@ class ApiRoot(ReadMixin, APIView):
             "evidence": "api:evidence-list",
             "verifications": "api:verification-list",
             "runs": "api:run-list",
+            "audit": "api:audit-log",
             "schema": "api:schema",
             "docs": "api:docs",
             "redoc": "api:redoc",
@@ -476,7 +499,7 @@ class PullRequestExport(ReadMixin, APIView):
     content_negotiation_class = _ExportNegotiation
 
     def get(self, request, owner: str, name: str, number: int):
-        pull_request = pull_request_by_number(owner=owner, name=name, number=number)
+        pull_request = self.pull_request(owner=owner, name=name, number=number)
         result = review_export(pull_request=pull_request, format=request.query_params.get("format", "bundle"))
         response = HttpResponse(result.content, content_type=result.content_type)
         response["Content-Disposition"] = f'inline; filename="{result.filename}"'

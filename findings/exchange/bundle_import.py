@@ -7,6 +7,7 @@ from django.db import transaction
 from findings.exchange.bundle_schema import BundleSerializer, flatten_errors
 from findings.exchange.limits import DocumentError, load_json, load_yaml
 from findings.models import Evidence, Finding, FindingEvent
+from access.audit import audit_record, audit_refusal
 from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from recheck.errors import BundleError, RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
@@ -84,9 +85,24 @@ def _assign(instance, values: dict) -> bool:
     return changed
 
 
-@transaction.atomic
 def review_import(*, data: dict, actor=None) -> ImportReport:
-    """Create or update the review that `data` (a parsed bundle) describes."""
+    """Create or update the review that `data` (a parsed bundle) describes, in one transaction.
+    The audit log records the import with what it created and changed, or its refusal."""
+    try:
+        return _review_import(data=data, actor=actor)
+    except RecheckError as error:
+        repository = data.get("repository") if isinstance(data, dict) else None
+        pull_request = data.get("pull_request") if isinstance(data, dict) else None
+        slug = repository.get("slug", "") if isinstance(repository, dict) else ""
+        number = pull_request.get("number", "") if isinstance(pull_request, dict) else ""
+        audit_refusal(
+            action="review.import", actor=actor, target=f"{slug}#{number}" if slug else "", message=str(error)
+        )
+        raise
+
+
+@transaction.atomic
+def _review_import(*, data: dict, actor=None) -> ImportReport:
     bundle = validate_bundle(data)
     repository, repo_created, repo_changed = _import_repository(bundle["repository"])
     pull_request, pr_created, pr_changed = _import_pull_request(repository, bundle["pull_request"])
@@ -115,6 +131,11 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
     )
     for index, item in enumerate(bundle["findings"]):
         _import_finding(pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, report)
+    audit_record(
+        action="review.import", actor=actor, target=pull_request.reference, repository=repository,
+        changes={"created": [None, report.created], "updated": [None, report.updated]} if report.created or report.updated else {},
+        message="Nothing changed." if not (report.created or report.updated) else "",
+    )
     return report
 
 

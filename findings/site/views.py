@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from findings.site.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding
+from access.audit import audit_refusal
 from findings.runs import QueueUnavailable, verification_run_request
 from findings.selectors import (
     finding_history,
@@ -151,9 +152,12 @@ def latest_run(request, owner: str, name: str, number: int):
 
 @require_POST
 def verify_now(request, owner: str, name: str, number: int):
-    if not can_verify(request.user):
-        raise PermissionDenied("Only staff with the permission to verify pull requests can start a verification.")
     pull_request = _pull_request_or_404(owner, name, number)
+    if not can_verify(request.user):
+        message = "Only staff with the permission to verify pull requests can start a verification."
+        audit_refusal(action="verification.request", target=pull_request.reference,
+                      repository=pull_request.repository, message=message)
+        raise PermissionDenied(message)
     try:
         run = verification_run_request(pull_request=pull_request, requested_by=request.user)
     except QueueUnavailable as error:

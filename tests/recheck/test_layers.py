@@ -22,7 +22,7 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def tree(tmp_path):
-    for package in ("recheck", "reviews", "findings"):
+    for package in ("recheck", "reviews", "findings", "access"):
         shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
@@ -47,6 +47,8 @@ def test_the_tree_keeps_every_contract(tree):
         ("findings/runs.py", "from findings.tasks import run_verification", "Tasks call services"),
         ("findings/vocabulary.py", "from django.db import models", "vocabulary is plain Python"),
         ("findings/selectors.py", "from findings.site import pages", "No import cycles"),
+        ("access/tokens.py", "from findings.models import Finding", "never imports them"),
+        ("access/scopes.py", "from django.conf import settings", "scopes are plain Python"),
     ],
 )
 def test_an_import_across_a_layer_breaks_its_contract(tree, module, line, contract):

@@ -10,14 +10,13 @@ from importlib.metadata import entry_points
 
 import jsonschema
 import pytest
-from rest_framework.authtoken.models import Token
 
 from django.db import connection
 
 from findings.models import Finding, VerificationRun
 from findings.services import finding_resolve
 from recheck.celery import app
-from tests.factories import UserFactory
+from tests.factories import UserFactory, make_api_token
 from tests.findings.test_tasks import forget_broker_connections
 from tests.findings.test_verifying import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
@@ -103,7 +102,7 @@ def pull_request(repo):
 @pytest.fixture
 def ci_token(db):
     user = UserFactory(username="ci", permissions=["findings.verify_pullrequest"])
-    return Token.objects.create(user=user).key
+    return make_api_token(user, scopes=["read", "verify"], name="CI gate")
 
 
 @pytest.fixture

@@ -1,10 +1,9 @@
 """Publishing to GitHub is set per repository through the API, by those allowed to change it."""
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from reviews.models import Repository
-from tests.factories import RepositoryFactory, UserFactory
+from tests.factories import RepositoryFactory, UserFactory, make_api_token
 
 pytestmark = pytest.mark.django_db
 
@@ -13,7 +12,7 @@ URL = "/api/repos/acme/loader/publishing"
 
 def token_client(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {make_api_token(user)}")
     return client
 
 

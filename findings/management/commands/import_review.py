@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from access.audit import audit_source
 from findings.exchange.bundle_import import parse_bundle, review_import
 from recheck.errors import RecheckError
 
@@ -18,7 +19,8 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"Cannot read {file}: {error.strerror}.") from None
         try:
-            report = review_import(data=parse_bundle(raw))
+            with audit_source("command"):
+                report = review_import(data=parse_bundle(raw))
         except RecheckError as error:
             raise CommandError(f"{file}: nothing was imported. {error}") from None
         self.stdout.write(self.style.SUCCESS(f"Imported {report.pull_request}."))

@@ -4,6 +4,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from findings.models import Finding, Verification
+from access.audit import audit_source
 from findings.runs import verification_run_begin
 from findings.verifying import verification_run_execute
 from recheck.errors import RecheckError
@@ -42,7 +43,8 @@ class Command(BaseCommand):
         elif not pull_request.pins.exists():
             raise CommandError(f"{pull_request.reference} has no pinned commit: give one with --commit SHA.")
 
-        run = verification_run_begin(pull_request=pull_request, commit=target)
+        with audit_source("command"):
+            run = verification_run_begin(pull_request=pull_request, commit=target)
         verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
         self._clear_progress()
 

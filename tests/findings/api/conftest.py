@@ -5,7 +5,6 @@ from types import SimpleNamespace
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from findings.models import Finding
@@ -20,6 +19,7 @@ from tests.factories import (
     RepositoryFactory,
     UserFactory,
     VerificationFactory,
+    make_api_token,
 )
 
 API_PERMISSIONS = ["findings.import_review", "findings.verify_pullrequest", "findings.resolve_finding"]
@@ -51,7 +51,7 @@ def queued_tasks(monkeypatch):
 
 def token_client(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {make_api_token(user)}")
     client.user = user
     return client
 

@@ -127,10 +127,10 @@ def test_a_token_write_needs_no_csrf_token(review):
 
 
 def token_with_permission_headers(review) -> dict:
-    from rest_framework.authtoken.models import Token
+    from tests.factories import make_api_token
 
     user = UserFactory(username="csrf-free", permissions=["findings.verify_pullrequest"])
-    return {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=user).key}"}
+    return {"HTTP_AUTHORIZATION": f"Token {make_api_token(user)}"}
 
 
 def test_writes_are_throttled_per_user_and_reads_are_not(token_with_permission, review, settings):

@@ -57,10 +57,10 @@ def review_for_schemathesis(transactional_db, request):
 
 @pytest.fixture
 def api_token(transactional_db):
-    from rest_framework.authtoken.models import Token
+    from tests.factories import make_api_token
 
     user = UserFactory(username="schemathesis", permissions=API_PERMISSIONS)
-    return Token.objects.create(user=user).key
+    return make_api_token(user)
 
 
 @pytest.fixture

@@ -217,3 +217,15 @@ def test_the_webhook_needs_no_csrf_token(review, hook_secret):
     from rest_framework.test import APIClient
 
     assert deliver(APIClient(enforce_csrf_checks=True), pull_request_event()).status_code == 202
+
+
+def test_the_verification_a_push_requests_is_in_the_audit_log_once_as_the_webhook_s(
+    anonymous_reader, review, hook_secret, queued_tasks
+):
+    from access.models import AuditEntry
+
+    deliver(anonymous_reader, pull_request_event(), delivery="d-audit")
+    deliver(anonymous_reader, pull_request_event(), delivery="d-audit")  # a redelivery: no second request
+    entry = AuditEntry.objects.get()
+    assert (entry.action, entry.outcome, entry.source, entry.actor) == ("verification.request", "done", "webhook", None)
+    assert entry.target.startswith("acme/loader#4108 at c0ffee")

@@ -1,0 +1,102 @@
+"""Creating and revoking API tokens: the command, the admin and the site's token page call these."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from access.audit import audit_record, audit_refusal
+from access.models import ApiToken
+from access.scopes import SCOPE_PERMISSIONS, scopes_checked
+from recheck.errors import RecheckError
+
+
+class TokenError(RecheckError):
+    pass
+
+
+def api_token_create(
+    *,
+    user,
+    name: str,
+    scopes,
+    days: int | None = None,
+    repositories=(),
+    created_by=None,
+) -> tuple[ApiToken, str]:
+    """A new token for `user` and its secret, which exists only in this return value: the database
+    keeps its digest. It expires after `days` (RECHECK_API_TOKEN_DAYS by default, at most
+    RECHECK_API_TOKEN_MAX_DAYS). A write scope needs the model permission that goes with it, so a
+    token never promises more than its user may do."""
+    target = f"{user.get_username()}: {name}"
+    try:
+        token, secret = _create(
+            user=user, name=name, scopes=scopes, days=days, repositories=list(repositories), created_by=created_by
+        )
+    except RecheckError as error:
+        audit_refusal(action="token.create", actor=created_by, target=target, message=str(error))
+        raise
+    return token, secret
+
+
+@transaction.atomic
+def _create(*, user, name, scopes, days, repositories, created_by) -> tuple[ApiToken, str]:
+    name = name.strip()
+    if not name:
+        raise TokenError("Name the token after what it is for (e.g. “CI merge gate”).")
+    try:
+        scopes = scopes_checked(scopes)
+    except ValueError as error:
+        raise TokenError(str(error)) from None
+    days = settings.RECHECK_API_TOKEN_DAYS if days is None else days
+    if not 1 <= days <= settings.RECHECK_API_TOKEN_MAX_DAYS:
+        raise TokenError(f"A token lasts 1 to {settings.RECHECK_API_TOKEN_MAX_DAYS} days, not {days}.")
+    if not user.is_active:
+        raise TokenError(f"User {user.get_username()!r} is inactive: a token for it would not work.")
+    missing = [SCOPE_PERMISSIONS[scope] for scope in scopes if scope in SCOPE_PERMISSIONS
+               and not user.has_perm(SCOPE_PERMISSIONS[scope])]
+    if missing:
+        raise TokenError(
+            f"User {user.get_username()!r} lacks {', '.join(missing)}, which the scopes asked for need: "
+            "grant the permission first (Django admin, Users, or create_api_token --grant)."
+        )
+    token, secret = ApiToken.objects.create(
+        user=user, expiry=timedelta(days=days), name=name, scopes=scopes, created_by=created_by
+    )
+    if repositories:
+        token.repositories.set(repositories)
+    audit_record(
+        action="token.create",
+        actor=created_by,
+        token=token,
+        target=f"{user.get_username()}: {token.label}",
+        changes={
+            "scopes": [None, scopes],
+            "expiry": [None, token.expiry.isoformat()],
+            "repositories": [None, sorted(repository.slug for repository in repositories)],
+        },
+    )
+    return token, secret
+
+
+def api_token_revoke(*, token: ApiToken, revoked_by=None) -> ApiToken:
+    """Stop `token` from working at once. The row stays, so the admin and the audit log can still
+    say what it could do and when it was last used."""
+    with transaction.atomic():
+        # Claimed with a conditional update: revoking twice (two admins, a double click) records once.
+        revoked = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+            revoked_at=timezone.now(), revoked_by=revoked_by
+        )
+        token.refresh_from_db()
+        if revoked:
+            audit_record(
+                action="token.revoke", actor=revoked_by, token=token,
+                target=f"{token.user.get_username()}: {token.label}",
+                changes={"revoked_at": [None, token.revoked_at.isoformat()]},
+            )
+            return token
+    message = f"{token.label.capitalize()} was already revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC."
+    audit_refusal(action="token.revoke", actor=revoked_by, token=token, target=token.label, message=message)
+    raise TokenError(message)
