@@ -8,6 +8,7 @@ PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("tags/<slug:slug>/", views.tag_page, name="tag"),
     path(PULL_REQUEST, views.pull_request_overview, name="pull_request"),
     path(PULL_REQUEST + "blockers/", views.pull_request_blockers, name="blockers"),
     path(PULL_REQUEST + "cleanups/", views.pull_request_cleanups, name="cleanups"),

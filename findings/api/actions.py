@@ -2,8 +2,10 @@
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
 from django.db import transaction
+from django.db.models import Q
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
@@ -16,7 +18,11 @@ from findings.api.permissions import HasActionPermission
 from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
+    FindingLinkSerializer,
     ImportReportSerializer,
+    LinkRequestSerializer,
+    TagsRequestSerializer,
+    finding_link_data,
     ResolveRequestSerializer,
     ResolveResponseSerializer,
     VerifyRequestSerializer,
@@ -26,7 +32,8 @@ from findings.api.throttles import WriteThrottle
 from findings.api.views import findings_with_evidence
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
-from findings.models import Finding, FindingEvent
+from findings.models import Finding, FindingEvent, FindingLink
+from findings.relations import finding_by_reference, finding_link_create, finding_link_delete, finding_tags_set
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
 from reviews.services import commit_get_or_create
@@ -126,6 +133,97 @@ class FindingResolve(ActionView):
                 "event": FindingEventSerializer(event, context=context).data,
             }
         )
+
+
+@extend_schema_view(
+    put=extend_schema(
+        tags=["tags"],
+        operation_id="finding_tags_set",
+        summary="Set a finding's tags",
+        description=(
+            "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a tag not "
+            "seen before is created, shared by every repository. Needs `findings.change_finding`."
+        ),
+        parameters=docs.ID_PATH,
+        request=TagsRequestSerializer,
+        responses={200: FindingDetailSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[OpenApiExample("Two tags", value={"tags": ["silent-failure", "dependency"]}, request_only=True)],
+    )
+)
+class FindingTags(ActionView):
+    required_permission = "findings.change_finding"
+
+    def put(self, request, pk: int):
+        finding = _get_finding(pk)
+        body = TagsRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        finding_tags_set(finding=finding, slugs=body.validated_data["tags"])
+        return Response(FindingDetailSerializer(_get_finding(pk), context={"request": request}).data)
+
+
+def _other_finding(value: str) -> Finding:
+    value = value.strip()
+    if value.isdigit():
+        return _get_finding(int(value))
+    return finding_by_reference(value)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=["findings"],
+        operation_id="finding_link_create",
+        summary="Link a finding to another",
+        description=(
+            "Records that this finding is a duplicate of another, a follow-up of it, or has the same cause, in "
+            "any pull request or repository. The link shows on both findings. Two findings are linked once. "
+            "Needs `findings.change_finding`."
+        ),
+        parameters=docs.ID_PATH,
+        request=LinkRequestSerializer,
+        responses={201: FindingLinkSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[
+            OpenApiExample("Duplicate", value={"kind": "duplicate_of", "finding": "acme/loader#4108/4"},
+                           request_only=True)
+        ],
+    )
+)
+class FindingLinks(ActionView):
+    required_permission = "findings.change_finding"
+
+    def post(self, request, pk: int):
+        finding = _get_finding(pk)
+        body = LinkRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        link = finding_link_create(
+            source=finding, target=_other_finding(data["finding"]), kind=data["kind"], actor=request.user,
+            note=data["note"],
+        )
+        link = FindingLink.objects.select_related("target__pull_request__repository").get(pk=link.pk)
+        return Response(
+            FindingLinkSerializer(finding_link_data(link, finding), context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema_view(
+    delete=extend_schema(
+        tags=["findings"],
+        operation_id="finding_link_delete",
+        summary="Remove a link between two findings",
+        description="From either end. Needs `findings.change_finding`.",
+        parameters=docs.ID_PATH + [OpenApiParameter("link", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        responses={204: None, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class FindingLinkDetail(ActionView):
+    required_permission = "findings.change_finding"
+
+    def delete(self, request, pk: int, link: int):
+        finding = _get_finding(pk)
+        found = get_object_or_404(FindingLink.objects.filter(Q(source=finding) | Q(target=finding)), pk=link)
+        finding_link_delete(link=found)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 def _get_finding(pk: int) -> Finding:

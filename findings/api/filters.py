@@ -49,6 +49,7 @@ class FindingFilter(django_filters.FilterSet):
     caught_by = django_filters.ChoiceFilter(choices=Finding.CaughtBy.choices)
     path = django_filters.CharFilter(lookup_expr="startswith", help_text="Path prefix, e.g. src/loader/.")
     possibly_regressed = django_filters.BooleanFilter()
+    tag = django_filters.CharFilter(field_name="tags__slug", help_text="Findings that carry this tag (its slug).")
     verdict = django_filters.ChoiceFilter(
         choices=Verdict.choices, method="filter_at_commit", help_text="Verdict at `commit` (which it needs)."
     )

@@ -7,7 +7,16 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from findings.exchange.bundle_schema import ShaField
-from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification, VerificationRun
+from findings.models import (
+    Evidence,
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    FindingLink,
+    Tag,
+    Verification,
+    VerificationRun,
+)
 from reviews.models import PinnedCommit, PullRequest, Repository
 
 
@@ -136,8 +145,58 @@ class EvidenceSerializer(serializers.ModelSerializer):
         ]
 
 
+class FindingBriefSerializer(serializers.ModelSerializer):
+    """Another finding, as a link or a related finding names it."""
+
+    url = ApiUrlField("api:finding-detail", lambda finding: {"pk": finding.pk})
+    html_url = AbsoluteSiteUrlField()
+    reference = serializers.CharField(read_only=True, help_text="owner/name#pull request/finding")
+
+    class Meta:
+        model = Finding
+        fields = ["id", "url", "html_url", "reference", "kind", "status", "title"]
+
+
+class FindingLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The link's id: DELETE /api/findings/<id>/links/<link id> removes it.")
+    kind = serializers.ChoiceField(choices=FindingLink.Kind.choices, help_text="As recorded, from source to target.")
+    direction = serializers.ChoiceField(
+        choices=["outgoing", "incoming"], help_text="outgoing: this finding made the link; incoming: the other did."
+    )
+    label = serializers.CharField(help_text="How it reads from this finding, e.g. 'Duplicated by'.")
+    note = serializers.CharField()
+    finding = FindingBriefSerializer(help_text="The finding at the other end.")
+
+
+def finding_link_data(link: FindingLink, finding: Finding) -> dict:
+    return {
+        "id": link.pk,
+        "kind": link.kind,
+        "direction": "outgoing" if link.source_id == finding.pk else "incoming",
+        "label": link.label_from(finding),
+        "note": link.note,
+        "finding": link.other_end(finding),
+    }
+
+
+class TagSerializer(serializers.ModelSerializer):
+    url = ApiUrlField("api:tag-detail", lambda tag: {"slug": tag.slug})
+    html_url = AbsoluteSiteUrlField()
+    findings_count = serializers.IntegerField(read_only=True, help_text="Findings that carry it, in any repository.")
+    findings_url = serializers.SerializerMethodField(help_text="Its findings, newest first.")
+
+    class Meta:
+        model = Tag
+        fields = ["slug", "url", "html_url", "description", "findings_count", "findings_url"]
+
+    def get_findings_url(self, tag) -> str:
+        return reverse("api:finding-list", request=self.context.get("request")) + f"?tag={tag.slug}&ordering=-created_at"
+
+
 class FindingDetailSerializer(FindingSerializer):
     evidence = EvidenceSerializer(many=True, read_only=True)
+    tags = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    links = serializers.SerializerMethodField(help_text="Links to other findings, made from either end.")
     review_comment_url = serializers.CharField(read_only=True, help_text="The review comment; may be empty.")
     history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
     resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
@@ -145,9 +204,15 @@ class FindingDetailSerializer(FindingSerializer):
 
     class Meta(FindingSerializer.Meta):
         fields = FindingSerializer.Meta.fields + [
-            "body", "fix", "review_comment_url", "resolution_note", "evidence", "history_url", "resolve_url",
-            "verifications_url",
+            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links",
+            "history_url", "resolve_url", "verifications_url",
         ]
+
+    @extend_schema_field(FindingLinkSerializer(many=True))
+    def get_links(self, finding) -> list:
+        links = sorted([*finding.links_out.all(), *finding.links_in.all()], key=lambda link: link.pk)
+        return FindingLinkSerializer([finding_link_data(link, finding) for link in links], many=True,
+                                     context=self.context).data
 
     def get_verifications_url(self, finding) -> str:
         return reverse("api:verification-list", request=self.context.get("request")) + f"?finding={finding.pk}"
@@ -262,6 +327,19 @@ class ResolveRequestSerializer(serializers.Serializer):
         help_text="The commit it was fixed in (needed for fixed): full or abbreviated SHA.",
     )
     note = serializers.CharField(required=False, allow_blank=True, default="", help_text="Why (needed to dismiss).")
+
+
+class TagsRequestSerializer(serializers.Serializer):
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=60), max_length=50,
+        help_text="Every tag the finding should carry (slugs); unknown ones are created.",
+    )
+
+
+class LinkRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=FindingLink.Kind.choices)
+    finding = serializers.CharField(max_length=300, help_text="The other finding: owner/name#4108/4, or its id.")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
 class ResolveResponseSerializer(serializers.Serializer):

@@ -5,6 +5,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -36,13 +37,23 @@ from findings.api.serializers import (
     FindingEventSerializer,
     FindingSerializer,
     GateSerializer,
+    TagSerializer,
     PullRequestDetailSerializer,
     PullRequestSerializer,
     RepositorySerializer,
     VerificationRunSerializer,
     VerificationSerializer,
 )
-from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification, VerificationRun
+from findings.models import (
+    Evidence,
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    FindingLink,
+    Tag,
+    Verification,
+    VerificationRun,
+)
 from recheck.errors import RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
 
@@ -183,10 +194,15 @@ class FindingList(ReadMixin, generics.ListAPIView):
 
 
 def findings_with_evidence():
-    """What FindingDetailSerializer shows, in three queries."""
+    """What FindingDetailSerializer shows, in a fixed number of queries."""
     return Finding.objects.select_related(
         "pull_request__repository", "resolved_by", "resolved_commit"
-    ).prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+    ).prefetch_related(
+        Prefetch("evidence", queryset=Evidence.objects.select_related("commit")),
+        "tags",
+        Prefetch("links_out", queryset=FindingLink.objects.select_related("target__pull_request__repository")),
+        Prefetch("links_in", queryset=FindingLink.objects.select_related("source__pull_request__repository")),
+    )
 
 
 @extend_schema(tags=["findings"], responses={200: FindingDetailSerializer, **docs.DETAIL_ERRORS})
@@ -279,6 +295,35 @@ class VerificationRunDetail(ReadMixin, generics.RetrieveAPIView):
 
     serializer_class = VerificationRunSerializer
     queryset = VerificationRunList.queryset
+
+
+# --- Tags ----------------------------------------------------------------------------------------
+
+
+def tags_with_counts():
+    return Tag.objects.annotate(findings_count=Count("findings")).order_by("slug")
+
+
+@extend_schema(tags=["tags"], responses={200: TagSerializer(many=True), **docs.LIST_ERRORS})
+class TagList(ReadMixin, generics.ListAPIView):
+    """Tags: kinds of mistake, shared by every repository, with how many findings carry each."""
+
+    serializer_class = TagSerializer
+    ordering_fields = ["slug", "findings_count"]
+    queryset = tags_with_counts()
+
+
+@extend_schema(
+    tags=["tags"],
+    parameters=[OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The tag's slug.")],
+    responses={200: TagSerializer, **docs.DETAIL_ERRORS},
+)
+class TagDetail(ReadMixin, generics.RetrieveAPIView):
+    """A tag: its description, and where to list its findings (newest first)."""
+
+    serializer_class = TagSerializer
+    queryset = tags_with_counts()
+    lookup_field = "slug"
 
 
 # --- The merge gate -------------------------------------------------------------------------------
@@ -424,6 +469,7 @@ class ApiRoot(ReadMixin, APIView):
             "evidence": "api:evidence-list",
             "verifications": "api:verification-list",
             "runs": "api:run-list",
+            "tags": "api:tag-list",
             "schema": "api:schema",
             "docs": "api:docs",
             "redoc": "api:redoc",
@@ -431,6 +477,9 @@ class ApiRoot(ReadMixin, APIView):
         return Response({key: reverse(name, request=request) for key, name in names.items()})
 
 
+# It changes nothing, so it needs no CSRF token: a DELETE to a URL that matches no endpoint gets
+# this JSON 404 rather than the CSRF middleware's HTML 403.
+@csrf_exempt
 def api_not_found(request, path: str = ""):
     """A JSON 404 for URLs under /api/ that match no endpoint, pointing at the one meant when only a
     trailing slash differs (a redirect would turn a POST into a GET)."""

@@ -9,8 +9,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from findings.companion import companion_files, companion_zip_bytes, zip_name
-from findings.models import Evidence, Finding
+from findings.models import Evidence, Finding, Tag
 from findings.runs import verification_run_request
+from findings.related import finding_links
 from findings.selectors import (
     finding_history,
     finding_verifications,
@@ -57,6 +58,18 @@ def index(request):
     )
 
 
+@require_GET
+@readable
+def tag_page(request, slug: str):
+    tag = get_object_or_404(Tag, slug=slug)
+    findings = tag.findings.select_related("pull_request__repository").order_by("-created_at", "-id")
+    return render(
+        request,
+        "findings/tag.html",
+        {"tag": tag, "findings": Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))},
+    )
+
+
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     pull_request = _pull_request_or_404(owner, name, number)
     page = pull_request_page(pull_request)
@@ -98,6 +111,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     latest = latest_verified_pin(pins)
     verifications = finding_verifications(finding)
     links = Links(pull_request=pull_request)
+    connections = finding_links(finding)
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
     return render(
@@ -111,6 +125,8 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "latest_pin": latest,
             "matrix": verification_matrix(finding, pins=pins, verifications=verifications),
             "history": finding_history(finding),
+            "tags": list(finding.tags.all()),
+            "finding_links": connections,
             "run": pull_request_active_run(pull_request),
         },
     )

@@ -134,8 +134,8 @@ def evidence(commits: list[str]):
     caption = {"caption": optional_line}
 
     def with_lines(values: dict) -> dict:
-        start = values.pop("first")
-        return {**values, "start_line": start, "end_line": start + values.pop("extra")}
+        start, extra = values.pop("first"), values.pop("extra")
+        return {**values, "start_line": start, "end_line": start + extra}
 
     return st.one_of(
         st.fixed_dictionaries(
