@@ -121,7 +121,7 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
         .order_by("pinned_at", "id")
         .first()
     )
-    for index, item in enumerate(bundle["tags"]):
+    for item in bundle["tags"]:
         tag_get_or_create(slug=item["slug"], description=item["description"])
     imported = []
     for index, item in enumerate(bundle["findings"]):

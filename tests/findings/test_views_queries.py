@@ -10,7 +10,7 @@ BOUNDS = {
     "overview": 9,
     "blockers": 9,
     "cleanups": 9,
-    "finding": 9,
+    "finding": 11,  # and its tags and links
     "index": 5,
     "search": 7,
     "run": 2,
