@@ -359,6 +359,19 @@ class FindingEvent(models.Model):
         return f"{self.finding}: {self.from_status or '-'} -> {self.to_status}"
 
 
+class VerificationRunQuerySet(models.QuerySet):
+    def active(self):
+        """Queued or running."""
+        return self.filter(status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING])
+
+    def latest_first(self):
+        return self.order_by("-created_at", "-id")
+
+    def covering(self, commit):
+        """Runs that will give `commit` its verdicts: at that commit, or at every pin."""
+        return self.filter(Q(commit=commit) | Q(commit__isnull=True))
+
+
 class VerificationRun(models.Model):
     """A requested verification of a pull request (at one commit, or at every pin), with its
     progress, so the site and the API can show it while a worker is busy."""
@@ -380,6 +393,8 @@ class VerificationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = VerificationRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -19,6 +19,17 @@ def pull_request_pins(pull_request: PullRequest) -> list[PinnedCommit]:
     )
 
 
+def pull_request_is_verified_at(pull_request: PullRequest, commit: Commit) -> bool:
+    """Whether `commit` has verdicts for the PR's findings, or a finished run there (a PR without
+    findings has nothing to store)."""
+    return (
+        Verification.objects.filter(commit=commit, finding__pull_request=pull_request).exists()
+        or VerificationRun.objects.filter(
+            pull_request=pull_request, commit=commit, status=VerificationRun.Status.DONE
+        ).exists()
+    )
+
+
 def pull_request_latest_verified_commit(pull_request: PullRequest) -> Commit | None:
     """The most recently pinned commit at which the PR's findings have been verified."""
     verified = [pin for pin in pull_request_pins(pull_request) if pin.has_verifications]
@@ -72,17 +83,12 @@ def pull_request_verdict_counts(pull_request: PullRequest) -> dict[int, dict[str
 
 
 def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None:
-    return VerificationRun.objects.filter(pull_request=pull_request).order_by("-created_at", "-id").first()
+    return VerificationRun.objects.filter(pull_request=pull_request).latest_first().first()
 
 
 def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
-    return (
-        VerificationRun.objects.filter(
-            pull_request=pull_request, status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING]
-        )
-        .order_by("-created_at", "-id")
-        .first()
-    )
+    """The PR's newest queued or running verification, whatever commit it covers."""
+    return VerificationRun.objects.filter(pull_request=pull_request).active().latest_first().first()
 
 
 def finding_verifications(finding: Finding) -> list[Verification]:

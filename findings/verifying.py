@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
 from findings.runs import verification_run_advance, verification_run_finish, verification_run_start
-from findings.tasks import render_companion_pages
+from findings.enqueue import enqueue
 from findings.verification import (
     CheckResult,
     EvidenceSpec,
@@ -310,8 +310,9 @@ def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:
 
 
 def verification_run_execute(*, run: VerificationRun, progress: Progress | None = None, fetch: bool = True) -> dict:
-    """Carry out a requested run: at its commit (pinned as `rebased` unless already pinned), or at
-    every pinned commit. Progress goes to the run row and to `progress`."""
+    """Carry out a claimed run (see `verification_run_claim`): at its commit (pinned as `rebased`
+    unless already pinned), or at every pinned commit. Progress goes to the run row and to
+    `progress`."""
     pull_request = run.pull_request
     if run.commit is not None:
         pull_request_pin_commit(pull_request=pull_request, commit=run.commit, role=PinnedCommit.Role.REBASED)
@@ -364,4 +365,4 @@ def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:
 
 def _after_verification(pull_request: PullRequest) -> None:
     """Re-render the companion pages once the new verdicts are committed."""
-    transaction.on_commit(lambda: render_companion_pages.delay(pull_request.pk))
+    transaction.on_commit(lambda: enqueue("findings.tasks.render_companion_pages", pull_request.pk))

@@ -36,7 +36,6 @@ from findings.models import Finding, FindingEvent, FindingLink
 from findings.relations import finding_by_reference, finding_link_create, finding_link_delete, finding_tags_set
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
-from reviews.services import commit_get_or_create
 
 
 class ActionView(APIView):
@@ -110,21 +109,14 @@ class FindingResolve(ActionView):
         body = ResolveRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        # One transaction: a refused change must not leave behind the commit it named.
-        with transaction.atomic():
-            commit = (
-                commit_get_or_create(repository=finding.pull_request.repository, sha=data["commit"])
-                if data["commit"]
-                else None
-            )
-            event = finding_resolve(
-                finding=finding,
-                status=data["status"],
-                actor=request.user,
-                source=FindingEvent.Source.API,
-                commit=commit,
-                note=data["note"],
-            )
+        event = finding_resolve(
+            finding=finding,
+            status=data["status"],
+            actor=request.user,
+            source=FindingEvent.Source.API,
+            commit_sha=data["commit"] or "",
+            note=data["note"],
+        )
         finding = _get_finding(pk)
         context = {"request": request}
         return Response(

@@ -161,10 +161,10 @@ def verify_now(request, owner: str, name: str, number: int):
     if not can_verify(request.user):
         raise PermissionDenied("Only staff with the permission to verify pull requests can start a verification.")
     pull_request = _pull_request_or_404(owner, name, number)
-    if pull_request_active_run(pull_request) is not None:
+    run = verification_run_request(pull_request=pull_request, requested_by=request.user)
+    if not run.created:
         messages.info(request, f"A verification of {pull_request.reference} is already under way.")
     else:
-        verification_run_request(pull_request=pull_request, requested_by=request.user)
         messages.success(
             request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
         )

@@ -3,7 +3,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from findings.models import Finding, Verification, VerificationRun
+from findings.models import Finding, Verification
+from findings.runs import verification_run_begin
 from findings.verifying import verification_run_execute
 from recheck.errors import RecheckError
 from reviews.mirrors import commit_resolve
@@ -41,7 +42,7 @@ class Command(BaseCommand):
         elif not pull_request.pins.exists():
             raise CommandError(f"{pull_request.reference} has no pinned commit: give one with --commit SHA.")
 
-        run = VerificationRun.objects.create(pull_request=pull_request, commit=target)
+        run = verification_run_begin(pull_request=pull_request, commit=target)
         verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
         self._clear_progress()
 
