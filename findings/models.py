@@ -21,6 +21,14 @@ class FindingQuerySet(models.QuerySet):
     def for_pull_request(self, pull_request):
         return self.filter(pull_request=pull_request)
 
+    def search(self, query):
+        """The findings `query` (text, or a parsed findings.search.SearchQuery) matches, best
+        first: the one search of the site and the API. Raises SearchQueryError for a query that
+        cannot be searched (too long, control characters, an unknown kind)."""
+        from findings.search import search_findings
+
+        return search_findings(self, query)
+
 
 TAG_SLUG_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 

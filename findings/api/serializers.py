@@ -114,6 +114,16 @@ class PullRequestDetailSerializer(PullRequestSerializer):
         return reverse("api:finding-list", request=self.context.get("request")) + f"?pull_request={pull_request.pk}"
 
 
+class SearchMatchSerializer(serializers.Serializer):
+    rank = serializers.FloatField(help_text="Higher is a better match; comparable within one search only.")
+    reasons = serializers.ListField(
+        child=serializers.CharField(), help_text='Where the words were found, e.g. "title: tolerance".'
+    )
+    excerpt = serializers.CharField(
+        help_text="A passage of the summary, body or fix, HTML-escaped, the matched words in <mark>; may be empty."
+    )
+
+
 class FindingSerializer(serializers.ModelSerializer):
     url = ApiUrlField("api:finding-detail", lambda finding: {"pk": finding.pk})
     html_url = AbsoluteSiteUrlField()
@@ -121,14 +131,25 @@ class FindingSerializer(serializers.ModelSerializer):
     pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
     resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
+    search = serializers.SerializerMethodField(help_text="Why it matched `q`; null when the list was not searched.")
 
     class Meta:
         model = Finding
         fields = [
             "id", "url", "html_url", "repository", "pull_request", "pull_request_reference", "number", "kind",
             "caught_by", "title", "summary", "path", "line", "status", "possibly_regressed", "resolved_by",
-            "resolved_at", "resolved_commit", "created_at", "updated_at",
+            "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
         ]
+
+    @extend_schema_field(SearchMatchSerializer(allow_null=True))
+    def get_search(self, finding):
+        if not hasattr(finding, "search_reasons"):
+            return None
+        return {
+            "rank": getattr(finding, "search_rank", None) or 0.0,
+            "reasons": finding.search_reasons,
+            "excerpt": str(finding.search_excerpt),
+        }
 
 
 class EvidenceSerializer(serializers.ModelSerializer):

@@ -26,6 +26,7 @@ from findings.api.filters import (
     VerificationFilter,
     VerificationRunFilter,
 )
+from findings.search import explain_matches, parse_search
 from findings.api.gate import MergeGate, pull_request_gate
 from findings.api.lookups import latest_head, pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
@@ -191,6 +192,14 @@ class FindingList(ReadMixin, generics.ListAPIView):
         .defer("body", "fix", "review_comment_url", "resolution_note")
         .order_by("pull_request_id", "number")
     )
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        text = self.request.query_params.get("q", "").strip()
+        if page is not None and text:
+            # The filter has already refused a query that cannot be parsed.
+            page = explain_matches(page, parse_search(text))
+        return page
 
 
 def findings_with_evidence():

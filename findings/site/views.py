@@ -41,6 +41,8 @@ def index(request):
     results = None
     if form.is_searching:
         results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+        results.object_list = list(results.object_list)
+        form.explain(results)
     repositories = {repository: [] for repository in Repository.objects.order_by("slug")}
     for pull_request in pull_requests_overview():
         repositories.setdefault(pull_request.repository, []).append(pull_request)

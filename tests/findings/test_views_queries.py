@@ -12,7 +12,7 @@ BOUNDS = {
     "cleanups": 9,
     "finding": 11,  # and its tags and links
     "index": 5,
-    "search": 7,
+    "search": 9,  # and the texts and evidence that say why each result matched
     "run": 2,
     "zip": 9,
 }
