@@ -1,9 +1,14 @@
-"""Reads that connect a finding to others across pull requests: its links, read from both ends."""
-from dataclasses import dataclass
+"""Reads that connect a finding to others across pull requests: its links, read from both ends,
+and related findings (same file under any of its names, shared tags, similar titles)."""
+from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.contrib.postgres.search import TrigramSimilarity
+from django.db import connection
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
+from rapidfuzz import fuzz, process, utils
 
-from findings.models import Finding, FindingLink
+from findings.models import Evidence, EvidenceResult, Finding, FindingLink
 
 
 @dataclass(frozen=True)
@@ -25,3 +30,135 @@ def finding_links(finding: Finding) -> list[LinkView]:
         LinkView(link=link, label=link.label_from(finding), finding=link.other_end(finding), note=link.note)
         for link in links
     ]
+
+
+# --- Related findings ------------------------------------------------------------------------
+
+RELATED_LIMIT = 5
+# Only evidence that names one file follows it through renames; a pattern's glob names many.
+FILE_EVIDENCE = (Evidence.Kind.SNIPPET, Evidence.Kind.PATH)
+SIMILAR_TITLE_THRESHOLD = 0.3  # pg_trgm's own default for `%`
+SIMILAR_CANDIDATES = 5000  # on SQLite, the most recent findings compared in Python
+
+
+@dataclass
+class RelatedFinding:
+    finding: Finding
+    reasons: list[str] = field(default_factory=list)
+    score: float = 0.0
+    link: LinkView | None = None
+
+
+def file_names(paths: set[str]) -> set[str]:
+    """`paths` and every other name verification has recorded for the same files: evidence
+    recorded at one name and found at another (a rename), followed a few steps either way."""
+    names = {path for path in paths if path}
+    frontier = set(names)
+    for _ in range(4):
+        if not frontier:
+            break
+        pairs = (
+            EvidenceResult.objects.filter(evidence__kind__in=FILE_EVIDENCE)
+            .filter(Q(path__in=frontier) | Q(evidence__path__in=frontier))
+            .exclude(path="")
+            .values_list("evidence__path", "path")
+            .distinct()
+        )
+        found = {name for pair in pairs for name in pair}
+        frontier = found - names
+        names |= found
+    return names
+
+
+def findings_on_files(names: set[str]):
+    """Findings recorded on any of `names`: as their location, in file evidence, or where
+    verification found their evidence."""
+    return Finding.objects.filter(
+        Q(path__in=names)
+        | Q(pk__in=Evidence.objects.filter(kind__in=FILE_EVIDENCE, path__in=names).values("finding_id"))
+        | Q(pk__in=EvidenceResult.objects.filter(path__in=names).values("evidence__finding_id"))
+    )
+
+
+def _own_paths(finding: Finding) -> set[str]:
+    paths = {finding.path} if finding.path else set()
+    paths |= set(
+        Evidence.objects.filter(finding=finding, kind__in=FILE_EVIDENCE).exclude(path="").values_list("path", flat=True)
+    )
+    return paths
+
+
+def _similar_titles(finding: Finding, others) -> dict[int, float]:
+    """Finding id -> how alike its title is to `finding`'s, 0 to 1."""
+    if not finding.title.strip():
+        return {}
+    if connection.vendor == "postgresql":
+        rows = (
+            others.filter(RawSQL('"findings_finding"."title" %% %s', [finding.title], output_field=BooleanField()))
+            .annotate(similarity=TrigramSimilarity("title", finding.title))
+            .filter(similarity__gte=SIMILAR_TITLE_THRESHOLD)
+            .order_by("-similarity", "-pk")
+            .values_list("pk", "similarity")[:20]
+        )
+        return dict(rows)
+    candidates = dict(others.order_by("-pk").values_list("pk", "title")[:SIMILAR_CANDIDATES])
+    matches = process.extract(
+        finding.title, candidates, scorer=fuzz.token_set_ratio, processor=utils.default_process,
+        score_cutoff=100 * SIMILAR_TITLE_THRESHOLD * 2, limit=20,
+    )
+    return {pk: score / 100 for _title, score, pk in matches}
+
+
+def finding_related(finding: Finding, *, limit: int = RELATED_LIMIT) -> list[RelatedFinding]:
+    """The findings related to `finding`, each saying why: every finding it is linked to (from
+    either end) first, then, up to `limit` in all, findings of other pull requests on the same file (under any of its names), with
+    tags in common, or with a similar title, most reasons first."""
+    related = [
+        RelatedFinding(finding=view.finding, reasons=[f"Linked: {view.label.lower()} it"], link=view)
+        for view in finding_links(finding)
+    ]
+    if len(related) >= limit:
+        return related  # every link shows, however many
+    # Linked findings are listed once, as links.
+    others = Finding.objects.exclude(pull_request_id=finding.pull_request_id).exclude(
+        pk__in=[item.finding.pk for item in related]
+    )
+    candidates: dict[int, RelatedFinding] = {}
+
+    def candidate(pk: int) -> RelatedFinding:
+        return candidates.setdefault(pk, RelatedFinding(finding=None))
+
+    own = _own_paths(finding)
+    names = file_names(own)
+    if names:
+        for pk, path in findings_on_files(names).filter(pk__in=others.values("pk")).values_list("pk", "path"):
+            item = candidate(pk)
+            if path in own:
+                item.reasons.append(f"Same file: {path}")
+            elif path in names:
+                item.reasons.append(f"Same file, under another name: {path}")
+            else:
+                item.reasons.append(f"Evidence on the same file ({', '.join(sorted(own or names))})")
+            item.score += 3
+    tags = {tag.pk: tag.slug for tag in finding.tags.all()}
+    if tags:
+        shared: dict[int, list[str]] = {}
+        rows = Finding.tags.through.objects.filter(tag_id__in=tags, finding__in=others).values_list(
+            "finding_id", "tag_id"
+        )
+        for pk, tag_id in rows:
+            shared.setdefault(pk, []).append(tags[tag_id])
+        for pk, slugs in shared.items():
+            item = candidate(pk)
+            item.reasons.append(f"Shared tag{'s' if len(slugs) > 1 else ''}: {', '.join(sorted(slugs))}")
+            item.score += 2 * len(slugs)
+    for pk, similarity in _similar_titles(finding, others).items():
+        item = candidate(pk)
+        item.reasons.append(f"Similar title ({round(similarity * 100)}% alike)")
+        item.score += 3 * similarity
+    best = sorted(candidates.items(), key=lambda entry: (-entry[1].score, -entry[0]))[: limit - len(related)]
+    loaded = Finding.objects.select_related("pull_request__repository").in_bulk([pk for pk, _ in best])
+    for pk, item in best:
+        item.finding = loaded[pk]
+        related.append(item)
+    return related

@@ -189,6 +189,25 @@ class FindingLinkSerializer(serializers.Serializer):
     finding = FindingBriefSerializer(help_text="The finding at the other end.")
 
 
+class RelatedFindingSerializer(serializers.Serializer):
+    finding = FindingBriefSerializer()
+    reasons = serializers.ListField(
+        child=serializers.CharField(),
+        help_text='Why it is related, e.g. "Same file: src/loader.py", "Shared tag: silent-failure", '
+        '"Similar title (64% alike)", or the link ("Duplicated by this finding").',
+    )
+    link = serializers.SerializerMethodField(help_text="The explicit link, when it is one; null otherwise.")
+
+    @extend_schema_field(
+        {"type": "object", "nullable": True,
+         "properties": {"id": {"type": "integer"}, "kind": {"type": "string"}, "label": {"type": "string"}}}
+    )
+    def get_link(self, item):
+        if item.link is None:
+            return None
+        return {"id": item.link.link.pk, "kind": item.link.link.kind, "label": item.link.label}
+
+
 def finding_link_data(link: FindingLink, finding: Finding) -> dict:
     return {
         "id": link.pk,
@@ -218,6 +237,7 @@ class FindingDetailSerializer(FindingSerializer):
     evidence = EvidenceSerializer(many=True, read_only=True)
     tags = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     links = serializers.SerializerMethodField(help_text="Links to other findings, made from either end.")
+    related_url = ApiUrlField("api:finding-related", lambda finding: {"pk": finding.pk})
     review_comment_url = serializers.CharField(read_only=True, help_text="The review comment; may be empty.")
     history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
     resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
@@ -225,7 +245,7 @@ class FindingDetailSerializer(FindingSerializer):
 
     class Meta(FindingSerializer.Meta):
         fields = FindingSerializer.Meta.fields + [
-            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links",
+            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
             "history_url", "resolve_url", "verifications_url",
         ]
 

@@ -28,6 +28,7 @@ urlpatterns = [
     path("findings/<int:pk>/tags", actions.FindingTags.as_view(), name="finding-tags"),
     path("findings/<int:pk>/links", actions.FindingLinks.as_view(), name="finding-links"),
     path("findings/<int:pk>/links/<int:link>", actions.FindingLinkDetail.as_view(), name="finding-link-detail"),
+    path("findings/<int:pk>/related/", views.FindingRelated.as_view(), name="finding-related"),
     path("tags/", views.TagList.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetail.as_view(), name="tag-detail"),
     path("evidence/", views.EvidenceList.as_view(), name="evidence-list"),

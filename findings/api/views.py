@@ -26,6 +26,7 @@ from findings.api.filters import (
     VerificationFilter,
     VerificationRunFilter,
 )
+from findings.related import finding_related
 from findings.search import explain_matches, parse_search
 from findings.api.gate import MergeGate, pull_request_gate
 from findings.api.lookups import latest_head, pull_request_by_number, recorded_commit
@@ -38,6 +39,7 @@ from findings.api.serializers import (
     FindingEventSerializer,
     FindingSerializer,
     GateSerializer,
+    RelatedFindingSerializer,
     TagSerializer,
     PullRequestDetailSerializer,
     PullRequestSerializer,
@@ -235,6 +237,26 @@ class FindingHistory(ReadMixin, generics.ListAPIView):
     def get_queryset(self):
         finding = get_object_or_404(Finding, pk=self.kwargs["pk"])
         return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
+
+
+@extend_schema(
+    tags=["findings"],
+    parameters=docs.ID_PATH,
+    responses={200: RelatedFindingSerializer(many=True), **docs.DETAIL_ERRORS},
+)
+class FindingRelated(ReadMixin, APIView):
+    """What the finding's page lists as related: every finding linked to it (either way) first,
+    then up to five in all from other pull requests, on the same file (under any of its names),
+    sharing tags, or with a similar title; each says why."""
+
+    queryset = Finding.objects.none()  # for the schema: the path's id is a finding's
+    pagination_class = None
+    filter_backends = []
+
+    def get(self, request, pk: int):
+        finding = get_object_or_404(Finding.objects.select_related("pull_request").prefetch_related("tags"), pk=pk)
+        related = finding_related(finding)
+        return Response(RelatedFindingSerializer(related, many=True, context={"request": request}).data)
 
 
 @extend_schema(tags=["findings"], responses={200: EvidenceSerializer(many=True), **docs.LIST_ERRORS})

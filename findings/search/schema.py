@@ -46,9 +46,12 @@ POSTGRESQL_INSTALL = [
        AFTER INSERT OR UPDATE OF path, caption, finding_id OR DELETE ON findings_evidence
        FOR EACH ROW EXECUTE FUNCTION findings_evidence_search_vector()""",
     "CREATE INDEX IF NOT EXISTS finding_search_vector_gin ON findings_finding USING gin (search_vector)",
+    # Similar titles for related findings (pg_trgm, created by the same migration).
+    "CREATE INDEX IF NOT EXISTS finding_title_trgm ON findings_finding USING gin (title gin_trgm_ops)",
 ]
 POSTGRESQL_BACKFILL = ["UPDATE findings_finding SET title = title"]
 POSTGRESQL_UNINSTALL = [
+    "DROP INDEX IF EXISTS finding_title_trgm",
     "DROP TRIGGER IF EXISTS findings_evidence_search_vector ON findings_evidence",
     "DROP TRIGGER IF EXISTS findings_finding_search_vector ON findings_finding",
     "DROP FUNCTION IF EXISTS findings_evidence_search_vector()",

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from findings.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, Tag
 from findings.runs import verification_run_request
-from findings.related import finding_links
+from findings.related import finding_related
 from findings.selectors import (
     finding_history,
     finding_verifications,
@@ -106,14 +106,14 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
-        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags")
     )
     pull_request = finding.pull_request
     pins = pull_request_pins(pull_request)
     latest = latest_verified_pin(pins)
     verifications = finding_verifications(finding)
     links = Links(pull_request=pull_request)
-    connections = finding_links(finding)
+    related = finding_related(finding)
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
     return render(
@@ -128,7 +128,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "matrix": verification_matrix(finding, pins=pins, verifications=verifications),
             "history": finding_history(finding),
             "tags": list(finding.tags.all()),
-            "finding_links": connections,
+            "related": related,
             "run": pull_request_active_run(pull_request),
         },
     )

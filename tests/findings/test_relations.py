@@ -232,7 +232,7 @@ def test_a_link_shows_on_the_pages_of_both_findings(client, other_finding):
     finding = FindingFactory(title="Tolerance lowered to 0")
     finding_link_create(source=finding, target=other_finding, kind="follow_up_of", note="Same loader.")
     source_page = text_of(client.get(finding.get_absolute_url()).content.decode())
-    assert "Follow-up of other/tool#7/3 The tolerance was zero there too" in source_page
+    assert "Follow-up of other/tool#7/3 The tolerance was zero there too Open — Same loader." in source_page
     target_page = text_of(client.get(other_finding.get_absolute_url()).content.decode())
     assert f"Followed up by {finding.reference} Tolerance lowered to 0" in target_page
     assert "Same loader." in target_page
