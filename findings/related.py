@@ -49,16 +49,20 @@ class RelatedFinding:
     link: LinkView | None = None
 
 
-def file_names(paths: set[str]) -> set[str]:
-    """`paths` and every other name verification has recorded for the same files: evidence
-    recorded at one name and found at another (a rename), followed a few steps either way."""
+def file_names(paths: set[str], *, repository=None) -> set[str]:
+    """`paths` and every other name verification has recorded for the same files (in
+    `repository`, or any): evidence recorded at one name and found at another (a rename),
+    followed a few steps either way."""
     names = {path for path in paths if path}
     frontier = set(names)
+    results = EvidenceResult.objects.filter(evidence__kind__in=FILE_EVIDENCE)
+    if repository is not None:
+        results = results.filter(evidence__finding__pull_request__repository=repository)
     for _ in range(4):
         if not frontier:
             break
         pairs = (
-            EvidenceResult.objects.filter(evidence__kind__in=FILE_EVIDENCE)
+            results
             .filter(Q(path__in=frontier) | Q(evidence__path__in=frontier))
             .exclude(path="")
             .values_list("evidence__path", "path")
@@ -111,8 +115,9 @@ def _similar_titles(finding: Finding, others) -> dict[int, float]:
 
 def finding_related(finding: Finding, *, limit: int = RELATED_LIMIT) -> list[RelatedFinding]:
     """The findings related to `finding`, each saying why: every finding it is linked to (from
-    either end) first, then, up to `limit` in all, findings of other pull requests on the same file (under any of its names), with
-    tags in common, or with a similar title, most reasons first."""
+    either end) first, then, up to `limit` in all, findings of other pull requests on the same
+    file (under any of its names), with tags in common, or with a similar title, most reasons
+    first. `finding` should come with its pull request's repository selected."""
     related = [
         RelatedFinding(finding=view.finding, reasons=[f"Linked: {view.label.lower()} it"], link=view)
         for view in finding_links(finding)
@@ -129,9 +134,12 @@ def finding_related(finding: Finding, *, limit: int = RELATED_LIMIT) -> list[Rel
         return candidates.setdefault(pk, RelatedFinding(finding=None))
 
     own = _own_paths(finding)
-    names = file_names(own)
+    # A path names the same file only within one repository.
+    repository = finding.pull_request.repository
+    names = file_names(own, repository=repository)
     if names:
-        for pk, path in findings_on_files(names).filter(pk__in=others.values("pk")).values_list("pk", "path"):
+        on_files = findings_on_files(names).filter(pull_request__repository=repository, pk__in=others.values("pk"))
+        for pk, path in on_files.values_list("pk", "path"):
             item = candidate(pk)
             if path in own:
                 item.reasons.append(f"Same file: {path}")

@@ -16,4 +16,7 @@ urlpatterns = [
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+    # After tags/: a repository owned by "tags" would otherwise take the tag pages.
+    path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
+    path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
 ]

@@ -26,6 +26,7 @@ from findings.api.filters import (
     VerificationFilter,
     VerificationRunFilter,
 )
+from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
 from findings.search import explain_matches, parse_search
 from findings.api.gate import MergeGate, pull_request_gate
@@ -38,8 +39,10 @@ from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
     FindingSerializer,
+    FileFindingsSerializer,
     GateSerializer,
     RelatedFindingSerializer,
+    RepositoryFiguresSerializer,
     TagSerializer,
     PullRequestDetailSerializer,
     PullRequestSerializer,
@@ -125,6 +128,35 @@ class RepositoryDetail(ReadMixin, generics.RetrieveAPIView):
     def get_object(self):
         slug = f"{self.kwargs['owner']}/{self.kwargs['name']}"
         return get_object_or_404(self.get_queryset(), slug=slug)
+
+
+@extend_schema(
+    tags=["repositories"],
+    parameters=docs.REPOSITORY_PATH,
+    responses={200: RepositoryFiguresSerializer, **docs.DETAIL_ERRORS},
+)
+class RepositoryFigures(ReadMixin, APIView):
+    """What the repository's page shows, across its pull requests: its open blockers by age, how
+    long fixes took, how findings ended, the files with the most findings and the tags that recur."""
+
+    def get(self, request, owner: str, name: str):
+        repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+        return Response(RepositoryFiguresSerializer(repository_figures(repository), context={"request": request}).data)
+
+
+@extend_schema(
+    tags=["repositories"],
+    parameters=docs.REPOSITORY_PATH
+    + [OpenApiParameter("path", OpenApiTypes.STR, OpenApiParameter.PATH, description="A file path in the repository.")],
+    responses={200: FileFindingsSerializer, **docs.DETAIL_ERRORS},
+)
+class RepositoryFile(ReadMixin, APIView):
+    """Every finding ever recorded on a file, across pull requests, including under the names
+    verification saw it have before or after a rename."""
+
+    def get(self, request, owner: str, name: str, path: str):
+        repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+        return Response(FileFindingsSerializer(file_findings(repository, path), context={"request": request}).data)
 
 
 @extend_schema(tags=["pull requests"], responses={200: PullRequestSerializer(many=True), **docs.LIST_ERRORS})
@@ -254,7 +286,9 @@ class FindingRelated(ReadMixin, APIView):
     filter_backends = []
 
     def get(self, request, pk: int):
-        finding = get_object_or_404(Finding.objects.select_related("pull_request").prefetch_related("tags"), pk=pk)
+        finding = get_object_or_404(
+            Finding.objects.select_related("pull_request__repository").prefetch_related("tags"), pk=pk
+        )
         related = finding_related(finding)
         return Response(RelatedFindingSerializer(related, many=True, context={"request": request}).data)
 

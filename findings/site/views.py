@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from findings.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, Tag
 from findings.runs import verification_run_request
+from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
 from findings.selectors import (
     finding_history,
@@ -22,6 +23,7 @@ from findings.selectors import (
     pull_requests_overview,
 )
 from findings.site.access import can_verify, readable
+from findings.site.charts import bar_chart
 from findings.site.matrix import verification_matrix
 from findings.site.pages import Links, finding_views, page_context, pull_request_page
 from findings.site.search import FindingSearchForm
@@ -69,6 +71,42 @@ def tag_page(request, slug: str):
         request,
         "findings/tag.html",
         {"tag": tag, "findings": Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))},
+    )
+
+
+@require_GET
+@readable
+def repository_page(request, owner: str, name: str):
+    repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+    figures = repository_figures(repository)
+    charts = [
+        ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
+        ("Time from finding to fix", figures.fix_times, "fixed findings"),
+        ("How findings ended", figures.endings, "findings"),
+        ("Files with the most findings", figures.top_files, "findings"),
+        ("Tags that recur", figures.recurring_tags, "findings"),
+    ]
+    return render(
+        request,
+        "findings/repository.html",
+        {
+            "repository": repository,
+            "figures": figures,
+            "charts": [
+                {"title": title, "bars": bars, "svg": bar_chart(title=title, bars=bars, unit=unit)}
+                for title, bars, unit in charts
+            ],
+            "pull_requests": repository.pull_requests.order_by("-number"),
+        },
+    )
+
+
+@require_GET
+@readable
+def file_page(request, owner: str, name: str, path: str):
+    repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+    return render(
+        request, "findings/file.html", {"repository": repository, "file": file_findings(repository, path)}
     )
 
 
