@@ -6,11 +6,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
-WIDTH = 560
-LABEL_WIDTH = 230
+WIDTH = 660
+LABEL_WIDTH = 330
 ROW = 26
 BAR_HEIGHT = 16
-MAX_LABEL = 34
+MAX_LABEL = 45
 
 
 def _short(label: str) -> str:
