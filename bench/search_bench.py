@@ -147,7 +147,7 @@ def run(options) -> None:
         results = Finding.objects.select_related("pull_request__repository").search(query)
         matches = results.count()
 
-        def search():
+        def search(results=results, query=query):
             results.count()
             explain_matches(list(results[:PAGE]), query)
 

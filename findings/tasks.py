@@ -82,7 +82,7 @@ def track_open_pull_requests() -> int:
 def render_companion_pages(pull_request_id: int) -> None:
     """Re-render the stored companion pages of a PR after a verification. Safe to run twice: the
     render replaces the stored pages."""
-    from findings.companion import companion_render
+    from findings.site.companion import companion_render
     from reviews.models import PullRequest
 
     pull_request = PullRequest.objects.select_related("repository").filter(pk=pull_request_id).first()

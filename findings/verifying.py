@@ -318,7 +318,7 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
         pull_request_pin_commit(pull_request=pull_request, commit=run.commit, role=PinnedCommit.Role.REBASED)
         commits = [run.commit]
     else:
-        commits = [pin.commit for pin in pull_request.pins.select_related("commit").order_by("pinned_at", "id")]
+        commits = [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
     per_commit = Finding.objects.for_pull_request(pull_request).count()
     total = per_commit * len(commits)
     verification_run_start(run, total=total)

@@ -152,6 +152,15 @@ class Commit(models.Model):
         return self.message.splitlines()[0] if self.message else ""
 
 
+class PinnedCommitQuerySet(models.QuerySet):
+    def in_order(self):
+        """In the order the commits were pinned: the order every page, report and run uses."""
+        return self.order_by("pinned_at", "id")
+
+    def heads(self):
+        return self.filter(role=PinnedCommit.Role.HEAD)
+
+
 class PinnedCommit(models.Model):
     """A commit pinned to a pull request: findings are verified against every pin."""
 
@@ -166,6 +175,8 @@ class PinnedCommit(models.Model):
     role = models.CharField(max_length=10, choices=Role.choices)
     pinned_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField(blank=True)
+
+    objects = PinnedCommitQuerySet.as_manager()
 
     class Meta:
         ordering = ["pinned_at", "id"]

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from django.db.models import F
 
+from findings import vocabulary
 from findings.models import Finding, Verdict, Verification, VerificationRun
 from reviews.models import Commit, PullRequest
 
-REGRESSED_VERDICTS = (Verdict.PRESENT, Verdict.PARTLY_FIXED)
+REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
 
 
 @dataclass(frozen=True)

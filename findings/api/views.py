@@ -1,7 +1,7 @@
 """Read endpoints: repositories, pull requests, findings, evidence, verifications, status history,
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
@@ -30,7 +30,7 @@ from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
 from findings.search import explain_matches, parse_search
 from findings.api.gate import MergeGate, pull_request_gate
-from findings.api.lookups import latest_head, pull_request_by_number, recorded_commit
+from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
 from findings.api.permissions import PublicReadOrAuthenticated
 from findings.api.serializers import (
@@ -61,7 +61,9 @@ from findings.models import (
     VerificationRun,
 )
 from recheck.errors import RecheckError
-from reviews.models import PinnedCommit, PullRequest, Repository
+from findings.selectors import pins_with_verified_flag
+from reviews.models import PullRequest, Repository
+from reviews.selectors import pull_request_latest_head
 
 
 class StableOrderingFilter(OrderingFilter):
@@ -92,16 +94,7 @@ def pull_requests_with_counts():
 
 
 def pull_requests_with_pins():
-    pins = (
-        PinnedCommit.objects.select_related("commit")
-        .annotate(
-            has_verifications=Exists(
-                Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
-            )
-        )
-        .order_by("pinned_at", "id")
-    )
-    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins))
+    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins_with_verified_flag()))
 
 
 # --- Repositories and pull requests ---------------------------------------------------------------
@@ -237,11 +230,9 @@ class FindingList(ReadMixin, generics.ListAPIView):
 
 
 def findings_with_evidence():
-    """What FindingDetailSerializer shows, in a fixed number of queries."""
-    return Finding.objects.select_related(
-        "pull_request__repository", "resolved_by", "resolved_commit"
-    ).prefetch_related(
-        Prefetch("evidence", queryset=Evidence.objects.select_related("commit")),
+    """What FindingDetailSerializer shows, in a fixed number of queries: the finding with its
+    evidence, its tags and its links from either end."""
+    return Finding.objects.with_evidence().prefetch_related(
         "tags",
         Prefetch("links_out", queryset=FindingLink.objects.select_related("target__pull_request__repository")),
         Prefetch("links_in", queryset=FindingLink.objects.select_related("source__pull_request__repository")),
@@ -480,7 +471,7 @@ class PullRequestGate(ReadMixin, APIView):
                 hint=f'Request its verification first: POST {verify_url} {{"commit": "{sha}"}}',
             )
         else:
-            commit = latest_head(pull_request)
+            commit = pull_request_latest_head(pull_request)
             if commit is None:
                 raise RecheckError(
                     f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>, or let the GitHub "

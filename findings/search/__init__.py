@@ -5,11 +5,12 @@ Words and phrases are matched by the database's full-text index (findings.search
 ranked there; filters narrow the rows. Each result carries `search_rank` and `search_excerpt_raw`
 (the database's highlighted passage); `explain_matches` adds, for a page of results, the excerpt as
 safe HTML and `search_reasons`, the fields each term was found in and the filters it passed."""
+from django.apps import apps
 from django.db.models import Q, QuerySet
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from findings.models import Evidence, EvidenceResult, Finding, Verdict
+from findings import vocabulary
 from findings.search.database import MARK_END, MARK_START, text_excerpt, text_match, text_rank
 from findings.search.query import FILTERS, MAX_QUERY_LENGTH, SearchQuery, SearchQueryError, Term, parse_query
 
@@ -21,11 +22,18 @@ __all__ = [
 UNVERIFIED = "unverified"
 
 
+def _model(name: str):
+    # Finding.objects.search() calls into this package, so it looks the models up in the app
+    # registry instead of importing findings.models: the two modules never import each other.
+    return apps.get_model("findings", name)
+
+
 def search_choices() -> dict[str, set[str]]:
+    finding = _model("Finding")
     return {
-        "kind": set(Finding.Kind.values),
-        "status": set(Finding.Status.values),
-        "verdict": {*Verdict.values, UNVERIFIED},
+        "kind": set(finding.Kind.values),
+        "status": set(finding.Status.values),
+        "verdict": {*vocabulary.VERDICTS, UNVERIFIED},
     }
 
 
@@ -71,11 +79,11 @@ def _filter(name: str, value: str) -> Q:
         # later found it (a renamed file).
         return (
             Q(path__icontains=value)
-            | Q(pk__in=Evidence.objects.filter(path__icontains=value).values("finding_id"))
-            | Q(pk__in=EvidenceResult.objects.filter(path__icontains=value).values("evidence__finding_id"))
+            | Q(pk__in=_model("Evidence").objects.filter(path__icontains=value).values("finding_id"))
+            | Q(pk__in=_model("EvidenceResult").objects.filter(path__icontains=value).values("evidence__finding_id"))
         )
     if name == "tag":
-        return Q(pk__in=Finding.tags.through.objects.filter(tag__slug=value).values("finding_id"))
+        return Q(pk__in=_model("Finding").tags.through.objects.filter(tag__slug=value).values("finding_id"))
     if name == "kind":
         return Q(kind=value)
     if name == "status":
@@ -86,9 +94,9 @@ def _filter(name: str, value: str) -> Q:
 
 
 def _with_latest_verdict(queryset: QuerySet) -> QuerySet:
-    from findings.selectors import findings_with_latest_verdict
-
-    return findings_with_latest_verdict(queryset)
+    if "latest_verdict" in queryset.query.annotations:
+        return queryset
+    return queryset.with_latest_verdict()
 
 
 # --- Why each result matched -----------------------------------------------------------------
@@ -120,17 +128,17 @@ def _contains(tokens: list[str], term: Term) -> bool:
     return False
 
 
-def explain_matches(findings: list[Finding], query: SearchQuery) -> list[Finding]:
+def explain_matches(findings: list, query: SearchQuery) -> list:
     """Give each finding of a page of results `search_reasons` and `search_excerpt` (safe HTML).
     One query for the page's evidence, however many findings."""
     findings = list(findings)
-    evidence: dict[int, list[Evidence]] = {}
+    evidence: dict[int, list] = {}
     texts: dict[int, dict] = {}
     if query.terms and findings:
         ids = [finding.pk for finding in findings]
         # The page's texts in one query: a list may have deferred the long ones.
-        texts = {row["pk"]: row for row in Finding.objects.filter(pk__in=ids).values("pk", *_TEXT_FIELDS)}
-        for item in Evidence.objects.filter(finding__in=ids).only("finding_id", "path", "caption"):
+        texts = {row["pk"]: row for row in _model("Finding").objects.filter(pk__in=ids).values("pk", *_TEXT_FIELDS)}
+        for item in _model("Evidence").objects.filter(finding__in=ids).only("finding_id", "path", "caption"):
             evidence.setdefault(item.finding_id, []).append(item)
     filters = query.describe_filters()
     for finding in findings:

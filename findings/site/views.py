@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from findings.companion import companion_files, companion_zip_bytes, zip_name
+from findings.site.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, Tag
 from findings.runs import verification_run_request
 from findings.figures import file_findings, repository_figures

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
-from recheck.errors import RecheckError
+from reviews.git.errors import RecheckError
 from reviews.git import Blob, GitReader, split_lines
 
 # Characters of file text kept decoded; lines, stripped lines and indexes

@@ -46,7 +46,7 @@ class Command(BaseCommand):
         verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
         self._clear_progress()
 
-        commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit")]
+        commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
         reports = [self._report(pull_request, each) for each in commits]
         if json:
             self.stdout.write(_json_dumps(reports[0] if target else reports))

@@ -17,7 +17,7 @@ def uninstall(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("findings", "0004_tags_and_links_between_findings"),
+        ("findings", "0005_tags_and_links_between_findings"),
     ]
 
     operations = [
