@@ -167,6 +167,22 @@ class Finding(models.Model):
         return f"{self.pull_request.reference}/{self.number}"
 
 
+class FindingSearchEntry(models.Model):
+    """On SQLite, a finding's row in the FTS5 index that migration 0006 creates and triggers keep
+    (findings.search.schema). Never written through the ORM; the search joins it, because FTS5
+    ranks and excerpts only rows of a query that matches it directly. Unused on PostgreSQL, where
+    the index is a column of findings_finding."""
+
+    finding = models.OneToOneField(
+        "Finding", primary_key=True, db_column="rowid", db_constraint=False, on_delete=models.DO_NOTHING,
+        related_name="search_entry",
+    )
+
+    class Meta:
+        managed = False
+        db_table = "findings_finding_search"
+
+
 class FindingLink(models.Model):
     """A typed link from one finding to another, across pull requests and repositories. It is
     stored once, from `source` to `target`, and read from both ends."""

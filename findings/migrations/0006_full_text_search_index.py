@@ -1,8 +1,9 @@
 """The search index: on PostgreSQL a weighted tsvector column kept by triggers, with a GIN index, and
 the pg_trgm extension for similar findings; on SQLite an FTS5 table kept in step by triggers. The
 statements live in findings.search.schema, which also repairs SQLite's triggers after a migrate."""
+import django.db.models.deletion
 from django.contrib.postgres.operations import TrigramExtension
-from django.db import migrations
+from django.db import migrations, models
 
 from findings.search.schema import search_index_install, search_index_uninstall
 
@@ -23,4 +24,15 @@ class Migration(migrations.Migration):
     operations = [
         TrigramExtension(),
         migrations.RunPython(install, uninstall),
+        # The FTS5 table as Django reads it (SQLite only; no table is created for it).
+        migrations.CreateModel(
+            name="FindingSearchEntry",
+            fields=[
+                ("finding", models.OneToOneField(
+                    db_column="rowid", db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING,
+                    primary_key=True, related_name="search_entry", serialize=False, to="findings.finding",
+                )),
+            ],
+            options={"db_table": "findings_finding_search", "managed": False},
+        ),
     ]

@@ -11,7 +11,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from findings import vocabulary
-from findings.search.database import MARK_END, MARK_START, text_excerpt, text_match, text_rank
+from findings.search.database import MARK_END, MARK_START, text_search
 from findings.search.query import FILTERS, MAX_QUERY_LENGTH, SearchQuery, SearchQueryError, Term, parse_query
 
 __all__ = [
@@ -52,10 +52,8 @@ def search_findings(queryset: QuerySet, query: SearchQuery | str) -> QuerySet:
     findings = _filtered(queryset, query.filters)
     if not query.terms:
         return findings.order_by("pull_request__repository__slug", "-pull_request__number", "number")
-    return (
-        findings.filter(text_match(query.terms))
-        .annotate(search_rank=text_rank(query.terms), search_excerpt_raw=text_excerpt(query.terms))
-        .order_by("-search_rank", "pull_request__repository__slug", "-pull_request__number", "number")
+    return text_search(findings, query.terms).order_by(
+        "-search_rank", "pull_request__repository__slug", "-pull_request__number", "number"
     )
 
 

@@ -40,48 +40,36 @@ def _fts_match(terms: list[Term]) -> str:
     return " AND ".join('"' + " ".join(term.words) + '"' for term in terms)
 
 
-def text_match(terms: list[Term]) -> RawSQL:
-    """A condition: the finding's indexed text contains every term."""
-    if is_postgresql():
-        tsquery, params = _tsquery(terms)
-        return RawSQL(f'"findings_finding"."search_vector" @@ {tsquery}', params, output_field=BooleanField())
-    return RawSQL(
-        f'"findings_finding"."id" IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s)',
-        [_fts_match(terms)],
-        output_field=BooleanField(),
-    )
-
-
-def text_rank(terms: list[Term]) -> RawSQL:
-    """Higher is better: a match in the title outweighs one in the summary or a path, which
-    outweighs one in the body, the fix or a caption."""
-    if is_postgresql():
-        tsquery, params = _tsquery(terms)
-        return RawSQL(f'ts_rank("findings_finding"."search_vector", {tsquery})', params, output_field=FloatField())
-    return RawSQL(
-        f"(SELECT -{_BM25} FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s AND rowid = \"findings_finding\".\"id\")",
-        [_fts_match(terms)],
-        output_field=FloatField(),
-    )
-
-
-def text_excerpt(terms: list[Term]) -> RawSQL:
-    """A short passage of the summary, body or fix with the matched words between the marks."""
+def text_search(queryset, terms: list[Term]):
+    """`queryset` narrowed to findings whose indexed text contains every term, annotated with
+    `search_rank` (higher is better: a match in the title outweighs one in the summary or a path,
+    which outweighs one in the body, the fix or a caption) and `search_excerpt_raw` (a passage of
+    the summary, body or fix with the matched words between the marks)."""
     if is_postgresql():
         tsquery, params = _tsquery(terms)
         options = (
             f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords=30, MinWords=12, MaxFragments=2, "
             'FragmentDelimiter=" … "'
         )
-        return RawSQL(
-            "ts_headline('english', concat_ws(' ', \"findings_finding\".\"summary\", \"findings_finding\".\"body\", "
-            f"\"findings_finding\".\"fix\"), {tsquery}, %s)",
-            [*params, options],
-            output_field=TextField(),
+        return queryset.filter(
+            RawSQL(f'"findings_finding"."search_vector" @@ {tsquery}', params, output_field=BooleanField())
+        ).annotate(
+            search_rank=RawSQL(f'ts_rank("findings_finding"."search_vector", {tsquery})', params,
+                               output_field=FloatField()),
+            search_excerpt_raw=RawSQL(
+                "ts_headline('english', concat_ws(' ', \"findings_finding\".\"summary\", "
+                f"\"findings_finding\".\"body\", \"findings_finding\".\"fix\"), {tsquery}, %s)",
+                [*params, options],
+                output_field=TextField(),
+            ),
         )
-    return RawSQL(
-        f"(SELECT snippet({FTS_TABLE}, -1, %s, %s, '…', 24) FROM {FTS_TABLE} "
-        f"WHERE {FTS_TABLE} MATCH %s AND rowid = \"findings_finding\".\"id\")",
-        [MARK_START, MARK_END, _fts_match(terms)],
-        output_field=TextField(),
+    # FTS5 ranks and excerpts only in a query that MATCHes its table directly, so the index is
+    # joined (through the unmanaged FindingSearchEntry) rather than probed row by row.
+    return queryset.filter(search_entry__isnull=False).filter(
+        RawSQL(f'"{FTS_TABLE}" MATCH %s', [_fts_match(terms)], output_field=BooleanField())
+    ).annotate(
+        search_rank=RawSQL(f"-{_BM25}", [], output_field=FloatField()),
+        search_excerpt_raw=RawSQL(
+            f"snippet({FTS_TABLE}, -1, %s, %s, '…', 24)", [MARK_START, MARK_END], output_field=TextField()
+        ),
     )

@@ -218,6 +218,16 @@ def test_a_link_made_through_the_api_shows_from_both_ends_and_goes_from_either(e
     assert editor.get(f"/api/findings/{finding.pk}/").json()["links"] == []
 
 
+def test_the_tag_list_reads_in_bounded_queries(client, django_assert_max_num_queries):
+    for index in range(30):
+        finding_tags_set(finding=FindingFactory(), slugs=[f"tag-{index}", "shared"])
+    with django_assert_max_num_queries(2):
+        body = client.get("/api/tags/", {"ordering": "-findings_count"}).json()
+    assert body["count"] == 31 and body["results"][0] == {
+        **body["results"][0], "slug": "shared", "findings_count": 30
+    }
+
+
 def test_a_link_to_an_unknown_finding_is_a_clear_400(editor, other_finding):
     response = editor.post(f"/api/findings/{other_finding.pk}/links",
                            {"kind": "same_cause", "finding": "nobody/nothing#1/1"}, format="json")

@@ -5,6 +5,8 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from django.core.management import call_command
+from django.db import connection
 from django.utils import timezone
 
 from findings.models import Evidence, Finding
@@ -284,3 +286,15 @@ def test_the_api_search_reads_in_bounded_queries(client, corpus, django_assert_m
         assert len(api_results(client, "tolerance tag:silent-failure")) == 1
     with django_assert_max_num_queries(6):
         assert len(api_results(client, "tolerance")) == 32
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite drops triggers when it rebuilds a table")
+def test_sqlite_triggers_lost_in_a_table_rebuild_come_back_after_migrate(client, corpus):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER findings_finding_search_insert")
+    FindingFactory(title="Written while the trigger was missing")
+    assert site_titles(client, "missing trigger") == []
+    call_command("migrate", verbosity=0)  # post_migrate repairs the index
+    assert site_titles(client, "missing trigger") == ["Written while the trigger was missing"]
+    FindingFactory(title="Written after the repair")
+    assert site_titles(client, "repair") == ["Written after the repair"]
