@@ -42,7 +42,7 @@ class FindingSearchForm(forms.Form):
 
     @property
     def is_searching(self) -> bool:
-        return self.is_bound and self.is_valid() and not self.cleaned_data["query"].text.strip() == ""
+        return self.is_bound and self.is_valid() and bool(self.cleaned_data["query"].text.strip())
 
     def results(self):
         return finding_search(self.cleaned_data["query"])
