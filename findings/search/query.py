@@ -20,6 +20,20 @@ _control = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _filter = re.compile(r"(?P<name>[A-Za-z]+):(?P<value>\"[^\"]*\"?|\S*)")
 
 
+# PostgreSQL's `english` configuration leaves these out of its index and its queries (its
+# english.stop, Snowball's list); FTS5 indexes every word. Leaving them out of the query for both
+# keeps the two databases agreeing: "the job" searches for "job" everywhere.
+STOP_WORDS = frozenset("""
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
+her hers herself it its itself they them their theirs themselves what which who whom this that
+these those am is are was were be been being have has had having do does did doing a an the and
+but if or because as until while of at by for with about against between into through during
+before after above below to from up down in out on off over under again further then once here
+there when where why how all any both each few more most other some such no nor not only own
+same so than too very s t can will just don should now
+""".split())
+
+
 class SearchQueryError(RecheckError):
     """A query that cannot be searched for: too long, or with characters no text contains."""
 
@@ -105,17 +119,26 @@ def _read_terms(text: str, query: SearchQuery) -> None:
     if len(parts) % 2 == 0:
         query.notes.append("A quote was not closed: the phrase runs to the end of the search.")
     seen = set()
+    left_out: list[str] = []
     for index, part in enumerate(parts):
         inside_quotes = index % 2 == 1
         chunks = [part] if inside_quotes else part.split()
         for chunk in chunks:
-            words = _words(chunk)
+            words = list(_words(chunk))
+            # A phrase keeps the common words inside it ("stops the job"), not at its ends.
+            while words and words[0] in STOP_WORDS:
+                left_out.append(words.pop(0))
+            while words and words[-1] in STOP_WORDS:
+                left_out.append(words.pop())
             if not words:
                 continue
-            term = Term(words=words)
+            term = Term(words=tuple(words))
             if term not in seen:
                 seen.add(term)
                 query.terms.append(term)
+    if left_out:
+        words = ", ".join(dict.fromkeys(left_out))
+        query.notes.append(f"Common words are not searched for: {words}.")
 
 
 def _example(name: str) -> str:

@@ -5,6 +5,8 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
@@ -24,6 +26,10 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def site_titles(client, query: str) -> list[str]:
@@ -298,3 +304,35 @@ def test_sqlite_triggers_lost_in_a_table_rebuild_come_back_after_migrate(client,
     assert site_titles(client, "missing trigger") == ["Written while the trigger was missing"]
     FindingFactory(title="Written after the repair")
     assert site_titles(client, "repair") == ["Written after the repair"]
+
+
+def test_common_words_are_left_out_on_every_database_and_the_page_says_so(client, corpus):
+    assert site_titles(client, "the job") == site_titles(client, "job")
+    assert set(site_titles(client, "job")) == {corpus.title_hit.title, corpus.phrase.title, corpus.reversed_phrase.title}
+    # Inside a phrase they stay: only the exact words match.
+    assert site_titles(client, '"never stops the job"') == [corpus.phrase.title]
+    assert site_titles(client, '"the job stops"') == [corpus.reversed_phrase.title]
+    html = client.get("/", {"q": "the"}).content.decode()
+    assert "0 findings found" in text_of(html) and "Common words are not searched for: the." in html
+
+
+search_text = st.lists(
+    st.sampled_from(
+        list('abc "*():^-{}[]|&!<>~\'\\/._,;+=@#%$` é雪')
+        + ["tolerance", "zero", "NEAR", "AND", "OR", "NOT", "kind:", "repo:", "path:", "tag:", "verdict:"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=search_text)
+def test_no_query_text_makes_the_search_fail(corpus, text):
+    """Whatever a person types, the search either runs or says why it cannot: never a database error."""
+    try:
+        query = parse_search(text)
+    except SearchQueryError:
+        return
+    results = Finding.objects.search(query)
+    list(results[:5])
+    results.count()
