@@ -10,7 +10,7 @@ BOUNDS = {
     "overview": 9,
     "blockers": 9,
     "cleanups": 9,
-    "finding": 16,  # and its tags, links and related findings (at most four rename steps)
+    "finding": 18,  # with its tags, links and related findings: 15, and up to 3 more rename steps
     "index": 5,
     "search": 9,  # and the texts and evidence that say why each result matched
     "run": 2,
