@@ -34,6 +34,7 @@ def test_a_reader_searches_then_follows_related_findings_to_the_file_and_reposit
         page.click(".result-title a")
         related = page.locator(".related-finding")
         assert related.first.inner_text().startswith("Followed up by acme/loader#2/")
+        shoot(page, "finding-related")
         page.click(".file-link a")
         assert page.locator("h1").inner_text() == "src/loader.py"
         assert page.locator(".result").count() == 2
