@@ -4,7 +4,6 @@ reproduces the review (pull request, pins, findings, evidence, statuses and reso
 Fields that hold their default are left out to keep the YAML readable; the importer fills the same
 defaults back in, so leaving them out loses nothing."""
 import yaml
-
 from django.db.models import Prefetch
 
 from findings.models import Evidence, Finding, FindingLink
