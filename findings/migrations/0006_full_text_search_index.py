@@ -8,6 +8,14 @@ from django.db import migrations, models
 from findings.search.schema import search_index_install, search_index_uninstall
 
 
+class TrigramExtensionOnPostgreSQL(TrigramExtension):
+    """Django skips the extension on other databases going forwards, but not going backwards."""
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, from_state, to_state)
+
+
 def install(apps, schema_editor):
     search_index_install(schema_editor.connection)
 
@@ -22,7 +30,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        TrigramExtension(),
+        TrigramExtensionOnPostgreSQL(),
         migrations.RunPython(install, uninstall),
         # The FTS5 table as Django reads it (SQLite only; no table is created for it).
         migrations.CreateModel(
