@@ -38,6 +38,17 @@ def tag_get_or_create(*, slug: str, description: str = "") -> Tag:
 
 
 @transaction.atomic
+def tag_describe(*, slug: str, description: str) -> Tag:
+    """Give the tag `slug` exactly this description (an empty one clears it), creating the tag
+    when it is new."""
+    tag = tag_get_or_create(slug=slug)
+    if tag.description != description:
+        tag.description = description
+        tag.save(update_fields=["description"])
+    return tag
+
+
+@transaction.atomic
 def finding_tags_set(*, finding: Finding, slugs: list[str]) -> bool:
     """Give `finding` exactly the tags `slugs` (creating unknown ones); whether anything changed."""
     wanted = {tag_get_or_create(slug=slug).pk for slug in slugs}

@@ -2,7 +2,7 @@
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -21,6 +21,8 @@ from findings.api.serializers import (
     FindingLinkSerializer,
     ImportReportSerializer,
     LinkRequestSerializer,
+    TagDescriptionRequestSerializer,
+    TagSerializer,
     TagsRequestSerializer,
     finding_link_data,
     ResolveRequestSerializer,
@@ -32,8 +34,14 @@ from findings.api.throttles import WriteThrottle
 from findings.api.views import findings_with_evidence
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
-from findings.models import Finding, FindingEvent, FindingLink
-from findings.relations import finding_by_reference, finding_link_create, finding_link_delete, finding_tags_set
+from findings.models import Finding, FindingEvent, FindingLink, Tag
+from findings.relations import (
+    finding_by_reference,
+    finding_link_create,
+    finding_link_delete,
+    finding_tags_set,
+    tag_describe,
+)
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
 
@@ -151,6 +159,31 @@ class FindingTags(ActionView):
         body.is_valid(raise_exception=True)
         finding_tags_set(finding=finding, slugs=body.validated_data["tags"])
         return Response(FindingDetailSerializer(_get_finding(pk), context={"request": request}).data)
+
+
+@extend_schema_view(
+    put=extend_schema(
+        tags=["tags"],
+        operation_id="tag_describe",
+        summary="Describe a tag",
+        description=(
+            "Sets what findings with this tag have in common, creating the tag when it is new (tags are "
+            "shared by every repository). Needs `findings.change_tag`."
+        ),
+        parameters=[OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The tag's slug.")],
+        request=TagDescriptionRequestSerializer,
+        responses={200: TagSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class TagDescription(ActionView):
+    required_permission = "findings.change_tag"
+
+    def put(self, request, slug: str):
+        body = TagDescriptionRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        tag = tag_describe(slug=slug, description=body.validated_data["description"])
+        tag = Tag.objects.annotate(findings_count=Count("findings")).get(pk=tag.pk)
+        return Response(TagSerializer(tag, context={"request": request}).data)
 
 
 def _other_finding(value: str) -> Finding:

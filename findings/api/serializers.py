@@ -431,6 +431,12 @@ class TagsRequestSerializer(serializers.Serializer):
     )
 
 
+class TagDescriptionRequestSerializer(serializers.Serializer):
+    description = serializers.CharField(
+        allow_blank=True, max_length=2000, help_text="What findings with this tag have in common; empty clears it."
+    )
+
+
 class LinkRequestSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=FindingLink.Kind.choices)
     finding = serializers.CharField(max_length=300, help_text="The other finding: owner/name#4108/4, or its id.")

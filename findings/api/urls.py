@@ -33,6 +33,8 @@ urlpatterns = [
     path("findings/<int:pk>/related/", views.FindingRelated.as_view(), name="finding-related"),
     path("tags/", views.TagList.as_view(), name="tag-list"),
     path("tags/<slug:slug>/", views.TagDetail.as_view(), name="tag-detail"),
+    # Any text reaches the service, which refuses a slug it would not record with a 400 that says why.
+    path("tags/<str:slug>/description", actions.TagDescription.as_view(), name="tag-description"),
     path("evidence/", views.EvidenceList.as_view(), name="evidence-list"),
     path("evidence/<int:pk>/", views.EvidenceDetail.as_view(), name="evidence-detail"),
     path("verifications/", views.VerificationList.as_view(), name="verification-list"),

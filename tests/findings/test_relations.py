@@ -218,6 +218,20 @@ def test_a_link_made_through_the_api_shows_from_both_ends_and_goes_from_either(e
     assert editor.get(f"/api/findings/{finding.pk}/").json()["links"] == []
 
 
+def test_the_api_describes_a_tag_with_permission_only(other_finding):
+    curator = token_client(UserFactory(username="curator", permissions=["findings.change_tag"]))
+    reader = token_client(UserFactory(username="reader"))
+    url = "/api/tags/silent-failure/description"
+    assert reader.put(url, {"description": "x"}, format="json").status_code == 403
+    response = curator.put(url, {"description": "Nothing says so."}, format="json")
+    assert response.status_code == 200
+    assert (response.json()["slug"], response.json()["description"]) == ("silent-failure", "Nothing says so.")
+    assert curator.put(url, {"description": ""}, format="json").json()["description"] == ""
+    bad = curator.put("/api/tags/Not_A_Slug/description", {"description": "x"}, format="json")
+    assert bad.status_code == 400 and "hyphens" in bad.json()["detail"]
+    assert not Tag.objects.filter(slug="Not_A_Slug").exists()
+
+
 def test_the_tag_list_reads_in_bounded_queries(client, django_assert_max_num_queries):
     for index in range(30):
         finding_tags_set(finding=FindingFactory(), slugs=[f"tag-{index}", "shared"])
