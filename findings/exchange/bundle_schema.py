@@ -183,6 +183,14 @@ class FindingSerializer(KnownKeysSerializer):
     tags = serializers.ListField(child=TagSlugField(), required=False, max_length=50)
     links = LinkSerializer(many=True, required=False, max_length=100)
 
+    def validate_links(self, links):
+        seen = set()
+        for index, link in enumerate(links):
+            if link["finding"] in seen:
+                raise serializers.ValidationError({index: {"finding": f"{link['finding']} is linked twice."}})
+            seen.add(link["finding"])
+        return links
+
 
 class BundleSerializer(KnownKeysSerializer):
     repository = RepositorySerializer()

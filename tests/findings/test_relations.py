@@ -120,6 +120,15 @@ def test_a_malformed_reference_is_refused_before_anything_is_imported():
     assert "owner/name#<pull request>/<finding>" in refused.value.errors[0][1]
 
 
+def test_a_finding_linked_twice_to_one_other_is_refused_naming_the_second_link():
+    data = bundle()
+    data["findings"][0]["links"] = [{"kind": "duplicate_of", "finding": "acme/loader#4108/2"},
+                                    {"kind": "same_cause", "finding": "acme/loader#4108/2"}]
+    with pytest.raises(BundleInvalid) as refused:
+        review_import(data=data)
+    assert refused.value.errors == [("findings[0].links[1].finding", "acme/loader#4108/2 is linked twice.")]
+
+
 def test_a_finding_linked_to_itself_is_refused():
     data = bundle()
     data["findings"][0]["links"] = [{"kind": "duplicate_of", "finding": "acme/loader#4108/1"}]
