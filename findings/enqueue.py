@@ -10,3 +10,8 @@ from celery import current_app
 def enqueue(task_name: str, *args, **kwargs):
     """`delay` the task registered as `task_name`; returns its AsyncResult."""
     return current_app.tasks[task_name].delay(*args, **kwargs)
+
+
+def enqueue_later(task_name: str, *args, countdown: float):
+    """Like `enqueue`, to run no sooner than `countdown` seconds from now (a retry's backoff)."""
+    return current_app.tasks[task_name].apply_async(args, countdown=countdown)

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
+from reporting.services import verification_run_report
 from reviews.models import PullRequest
 from reviews.services import commit_get_or_create
 
@@ -32,18 +33,22 @@ def verification_run_request(
         return active
     run = VerificationRun.objects.create(pull_request=pull_request, commit=commit, requested_by=requested_by)
     run.created = True
+    # Before the verification is enqueued, so GitHub hears "in progress" before "completed".
+    verification_run_report(run=run)
 
     def send():
         try:
             result = enqueue("findings.tasks.run_verification", run.pk)
         except Exception as error:  # a broker that is down, or (run in-process) a failed run
             logger.exception("Verification run %s could not be queued or failed", run.pk)
-            VerificationRun.objects.active().filter(pk=run.pk).update(
+            failed = VerificationRun.objects.active().filter(pk=run.pk).update(
                 status=VerificationRun.Status.FAILED,
                 finished_at=timezone.now(),
                 message=f"The verification could not be queued: {error}. "
                 "Check that the broker (CELERY_BROKER_URL) is reachable, then request it again.",
             )
+            if failed:
+                verification_run_report(run=run)
             return
         VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
 
@@ -80,8 +85,10 @@ def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
 
 
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
+    """End the run, and tell GitHub what the gate now says (when the repository publishes)."""
     VerificationRun.objects.filter(pk=run.pk).update(
         status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
         finished_at=timezone.now(),
         message=message,
     )
+    verification_run_report(run=run)

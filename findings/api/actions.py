@@ -21,6 +21,8 @@ from findings.api.serializers import (
     FindingLinkSerializer,
     ImportReportSerializer,
     LinkRequestSerializer,
+    PublishingSerializer,
+    RepositorySerializer,
     TagDescriptionRequestSerializer,
     TagSerializer,
     TagsRequestSerializer,
@@ -44,6 +46,8 @@ from findings.relations import (
 )
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
+from reviews.models import Repository
+from reviews.services import repository_publishing_update
 
 
 class ActionView(APIView):
@@ -345,3 +349,30 @@ class ReviewImport(ActionView):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
             headers={"Location": url},
         )
+
+
+@extend_schema_view(
+    patch=extend_schema(
+        tags=["repositories"],
+        operation_id="repository_publishing_update",
+        summary="Turn reporting to GitHub on or off for a repository",
+        description=(
+            "With `publish_checks`, every verified head gets a \"Recheck\" check run (with a GitHub App; with "
+            "only a token, a `recheck` commit status). With `publish_comment`, the pull request gets one "
+            "comment, edited after each verification. Both are off until turned on. Needs "
+            "`reviews.change_repository`."
+        ),
+        parameters=docs.REPOSITORY_PATH,
+        request=PublishingSerializer,
+        responses={200: RepositorySerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class RepositoryPublishing(ActionView):
+    required_permission = "reviews.change_repository"
+
+    def patch(self, request, owner: str, name: str):
+        repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+        body = PublishingSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        repository = repository_publishing_update(repository=repository, **body.validated_data)
+        return Response(RepositorySerializer(repository, context={"request": request}).data)
