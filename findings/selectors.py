@@ -105,6 +105,15 @@ def finding_verifications(finding: Finding) -> list[Verification]:
     )
 
 
+def pull_request_verifications(pull_request: PullRequest) -> list[Verification]:
+    """Every verification of the PR's findings at every commit, with results and their evidence:
+    what the PR-wide verification picture draws, in two queries."""
+    return list(
+        Verification.objects.filter(finding__pull_request=pull_request)
+        .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
+    )
+
+
 def finding_history(finding: Finding):
     return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 

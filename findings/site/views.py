@@ -25,7 +25,7 @@ from findings.selectors import (
 from findings.site.access import can_verify, readable
 from findings.site.charts import bar_chart
 from findings.site.matrix import verification_matrix
-from findings.site.pages import Links, finding_views, page_context, pull_request_page
+from findings.site.pages import Links, finding_has_diagram, finding_views, page_context, pull_request_page
 from findings.site.search import FindingSearchForm
 from reporting.selectors import pull_request_failed_calls
 from reviews.models import PullRequest, Repository
@@ -159,6 +159,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     related = finding_related(finding)
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
+    matrix = verification_matrix(finding, pins=pins, verifications=verifications)
     return render(
         request,
         "findings/finding.html",
@@ -168,7 +169,9 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "finding": finding,
             "links": links,
             "latest_pin": latest,
-            "matrix": verification_matrix(finding, pins=pins, verifications=verifications),
+            "matrix": matrix,
+            "has_diagrams": finding_has_diagram(view),
+            "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
             "tags": list(finding.tags.all()),
             "related": related,

@@ -78,6 +78,7 @@ class Command(BaseCommand):
                             "start_line": result.start_line,
                             "end_line": result.end_line,
                             "detail": result.detail,
+                            **({"facts": result.facts} if result.facts else {}),
                         }
                         for result in results
                     ],
