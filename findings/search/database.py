@@ -1,6 +1,6 @@
 """The full-text half of the search, in each database's own index. PostgreSQL keeps a weighted
 `tsvector` column on findings_finding up to date with triggers and searches it through a GIN index;
-SQLite keeps an FTS5 table in step with triggers. Both are created by migration 0007; both index the
+SQLite keeps an FTS5 table in step with triggers. Both are created by migration 0010; both index the
 same text (title; summary and paths; body, fix and evidence captions, in falling weight), split at
 anything but letters and digits, stemmed the English way (PostgreSQL's `english`, FTS5's `porter`).
 

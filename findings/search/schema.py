@@ -1,4 +1,4 @@
-"""The database objects behind the search, per vendor: created by migration 0007, and checked again
+"""The database objects behind the search, per vendor: created by migration 0010, and checked again
 after every migrate because SQLite drops a table's triggers when Django rebuilds the table (which
 it does to alter a column)."""
 

@@ -9,8 +9,8 @@ from tests.factories import EvidenceFactory, FindingFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("findings", "0006_tags_and_links_between_findings")]
-AFTER = [("findings", "0007_full_text_search_index")]
+BEFORE = [("findings", "0009_tags_and_links_between_findings")]
+AFTER = [("findings", "0010_full_text_search_index")]
 
 
 def migrate(targets):

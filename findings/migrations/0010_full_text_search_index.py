@@ -26,7 +26,7 @@ def uninstall(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("findings", "0006_tags_and_links_between_findings"),
+        ("findings", "0009_tags_and_links_between_findings"),
     ]
 
     operations = [
