@@ -1,7 +1,8 @@
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -17,11 +18,14 @@ from findings.models import (
     EvidenceResult,
     Finding,
     FindingEvent,
+    FindingLink,
+    Tag,
     Verdict,
     Verification,
     VerificationRun,
     WebhookDelivery,
 )
+from findings.relations import finding_link_check
 from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from recheck.errors import RecheckError
 from reviews.models import Commit
@@ -89,6 +93,57 @@ class HistoryInline(admin.TabularInline):
         return False
 
 
+class FindingLinkForm(forms.ModelForm):
+    class Meta:
+        model = FindingLink
+        fields = ["kind", "target", "note"]
+
+    def clean(self):
+        data = super().clean()
+        source = self.instance.source if self.instance.source_id else getattr(self, "parent_finding", None)
+        if source is not None and data.get("target") and data.get("kind"):
+            try:
+                finding_link_check(source=source, target=data["target"], kind=data["kind"], link=self.instance)
+            except RecheckError as error:
+                raise forms.ValidationError(str(error)) from None
+        return data
+
+
+class FindingLinkInline(admin.TabularInline):
+    """Links this finding makes; the ones other findings make to it show on theirs (and on the site)."""
+
+    model = FindingLink
+    fk_name = "source"
+    form = FindingLinkForm
+    extra = 0
+    autocomplete_fields = ["target"]
+    verbose_name = "link to another finding"
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+
+        class WithParent(formset):
+            def _construct_form(self, i, **form_kwargs):
+                form = super()._construct_form(i, **form_kwargs)
+                form.parent_finding = obj
+                return form
+
+        return WithParent
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    list_display = ["slug", "description", "finding_count"]
+    search_fields = ["slug", "description"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(finding_count=Count("findings"))
+
+    @admin.display(description="Findings", ordering="finding_count")
+    def finding_count(self, tag: Tag) -> int:
+        return tag.finding_count
+
+
 class LatestVerdictFilter(admin.SimpleListFilter):
     """Findings by their verdict at their PR's latest verified pin (as the site shows it): likely
     fixed ones are those a maintainer should look at and mark fixed."""
@@ -114,13 +169,13 @@ class FindingAdmin(AuditedModelAdmin):
     ]
     list_display_links = ["number", "title"]
     list_filter = [
-        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed", "pull_request__repository"
+        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed", "pull_request__repository", "tags"
     ]
     search_fields = ["title", "summary", "body", "path", "pull_request__repository__slug"]
     list_select_related = ["pull_request__repository"]
     readonly_fields = ["status", "resolved_by", "resolved_at", "resolved_commit", "resolution_note", "resolve_buttons"]
-    autocomplete_fields = ["pull_request"]
-    inlines = [EvidenceInline, VerificationInline, HistoryInline]
+    autocomplete_fields = ["pull_request", "tags"]
+    inlines = [EvidenceInline, FindingLinkInline, VerificationInline, HistoryInline]
     actions = ["mark_fixed", "dismiss", "reopen"]
 
     def save_formset(self, request, form, formset, change):
@@ -132,7 +187,7 @@ class FindingAdmin(AuditedModelAdmin):
             if evidence and (formset.new_objects or formset.changed_objects or formset.deleted_objects):
                 finding_evidence_changed(finding=form.instance)
     fieldsets = [
-        (None, {"fields": ["pull_request", "number", "kind", "caught_by", "title", "summary"]}),
+        (None, {"fields": ["pull_request", "number", "kind", "caught_by", "title", "summary", "tags"]}),
         ("Write-up", {"fields": ["body", "fix", "review_comment_url", "path", "line"]}),
         (
             "Status",

@@ -1,4 +1,13 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _repair_search_index(sender, using, **kwargs):
+    from django.db import connections
+
+    from findings.search.schema import search_index_repair
+
+    search_index_repair(connections[using])
 
 
 class FindingsConfig(AppConfig):
@@ -9,3 +18,5 @@ class FindingsConfig(AppConfig):
         # Celery's autodiscovery runs only in a worker; a web process that enqueues by task name
         # (findings.enqueue) needs the tasks registered too.
         from findings import tasks  # noqa: F401
+        # SQLite rebuilds a table to alter a column, and the rebuilt table has no triggers.
+        post_migrate.connect(_repair_search_index, sender=self)

@@ -5,6 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models.functions import Greatest, Least
+from django.urls import reverse
 
 from findings import vocabulary as v
 from reviews.models import SHA_RE, Commit, PinnedCommit, PullRequest, Repository
@@ -42,6 +44,35 @@ class FindingQuerySet(models.QuerySet):
                 )[:1]
             ),
         )
+
+    def search(self, query):
+        """The findings `query` (text, or a parsed findings.search.SearchQuery) matches, best
+        first: the one search of the site and the API. Raises SearchQueryError for a query that
+        cannot be searched (too long, control characters, an unknown kind)."""
+        from findings.search import search_findings
+
+        return search_findings(self, query)
+
+
+TAG_SLUG_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
+class Tag(models.Model):
+    """A kind of mistake (`silent-failure`, `dependency`), shared by every repository."""
+
+    slug = models.SlugField(max_length=50, unique=True, help_text="Lower-case words joined by hyphens.")
+    description = models.TextField(blank=True, help_text="What findings with this tag have in common.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [models.CheckConstraint(condition=Q(slug__regex=TAG_SLUG_RE), name="tag_slug_valid")]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def get_absolute_url(self) -> str:
+        return reverse("findings:tag", args=[self.slug])
 
 
 class Finding(models.Model):
@@ -82,6 +113,7 @@ class Finding(models.Model):
         default=False,
         help_text="Marked fixed, but its evidence holds again at a later commit: a human should look.",
     )
+    tags = models.ManyToManyField(Tag, blank=True, related_name="findings")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -137,6 +169,74 @@ class Finding(models.Model):
 
     def get_absolute_url(self) -> str:
         return f"{self.pull_request.get_absolute_url()}findings/{self.number}/"
+
+    @property
+    def reference(self) -> str:
+        """`owner/name#4108/4`: how a bundle names a finding of any review."""
+        return f"{self.pull_request.reference}/{self.number}"
+
+
+class FindingSearchEntry(models.Model):
+    """On SQLite, a finding's row in the FTS5 index that migration 0010 creates and triggers keep
+    (findings.search.schema). Never written through the ORM; the search joins it, because FTS5
+    ranks and excerpts only rows of a query that matches it directly. Unused on PostgreSQL, where
+    the index is a column of findings_finding."""
+
+    finding = models.OneToOneField(
+        "Finding", primary_key=True, db_column="rowid", db_constraint=False, on_delete=models.DO_NOTHING,
+        related_name="search_entry",
+    )
+
+    class Meta:
+        managed = False
+        db_table = "findings_finding_search"
+
+
+class FindingLink(models.Model):
+    """A typed link from one finding to another, across pull requests and repositories. It is
+    stored once, from `source` to `target`, and read from both ends."""
+
+    class Kind(models.TextChoices):
+        SAME_CAUSE = "same_cause", "Same cause as"
+        DUPLICATE_OF = "duplicate_of", "Duplicate of"
+        FOLLOW_UP_OF = "follow_up_of", "Follow-up of"
+
+    # How the link reads from its target's end.
+    INVERSE_LABELS = {
+        Kind.SAME_CAUSE: "Same cause as",
+        Kind.DUPLICATE_OF: "Duplicated by",
+        Kind.FOLLOW_UP_OF: "Followed up by",
+    }
+
+    source = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="links_out")
+    target = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="links_in")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    note = models.CharField(max_length=500, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["source_id", "id"]
+        constraints = [
+            # Once per pair, whichever way round: two concurrent links A->B and B->A cannot both land.
+            models.UniqueConstraint(Least("source", "target"), Greatest("source", "target"), name="finding_link_once_per_pair"),
+            models.CheckConstraint(condition=~Q(source=models.F("target")), name="finding_link_not_to_itself"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["same_cause", "duplicate_of", "follow_up_of"]), name="finding_link_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source.reference} {self.get_kind_display().lower()} {self.target.reference}"
+
+    def label_from(self, finding: Finding) -> str:
+        """How the link reads on `finding`'s page (either end)."""
+        return self.get_kind_display() if finding.pk == self.source_id else self.INVERSE_LABELS[self.kind]
+
+    def other_end(self, finding: Finding) -> Finding:
+        return self.target if finding.pk == self.source_id else self.source
 
 
 class Evidence(models.Model):

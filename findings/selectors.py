@@ -10,7 +10,7 @@ from findings.models import (
     VerificationRun,
     latest_verified_commit_id,
 )
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+from reviews.models import Commit, PinnedCommit, PullRequest
 
 
 def pins_with_verified_flag():
@@ -155,28 +155,8 @@ def pull_requests_overview() -> list[PullRequest]:
     return pull_requests
 
 
-UNVERIFIED = "unverified"
-
-
-def finding_search(
-    *, text: str = "", kind: str = "", status: str = "", verdict: str = "", repository: Repository | None = None
-):
-    """Findings whose title, summary, body or path contain `text`, narrowed by the other filters.
-    Each carries `latest_verdict`: its verdict at its PR's latest verified commit (None if none).
-    `verdict=UNVERIFIED` asks for findings with no verdict there."""
-    findings = Finding.objects.select_related("pull_request__repository").with_latest_verdict()
-    for word in text.split():
-        findings = findings.filter(
-            Q(title__icontains=word) | Q(summary__icontains=word) | Q(body__icontains=word) | Q(path__icontains=word)
-        )
-    if kind:
-        findings = findings.filter(kind=kind)
-    if status:
-        findings = findings.filter(status=status)
-    if repository is not None:
-        findings = findings.filter(pull_request__repository=repository)
-    if verdict == UNVERIFIED:
-        findings = findings.filter(latest_verdict__isnull=True)
-    elif verdict:
-        findings = findings.filter(latest_verdict=verdict)
-    return findings.order_by("pull_request__repository__slug", "-pull_request__number", "number")
+def finding_search(text):
+    """The findings `text` (words, "phrases", repo:/path:/tag:/kind:/status:/verdict: filters)
+    matches, best first, each with `latest_verdict`: the site's search, the same one as the API's `q`."""
+    findings = Finding.objects.select_related("pull_request__repository").search(text)
+    return findings if "latest_verdict" in findings.query.annotations else findings.with_latest_verdict()

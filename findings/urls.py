@@ -8,6 +8,7 @@ PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("tags/<slug:slug>/", views.tag_page, name="tag"),
     path(PULL_REQUEST, views.pull_request_overview, name="pull_request"),
     path(PULL_REQUEST + "blockers/", views.pull_request_blockers, name="blockers"),
     path(PULL_REQUEST + "cleanups/", views.pull_request_cleanups, name="cleanups"),
@@ -15,4 +16,7 @@ urlpatterns = [
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+    # After tags/: a repository owned by "tags" would otherwise take the tag pages.
+    path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
+    path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
 ]

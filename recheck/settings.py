@@ -346,6 +346,7 @@ SPECTACULAR_SETTINGS = {
         "EvidenceKindEnum": "findings.models.Evidence.Kind",
         "EvidenceResultStateEnum": "findings.models.EvidenceResult.State",
         "VerificationRunStatusEnum": "findings.models.VerificationRun.Status",
+        "FindingLinkKindEnum": "findings.models.FindingLink.Kind",
         "PullRequestStateEnum": "reviews.models.PullRequest.State",
     },
 }

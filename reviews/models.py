@@ -76,6 +76,9 @@ class Repository(models.Model):
     def commit_link(self, sha: str) -> str:
         return f"{self.web_url.rstrip('/')}/commit/{sha}" if self.web_url else ""
 
+    def get_absolute_url(self) -> str:
+        return f"/{self.slug}/"
+
 
 class PullRequestQuerySet(models.QuerySet):
     def open(self):

@@ -2,8 +2,10 @@
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
 from django.conf import settings
+from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.parsers import BaseParser
@@ -18,10 +20,16 @@ from findings.api.permissions import HasActionPermission, TokenScope, limited_to
 from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
+    FindingLinkSerializer,
     ImportJobSerializer,
     ImportReportSerializer,
+    LinkRequestSerializer,
     PublishingSerializer,
     RepositorySerializer,
+    TagDescriptionRequestSerializer,
+    TagSerializer,
+    TagsRequestSerializer,
+    finding_link_data,
     ResolveRequestSerializer,
     ResolveResponseSerializer,
     VerifyRequestSerializer,
@@ -32,7 +40,14 @@ from findings.api.views import findings_with_evidence
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
 from findings.imports import import_job_request
-from findings.models import Finding, FindingEvent, ImportJob
+from findings.models import Finding, FindingEvent, FindingLink, ImportJob, Tag
+from findings.relations import (
+    finding_by_reference,
+    finding_link_create,
+    finding_link_delete,
+    finding_tags_set,
+    tag_describe,
+)
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
 from reviews.models import Repository
@@ -135,6 +150,138 @@ class FindingResolve(ActionView):
 
 def _get_finding(request, pk: int) -> Finding:
     return get_object_or_404(limited_to_token(findings_with_evidence(), request, "pull_request__repository"), pk=pk)
+
+
+@extend_schema_view(
+    put=extend_schema(
+        tags=["tags"],
+        operation_id="finding_tags_set",
+        summary="Set a finding's tags",
+        description=(
+            "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a tag not "
+            "seen before is created, shared by every repository. Needs `findings.change_finding`."
+        ),
+        parameters=docs.ID_PATH,
+        request=TagsRequestSerializer,
+        responses={200: FindingDetailSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[OpenApiExample("Two tags", value={"tags": ["silent-failure", "dependency"]}, request_only=True)],
+    )
+)
+class FindingTags(ActionView):
+    required_permission = "findings.change_finding"
+    required_scope = "import"
+
+    def put(self, request, pk: int):
+        finding = _get_finding(request, pk)
+        body = TagsRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        finding_tags_set(finding=finding, slugs=body.validated_data["tags"])
+        return Response(FindingDetailSerializer(_get_finding(request, pk), context={"request": request}).data)
+
+
+@extend_schema_view(
+    put=extend_schema(
+        tags=["tags"],
+        operation_id="tag_describe",
+        summary="Describe a tag",
+        description=(
+            "Sets what findings with this tag have in common, creating the tag when it is new (tags are "
+            "shared by every repository). Needs `findings.change_tag`."
+        ),
+        parameters=[OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The tag's slug.")],
+        request=TagDescriptionRequestSerializer,
+        responses={200: TagSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class TagDescription(ActionView):
+    required_permission = "findings.change_tag"
+    required_scope = "import"
+
+    def put(self, request, slug: str):
+        allowed = token_repository_ids(request)
+        # A token limited to repositories describes only the tags their findings carry.
+        if allowed is not None and not Finding.objects.filter(
+            tags__slug=slug, pull_request__repository__in=allowed
+        ).exists():
+            raise NotFound(f"No tag {slug} is used here.")
+        body = TagDescriptionRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        tag = tag_describe(slug=slug, description=body.validated_data["description"])
+        tag = Tag.objects.annotate(findings_count=Count("findings")).get(pk=tag.pk)
+        return Response(TagSerializer(tag, context={"request": request}).data)
+
+
+def _other_finding(request, value: str) -> Finding:
+    """The finding a link names, by id or as `owner/name#4108/4`; a token limited to repositories
+    reaches only theirs."""
+    value = value.strip()
+    if value.isdigit():
+        return _get_finding(request, int(value))
+    finding = finding_by_reference(value)
+    allowed = token_repository_ids(request)
+    if allowed is not None and finding.pull_request.repository_id not in allowed:
+        raise NotFound(f"No finding {value} is recorded here.")
+    return finding
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=["findings"],
+        operation_id="finding_link_create",
+        summary="Link a finding to another",
+        description=(
+            "Records that this finding is a duplicate of another, a follow-up of it, or has the same cause, in "
+            "any pull request or repository. The link shows on both findings. Two findings are linked once. "
+            "Needs `findings.change_finding`."
+        ),
+        parameters=docs.ID_PATH,
+        request=LinkRequestSerializer,
+        responses={201: FindingLinkSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[
+            OpenApiExample("Duplicate", value={"kind": "duplicate_of", "finding": "acme/loader#4108/4"},
+                           request_only=True)
+        ],
+    )
+)
+class FindingLinks(ActionView):
+    required_permission = "findings.change_finding"
+    required_scope = "import"
+
+    def post(self, request, pk: int):
+        finding = _get_finding(request, pk)
+        body = LinkRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        link = finding_link_create(
+            source=finding, target=_other_finding(request, data["finding"]), kind=data["kind"], actor=request.user,
+            note=data["note"],
+        )
+        link = FindingLink.objects.select_related("target__pull_request__repository").get(pk=link.pk)
+        return Response(
+            FindingLinkSerializer(finding_link_data(link, finding), context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema_view(
+    delete=extend_schema(
+        tags=["findings"],
+        operation_id="finding_link_delete",
+        summary="Remove a link between two findings",
+        description="From either end. Needs `findings.change_finding`.",
+        parameters=docs.ID_PATH + [OpenApiParameter("link", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        responses={204: None, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class FindingLinkDetail(ActionView):
+    required_permission = "findings.change_finding"
+    required_scope = "import"
+
+    def delete(self, request, pk: int, link: int):
+        finding = _get_finding(request, pk)
+        found = get_object_or_404(FindingLink.objects.filter(Q(source=finding) | Q(target=finding)), pk=link)
+        finding_link_delete(link=found)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class BundleParser(BaseParser):

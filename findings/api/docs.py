@@ -18,6 +18,8 @@ for _serializer in (
     bundle_schema.EvidenceSerializer,
     bundle_schema.ResolutionSerializer,
     bundle_schema.FindingSerializer,
+    bundle_schema.TagSerializer,
+    bundle_schema.LinkSerializer,
 ):
     _name = _serializer.__name__.removesuffix("Serializer")
     extend_schema_serializer(component_name=_name if _name == "Bundle" else f"Bundle{_name}")(_serializer)

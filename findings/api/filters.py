@@ -3,10 +3,10 @@ abbreviated SHA and resolves it the way the rest of Recheck does (reviews.servic
 an unknown commit or an ambiguous abbreviation is a 400 that says so, never a silent empty list."""
 import django_filters
 from django import forms
-from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
 from findings.api.lookups import commits_named
+from findings.search import MAX_QUERY_LENGTH, SearchQueryError, parse_search
 from findings.models import Evidence, Finding, Verdict, Verification, VerificationRun
 from reviews.models import PullRequest, Repository
 
@@ -49,13 +49,23 @@ class FindingFilter(django_filters.FilterSet):
     caught_by = django_filters.ChoiceFilter(choices=Finding.CaughtBy.choices)
     path = django_filters.CharFilter(lookup_expr="startswith", help_text="Path prefix, e.g. src/loader/.")
     possibly_regressed = django_filters.BooleanFilter()
+    tag = django_filters.CharFilter(field_name="tags__slug", help_text="Findings that carry this tag (its slug).")
     verdict = django_filters.ChoiceFilter(
         choices=Verdict.choices, method="filter_at_commit", help_text="Verdict at `commit` (which it needs)."
     )
     commit = django_filters.CharFilter(
         method="filter_at_commit", help_text=f"Findings verified at this commit. {COMMIT_HELP}"
     )
-    q = django_filters.CharFilter(method="search", help_text="Text in the title, summary, body or path.")
+    q = django_filters.CharFilter(
+        method="search",
+        help_text=(
+            "The site's search: words (all must appear), \"phrases in quotes\", and filters in the text: "
+            "repo:owner/name, path:src/loader.py (also earlier names), tag:slug, kind:, status:, verdict: (at the "
+            "latest verified commit; unverified for none). Results come best match first (a title match above "
+            "a body match) unless `ordering` is given, each with `search`: why it matched and an excerpt. "
+            f"At most {MAX_QUERY_LENGTH} characters."
+        ),
+    )
 
     class Meta:
         model = Finding
@@ -66,10 +76,11 @@ class FindingFilter(django_filters.FilterSet):
         return queryset
 
     def search(self, queryset, name, value):
-        return queryset.filter(
-            Q(title__icontains=value) | Q(summary__icontains=value) | Q(body__icontains=value)
-            | Q(path__icontains=value)
-        )
+        try:
+            self.search_query = parse_search(value)
+        except SearchQueryError as error:
+            raise ValidationError({"q": str(error)}) from None
+        return queryset.search(self.search_query)
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)

@@ -7,7 +7,16 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from findings.exchange.bundle_schema import ShaField
-from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification, VerificationRun
+from findings.models import (
+    Evidence,
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    FindingLink,
+    Tag,
+    Verification,
+    VerificationRun,
+)
 from reviews.models import PinnedCommit, PullRequest, Repository
 
 
@@ -49,12 +58,16 @@ class RepositorySerializer(serializers.ModelSerializer):
     web_url = serializers.CharField(read_only=True, help_text="The repository on its forge; may be empty.")
     url = ApiUrlField("api:repository-detail", lambda repo: {"owner": repo.owner, "name": repo.name})
     pulls_url = ApiUrlField("api:repository-pulls", lambda repo: {"owner": repo.owner, "name": repo.name})
+    figures_url = ApiUrlField("api:repository-figures", lambda repo: {"owner": repo.owner, "name": repo.name})
+    html_url = AbsoluteSiteUrlField()
 
     class Meta:
         model = Repository
         # The clone URL and fetch errors stay out: either may carry credentials or server paths.
-        fields = ["url", "slug", "owner", "name", "web_url", "default_branch", "fetched_at", "pulls_url",
-                  "publish_checks", "publish_comment"]
+        fields = [
+            "url", "html_url", "slug", "owner", "name", "web_url", "default_branch", "fetched_at", "pulls_url",
+            "figures_url", "publish_checks", "publish_comment",
+        ]
         read_only_fields = ["publish_checks", "publish_comment"]
 
 
@@ -128,6 +141,16 @@ class PullRequestDetailSerializer(PullRequestSerializer):
         return reverse("api:finding-list", request=self.context.get("request")) + f"?pull_request={pull_request.pk}"
 
 
+class SearchMatchSerializer(serializers.Serializer):
+    rank = serializers.FloatField(help_text="Higher is a better match; comparable within one search only.")
+    reasons = serializers.ListField(
+        child=serializers.CharField(), help_text='Where the words were found, e.g. "title: tolerance".'
+    )
+    excerpt = serializers.CharField(
+        help_text="A passage of the summary, body or fix, HTML-escaped, the matched words in <mark>; may be empty."
+    )
+
+
 class FindingSerializer(serializers.ModelSerializer):
     url = ApiUrlField("api:finding-detail", lambda finding: {"pk": finding.pk})
     html_url = AbsoluteSiteUrlField()
@@ -135,14 +158,25 @@ class FindingSerializer(serializers.ModelSerializer):
     pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
     resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
+    search = serializers.SerializerMethodField(help_text="Why it matched `q`; null when the list was not searched.")
 
     class Meta:
         model = Finding
         fields = [
             "id", "url", "html_url", "repository", "pull_request", "pull_request_reference", "number", "kind",
             "caught_by", "title", "summary", "path", "line", "status", "possibly_regressed", "resolved_by",
-            "resolved_at", "resolved_commit", "created_at", "updated_at",
+            "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
         ]
+
+    @extend_schema_field(SearchMatchSerializer(allow_null=True))
+    def get_search(self, finding):
+        if not hasattr(finding, "search_reasons"):
+            return None
+        return {
+            "rank": getattr(finding, "search_rank", None) or 0.0,
+            "reasons": finding.search_reasons,
+            "excerpt": str(finding.search_excerpt),
+        }
 
 
 class EvidenceSerializer(serializers.ModelSerializer):
@@ -163,8 +197,127 @@ class EvidenceSerializer(serializers.ModelSerializer):
         ]
 
 
+class FindingBriefSerializer(serializers.ModelSerializer):
+    """Another finding, as a link or a related finding names it."""
+
+    url = ApiUrlField("api:finding-detail", lambda finding: {"pk": finding.pk})
+    html_url = AbsoluteSiteUrlField()
+    reference = serializers.CharField(read_only=True, help_text="owner/name#pull request/finding")
+
+    class Meta:
+        model = Finding
+        fields = ["id", "url", "html_url", "reference", "kind", "status", "title"]
+
+
+class FindingLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The link's id: DELETE /api/findings/<id>/links/<link id> removes it.")
+    kind = serializers.ChoiceField(choices=FindingLink.Kind.choices, help_text="As recorded, from source to target.")
+    direction = serializers.ChoiceField(
+        choices=["outgoing", "incoming"], help_text="outgoing: this finding made the link; incoming: the other did."
+    )
+    label = serializers.CharField(help_text="How it reads from this finding, e.g. 'Duplicated by'.")
+    note = serializers.CharField()
+    finding = FindingBriefSerializer(help_text="The finding at the other end.")
+
+
+class RelatedFindingSerializer(serializers.Serializer):
+    finding = FindingBriefSerializer()
+    reasons = serializers.ListField(
+        child=serializers.CharField(),
+        help_text='Why it is related, e.g. "Same file: src/loader.py", "Shared tag: silent-failure", '
+        '"Similar title (64% alike)", or the link ("Duplicated by this finding").',
+    )
+    link = serializers.SerializerMethodField(help_text="The explicit link, when it is one; null otherwise.")
+
+    @extend_schema_field(
+        {"type": "object", "nullable": True,
+         "properties": {"id": {"type": "integer"}, "kind": {"type": "string"}, "label": {"type": "string"}}}
+    )
+    def get_link(self, item):
+        if item.link is None:
+            return None
+        return {"id": item.link.link.pk, "kind": item.link.link.kind, "label": item.link.label}
+
+
+class BarSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    value = serializers.IntegerField()
+
+
+class OpenBlockerSerializer(FindingBriefSerializer):
+    age_days = serializers.SerializerMethodField(help_text="Days since it was recorded.")
+
+    class Meta(FindingBriefSerializer.Meta):
+        fields = FindingBriefSerializer.Meta.fields + ["path", "created_at", "age_days"]
+
+    def get_age_days(self, finding) -> int:
+        return finding.age.days
+
+
+class RepositoryFiguresSerializer(serializers.Serializer):
+    repository = serializers.CharField(source="repository.slug", help_text="owner/name")
+    findings_total = serializers.IntegerField()
+    median_days_to_fix = serializers.FloatField(
+        allow_null=True, help_text="Median days from recording a finding to marking it fixed; null before any fix."
+    )
+    open_blockers = OpenBlockerSerializer(many=True, help_text="Open blockers, oldest first.")
+    open_blockers_by_age = BarSerializer(many=True, help_text="Open blockers counted by how long they have been open.")
+    fix_times = BarSerializer(many=True, help_text="Fixed findings counted by how long the fix took.")
+    endings = BarSerializer(
+        many=True,
+        help_text="How findings ended: fixed after a verification said likely fixed, fixed by hand, dismissed; "
+        "and how many are still open.",
+    )
+    top_files = BarSerializer(many=True, help_text="The files with the most findings (label is the path).")
+    recurring_tags = BarSerializer(many=True, help_text="Tags on two or more of the repository's findings.")
+
+
+class FileFindingSerializer(FindingBriefSerializer):
+    pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
+    recorded_as = serializers.ListField(child=serializers.CharField(), help_text="The names it was recorded under.")
+
+    class Meta(FindingBriefSerializer.Meta):
+        fields = FindingBriefSerializer.Meta.fields + ["pull_request_reference", "created_at", "recorded_as"]
+
+
+class FileFindingsSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    names = serializers.ListField(
+        child=serializers.CharField(), help_text="The path, then the other names verification saw the file have."
+    )
+    findings = FileFindingSerializer(many=True, help_text="Every finding recorded on the file, newest first.")
+
+
+def finding_link_data(link: FindingLink, finding: Finding) -> dict:
+    return {
+        "id": link.pk,
+        "kind": link.kind,
+        "direction": "outgoing" if link.source_id == finding.pk else "incoming",
+        "label": link.label_from(finding),
+        "note": link.note,
+        "finding": link.other_end(finding),
+    }
+
+
+class TagSerializer(serializers.ModelSerializer):
+    url = ApiUrlField("api:tag-detail", lambda tag: {"slug": tag.slug})
+    html_url = AbsoluteSiteUrlField()
+    findings_count = serializers.IntegerField(read_only=True, help_text="Findings that carry it, in any repository.")
+    findings_url = serializers.SerializerMethodField(help_text="Its findings, newest first.")
+
+    class Meta:
+        model = Tag
+        fields = ["slug", "url", "html_url", "description", "findings_count", "findings_url"]
+
+    def get_findings_url(self, tag) -> str:
+        return reverse("api:finding-list", request=self.context.get("request")) + f"?tag={tag.slug}&ordering=-created_at"
+
+
 class FindingDetailSerializer(FindingSerializer):
     evidence = EvidenceSerializer(many=True, read_only=True)
+    tags = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    links = serializers.SerializerMethodField(help_text="Links to other findings, made from either end.")
+    related_url = ApiUrlField("api:finding-related", lambda finding: {"pk": finding.pk})
     review_comment_url = serializers.CharField(read_only=True, help_text="The review comment; may be empty.")
     history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
     resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
@@ -172,9 +325,15 @@ class FindingDetailSerializer(FindingSerializer):
 
     class Meta(FindingSerializer.Meta):
         fields = FindingSerializer.Meta.fields + [
-            "body", "fix", "review_comment_url", "resolution_note", "evidence", "history_url", "resolve_url",
-            "verifications_url",
+            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
+            "history_url", "resolve_url", "verifications_url",
         ]
+
+    @extend_schema_field(FindingLinkSerializer(many=True))
+    def get_links(self, finding) -> list:
+        links = sorted([*finding.links_out.all(), *finding.links_in.all()], key=lambda link: link.pk)
+        return FindingLinkSerializer([finding_link_data(link, finding) for link in links], many=True,
+                                     context=self.context).data
 
     def get_verifications_url(self, finding) -> str:
         return reverse("api:verification-list", request=self.context.get("request")) + f"?finding={finding.pk}"
@@ -291,6 +450,25 @@ class ResolveRequestSerializer(serializers.Serializer):
         help_text="The commit it was fixed in (needed for fixed): full or abbreviated SHA.",
     )
     note = serializers.CharField(required=False, allow_blank=True, default="", help_text="Why (needed to dismiss).")
+
+
+class TagsRequestSerializer(serializers.Serializer):
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=60), max_length=50,
+        help_text="Every tag the finding should carry (slugs); unknown ones are created.",
+    )
+
+
+class TagDescriptionRequestSerializer(serializers.Serializer):
+    description = serializers.CharField(
+        allow_blank=True, max_length=2000, help_text="What findings with this tag have in common; empty clears it."
+    )
+
+
+class LinkRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=FindingLink.Kind.choices)
+    finding = serializers.CharField(max_length=300, help_text="The other finding: owner/name#4108/4, or its id.")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
 class ResolveResponseSerializer(serializers.Serializer):

@@ -1,10 +1,11 @@
 """Read endpoints: repositories, pull requests, findings, evidence, verifications, status history,
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -25,6 +26,9 @@ from findings.api.filters import (
     VerificationFilter,
     VerificationRunFilter,
 )
+from findings.figures import file_findings, repository_figures
+from findings.related import finding_related
+from findings.search import explain_matches, parse_search
 from findings.api.gate import MergeGate, pull_request_gate
 from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
@@ -35,14 +39,27 @@ from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
     FindingSerializer,
+    FileFindingsSerializer,
     GateSerializer,
+    RelatedFindingSerializer,
+    RepositoryFiguresSerializer,
+    TagSerializer,
     PullRequestDetailSerializer,
     PullRequestSerializer,
     RepositorySerializer,
     VerificationRunSerializer,
     VerificationSerializer,
 )
-from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification, VerificationRun
+from findings.models import (
+    Evidence,
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    FindingLink,
+    Tag,
+    Verification,
+    VerificationRun,
+)
 from recheck.errors import RecheckError
 from findings.selectors import pins_with_verified_flag
 from reviews.models import PullRequest, Repository
@@ -123,6 +140,35 @@ class RepositoryDetail(ReadMixin, generics.RetrieveAPIView):
         return get_object_or_404(self.filter_queryset(self.get_queryset()), slug=slug)
 
 
+@extend_schema(
+    tags=["repositories"],
+    parameters=docs.REPOSITORY_PATH,
+    responses={200: RepositoryFiguresSerializer, **docs.DETAIL_ERRORS},
+)
+class RepositoryFigures(ReadMixin, APIView):
+    """What the repository's page shows, across its pull requests: its open blockers by age, how
+    long fixes took, how findings ended, the files with the most findings and the tags that recur."""
+
+    def get(self, request, owner: str, name: str):
+        repository = get_object_or_404(limited_to_token(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
+        return Response(RepositoryFiguresSerializer(repository_figures(repository), context={"request": request}).data)
+
+
+@extend_schema(
+    tags=["repositories"],
+    parameters=docs.REPOSITORY_PATH
+    + [OpenApiParameter("path", OpenApiTypes.STR, OpenApiParameter.PATH, description="A file path in the repository.")],
+    responses={200: FileFindingsSerializer, **docs.DETAIL_ERRORS},
+)
+class RepositoryFile(ReadMixin, APIView):
+    """Every finding ever recorded on a file, across pull requests, including under the names
+    verification saw it have before or after a rename."""
+
+    def get(self, request, owner: str, name: str, path: str):
+        repository = get_object_or_404(limited_to_token(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
+        return Response(FileFindingsSerializer(file_findings(repository, path), context={"request": request}).data)
+
+
 @extend_schema(tags=["pull requests"], responses={200: PullRequestSerializer(many=True), **docs.LIST_ERRORS})
 class PullRequestList(ReadMixin, generics.ListAPIView):
     """Reviewed pull requests, with how many blockers are still open."""
@@ -194,10 +240,23 @@ class FindingList(ReadMixin, generics.ListAPIView):
         .order_by("pull_request_id", "number")
     )
 
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        text = self.request.query_params.get("q", "").strip()
+        if page is not None and text:
+            # The filter has already refused a query that cannot be parsed.
+            page = explain_matches(page, parse_search(text))
+        return page
+
 
 def findings_with_evidence():
-    """What FindingDetailSerializer shows, in three queries."""
-    return Finding.objects.with_evidence()
+    """What FindingDetailSerializer shows, in a fixed number of queries: the finding with its
+    evidence, its tags and its links from either end."""
+    return Finding.objects.with_evidence().prefetch_related(
+        "tags",
+        Prefetch("links_out", queryset=FindingLink.objects.select_related("target__pull_request__repository")),
+        Prefetch("links_in", queryset=FindingLink.objects.select_related("source__pull_request__repository")),
+    )
 
 
 @extend_schema(tags=["findings"], responses={200: FindingDetailSerializer, **docs.DETAIL_ERRORS})
@@ -223,6 +282,32 @@ class FindingHistory(ReadMixin, generics.ListAPIView):
         findings = limited_to_token(Finding.objects.all(), self.request, "pull_request__repository")
         finding = get_object_or_404(findings, pk=self.kwargs["pk"])
         return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
+
+
+@extend_schema(
+    tags=["findings"],
+    parameters=docs.ID_PATH,
+    responses={200: RelatedFindingSerializer(many=True), **docs.DETAIL_ERRORS},
+)
+class FindingRelated(ReadMixin, APIView):
+    """What the finding's page lists as related: every finding linked to it (either way) first,
+    then up to five in all from other pull requests, on the same file (under any of its names),
+    sharing tags, or with a similar title; each says why."""
+
+    queryset = Finding.objects.none()  # for the schema: the path's id is a finding's
+    pagination_class = None
+    filter_backends = []
+
+    def get(self, request, pk: int):
+        findings = Finding.objects.select_related("pull_request__repository").prefetch_related("tags")
+        finding = get_object_or_404(limited_to_token(findings, request, "pull_request__repository"), pk=pk)
+        allowed = token_repository_ids(request)
+        # A token limited to repositories is shown no card of another's finding.
+        related = [
+            item for item in finding_related(finding)
+            if allowed is None or item.finding.pull_request.repository_id in allowed
+        ]
+        return Response(RelatedFindingSerializer(related, many=True, context={"request": request}).data)
 
 
 @extend_schema(tags=["findings"], responses={200: EvidenceSerializer(many=True), **docs.LIST_ERRORS})
@@ -298,6 +383,56 @@ class VerificationRunDetail(ReadMixin, generics.RetrieveAPIView):
 
     serializer_class = VerificationRunSerializer
     queryset = VerificationRunList.queryset
+
+
+# --- Tags ----------------------------------------------------------------------------------------
+
+
+def tags_with_counts(repository_ids: set[int] | None = None):
+    """Tags with how many findings carry each: of every repository, or of `repository_ids` only
+    (a token limited to repositories counts nothing of the others)."""
+    if repository_ids is None:
+        return Tag.objects.annotate(findings_count=Count("findings")).order_by("slug")
+    # Only the tags its repositories' findings carry: another's tag is answered as if it did not exist.
+    carried = Finding.objects.filter(tags=OuterRef("pk"), pull_request__repository__in=repository_ids)
+    return (
+        Tag.objects.filter(Exists(carried))
+        .annotate(findings_count=Count("findings", filter=Q(findings__pull_request__repository__in=repository_ids)))
+        .order_by("slug")
+    )
+
+
+class TagReadMixin(ReadMixin):
+    """Tags are shared by every repository; a limited token sees those its repositories' findings
+    carry, counted over its own findings."""
+
+    def get_queryset(self):
+        return tags_with_counts(token_repository_ids(self.request))
+
+    def filter_queryset(self, queryset):
+        return super(ReadMixin, self).filter_queryset(queryset)
+
+
+@extend_schema(tags=["tags"], responses={200: TagSerializer(many=True), **docs.LIST_ERRORS})
+class TagList(TagReadMixin, generics.ListAPIView):
+    """Tags: kinds of mistake, shared by every repository, with how many findings carry each."""
+
+    serializer_class = TagSerializer
+    ordering_fields = ["slug", "findings_count"]
+    queryset = tags_with_counts()
+
+
+@extend_schema(
+    tags=["tags"],
+    parameters=[OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The tag's slug.")],
+    responses={200: TagSerializer, **docs.DETAIL_ERRORS},
+)
+class TagDetail(TagReadMixin, generics.RetrieveAPIView):
+    """A tag: its description, and where to list its findings (newest first)."""
+
+    serializer_class = TagSerializer
+    queryset = tags_with_counts()
+    lookup_field = "slug"
 
 
 # --- The merge gate -------------------------------------------------------------------------------
@@ -444,6 +579,7 @@ class ApiRoot(ReadMixin, APIView):
             "verifications": "api:verification-list",
             "runs": "api:run-list",
             "audit": "api:audit-log",
+            "tags": "api:tag-list",
             "schema": "api:schema",
             "docs": "api:docs",
             "redoc": "api:redoc",
@@ -451,6 +587,9 @@ class ApiRoot(ReadMixin, APIView):
         return Response({key: reverse(name, request=request) for key, name in names.items()})
 
 
+# It changes nothing, so it needs no CSRF token: a DELETE to a URL that matches no endpoint gets
+# this JSON 404 rather than the CSRF middleware's HTML 403.
+@csrf_exempt
 def api_not_found(request, path: str = ""):
     """A JSON 404 for URLs under /api/ that match no endpoint, pointing at the one meant when only a
     trailing slash differs (a redirect would turn a POST into a GET)."""

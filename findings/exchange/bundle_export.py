@@ -4,8 +4,9 @@ reproduces the review (pull request, pins, findings, evidence, statuses and reso
 Fields that hold their default are left out to keep the YAML readable; the importer fills the same
 defaults back in, so leaving them out loses nothing."""
 import yaml
+from django.db.models import Prefetch
 
-from findings.models import Evidence, Finding
+from findings.models import Evidence, Finding, FindingLink
 from reviews.models import PullRequest, Repository
 
 
@@ -16,10 +17,17 @@ def bundle_export(*, pull_request: PullRequest) -> dict:
     findings = (
         Finding.objects.for_pull_request(pull_request)
         .select_related("resolved_commit")
-        .prefetch_related("evidence__commit", "evidence__submodule_repository")
+        .prefetch_related(
+            "evidence__commit",
+            "evidence__submodule_repository",
+            "tags",
+            Prefetch("links_out", queryset=FindingLink.objects.select_related("target__pull_request__repository")),
+        )
         .order_by("number")
     )
-    return {
+    findings = list(findings)
+    tags = sorted({tag for finding in findings for tag in finding.tags.all()}, key=lambda tag: tag.slug)
+    bundle = {
         "repository": _repository(repository),
         "pull_request": _without_empty(
             {
@@ -47,6 +55,9 @@ def bundle_export(*, pull_request: PullRequest) -> dict:
         "commits": [_without_empty({"sha": pin.commit.sha, "role": pin.role, "note": pin.note}) for pin in pins],
         "findings": [_finding(finding) for finding in findings],
     }
+    if tags:
+        bundle["tags"] = [_without_empty({"slug": tag.slug, "description": tag.description}) for tag in tags]
+    return bundle
 
 
 def _repository(repository: Repository) -> dict:
@@ -85,6 +96,11 @@ def _finding(finding: Finding) -> dict:
             }
         )
     item["evidence"] = [_evidence(evidence) for evidence in finding.evidence.all()]
+    item["tags"] = [tag.slug for tag in finding.tags.all()]
+    item["links"] = [
+        _without_empty({"kind": link.kind, "finding": link.target.reference, "note": link.note})
+        for link in finding.links_out.all()
+    ]
     return _without_empty(item, keep=("evidence",))
 
 

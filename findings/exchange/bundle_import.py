@@ -8,6 +8,7 @@ from findings.exchange.bundle_schema import BundleSerializer, flatten_errors
 from findings.exchange.limits import DocumentError, load_json, load_yaml
 from findings.models import Evidence, Finding, FindingEvent
 from access.audit import audit_record, audit_refusal
+from findings.relations import finding_by_reference, finding_links_set, finding_tags_set, tag_get_or_create
 from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from recheck.errors import BundleError, RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
@@ -129,8 +130,21 @@ def _review_import(*, data: dict, actor=None) -> ImportReport:
         .order_by("pinned_at", "id")
         .first()
     )
+    for item in bundle["tags"]:
+        tag_get_or_create(slug=item["slug"], description=item["description"])
+    imported = []
     for index, item in enumerate(bundle["findings"]):
-        _import_finding(pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, report)
+        finding = _import_finding(
+            pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, report
+        )
+        imported.append((index, finding, item))
+    # Links last: one may name a finding that comes later in the same bundle.
+    for index, finding, item in imported:
+        if "links" in item and _import_links(finding, item["links"], f"findings[{index}]"):
+            label = f"finding {finding.number}"
+            if label in report.unchanged:
+                report.unchanged.remove(label)
+                report.updated.append(label)
     audit_record(
         action="review.import", actor=actor, target=pull_request.reference, repository=repository,
         changes={"created": [None, report.created], "updated": [None, report.updated]} if report.created or report.updated else {},
@@ -188,7 +202,7 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
     )
 
 
-def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor, report: ImportReport) -> None:
+def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor, report: ImportReport) -> Finding:
     location = item["location"] or {}
     finding, created, changed = _save_by_key(
         Finding,
@@ -207,7 +221,23 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
     )
     evidence_changed = _import_evidence(finding, item["evidence"], where, reviewed_commit, fresh=created)
     status_changed = _import_status(finding, item, where, actor)
-    report.record(f"finding {finding.number}", created, changed or evidence_changed or status_changed)
+    tags_changed = "tags" in item and finding_tags_set(finding=finding, slugs=item["tags"])
+    report.record(f"finding {finding.number}", created, changed or evidence_changed or status_changed or tags_changed)
+    return finding
+
+
+def _import_links(finding: Finding, items: list[dict], where: str) -> bool:
+    links = []
+    for position, item in enumerate(items):
+        try:
+            target = finding_by_reference(item["finding"])
+            links.append((target, item["kind"], item["note"]))
+        except RecheckError as error:
+            raise BundleInvalid([(f"{where}.links[{position}].finding", str(error))]) from None
+    try:
+        return finding_links_set(finding=finding, links=links)
+    except RecheckError as error:
+        raise BundleInvalid([(f"{where}.links", str(error))]) from None
 
 
 def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_commit, *, fresh: bool) -> bool:

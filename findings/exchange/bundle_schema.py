@@ -1,9 +1,11 @@
 """The review bundle format, as DRF serializers: one definition validates the import command,
 the import API and the API schema. Errors are flattened to `findings[2].evidence[0].start_line`."""
+from collections.abc import Mapping
 
 from rest_framework import serializers
 
-from findings.models import Evidence, Finding
+from findings.models import Evidence, Finding, FindingLink
+from findings.relations import finding_parse_reference, tag_slug_validate
 from recheck.errors import RecheckError
 from findings.verification.rules import evidence_problems
 from reviews.git import validate_revision
@@ -30,6 +32,21 @@ def validate_evidence_path(value: str) -> str:
     return cleaned["path"]
 
 
+class KnownKeysSerializer(serializers.Serializer):
+    """A mapping that refuses keys it does not define. Without this DRF drops them silently, so a
+    misspelt `caugth_by` or a field an older Recheck does not know would vanish on import."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields)
+            if unknown:
+                expected = ", ".join(self.fields)
+                raise serializers.ValidationError(
+                    {key: f"Unknown field {key!r}; this part of a bundle takes: {expected}." for key in unknown}
+                )
+        return super().to_internal_value(data)
+
+
 class ShaField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(max_length=40, **kwargs)
@@ -41,7 +58,7 @@ class ShaField(serializers.CharField):
         return _validate_sha(super().to_internal_value(data))
 
 
-class RepositorySerializer(serializers.Serializer):
+class RepositorySerializer(KnownKeysSerializer):
     slug = serializers.RegexField(SLUG_RE, max_length=201, error_messages={"invalid": "Use the form owner/name."})
     clone_url = serializers.CharField(max_length=500)
     web_url = serializers.URLField(required=False, allow_blank=True, default="")
@@ -60,7 +77,7 @@ class RepositorySerializer(serializers.Serializer):
             raise serializers.ValidationError(f"{error}.") from None
 
 
-class AttestationSerializer(serializers.Serializer):
+class AttestationSerializer(KnownKeysSerializer):
     """A reviewer's own check ("re-checked by hand at d044f40: all still present"): theirs, with
     who and when, never taken for a verdict."""
 
@@ -70,7 +87,7 @@ class AttestationSerializer(serializers.Serializer):
     commit = ShaField(required=False, allow_null=True, default=None)
 
 
-class PullRequestSerializer(serializers.Serializer):
+class PullRequestSerializer(KnownKeysSerializer):
     number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     title = serializers.CharField(max_length=500)
     url = serializers.URLField(required=False, allow_blank=True, default="")
@@ -88,13 +105,13 @@ class PullRequestSerializer(serializers.Serializer):
     attestation = AttestationSerializer(required=False, allow_null=True, default=None)
 
 
-class CommitSerializer(serializers.Serializer):
+class CommitSerializer(KnownKeysSerializer):
     sha = ShaField()
     role = serializers.ChoiceField(choices=PinnedCommit.Role.choices)
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class LocationSerializer(serializers.Serializer):
+class LocationSerializer(KnownKeysSerializer):
     path = serializers.CharField(max_length=500)
     line = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER, required=False, allow_null=True, default=None)
 
@@ -109,7 +126,7 @@ def _validate_branch(value: str) -> str:
         raise serializers.ValidationError("A branch name, e.g. main.") from None
 
 
-class EvidenceSerializer(serializers.Serializer):
+class EvidenceSerializer(KnownKeysSerializer):
     kind = serializers.ChoiceField(choices=Evidence.Kind.choices)
     commit = ShaField(required=False)
     path = serializers.CharField(required=False, max_length=500)
@@ -136,7 +153,7 @@ class EvidenceSerializer(serializers.Serializer):
         return cleaned
 
 
-class ResolutionSerializer(serializers.Serializer):
+class ResolutionSerializer(KnownKeysSerializer):
     commit = ShaField(required=False, allow_null=True, default=None)
     note = serializers.CharField(required=False, allow_blank=True, default="")
     # When it was resolved, so an exported review imports with its original dates; without it the
@@ -144,7 +161,33 @@ class ResolutionSerializer(serializers.Serializer):
     at = serializers.DateTimeField(required=False, allow_null=True, default=None)
 
 
-class FindingSerializer(serializers.Serializer):
+class TagSlugField(serializers.CharField):
+    def to_internal_value(self, data):
+        try:
+            return tag_slug_validate(super().to_internal_value(data))
+        except RecheckError as error:
+            raise serializers.ValidationError(str(error)) from None
+
+
+class TagSerializer(KnownKeysSerializer):
+    slug = TagSlugField()
+    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+class LinkSerializer(KnownKeysSerializer):
+    kind = serializers.ChoiceField(choices=FindingLink.Kind.choices)
+    finding = serializers.CharField(max_length=300, help_text="The other finding: owner/name#4108/4.")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+    def validate_finding(self, value: str) -> str:
+        try:
+            finding_parse_reference(value)
+        except RecheckError as error:
+            raise serializers.ValidationError(str(error)) from None
+        return value.strip()
+
+
+class FindingSerializer(KnownKeysSerializer):
     number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     kind = serializers.ChoiceField(choices=Finding.Kind.choices)
     caught_by = serializers.ChoiceField(choices=Finding.CaughtBy.choices, required=False, default="none")
@@ -157,13 +200,25 @@ class FindingSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Finding.Status.choices, required=False)
     resolution = ResolutionSerializer(required=False)
     evidence = EvidenceSerializer(many=True, required=False, default=list)
+    # Omitted, a finding keeps the tags and links it has; given, it gets exactly these.
+    tags = serializers.ListField(child=TagSlugField(), required=False, max_length=50)
+    links = LinkSerializer(many=True, required=False, max_length=100)
+
+    def validate_links(self, links):
+        seen = set()
+        for index, link in enumerate(links):
+            if link["finding"] in seen:
+                raise serializers.ValidationError({index: {"finding": f"{link['finding']} is linked twice."}})
+            seen.add(link["finding"])
+        return links
 
 
-class BundleSerializer(serializers.Serializer):
+class BundleSerializer(KnownKeysSerializer):
     repository = RepositorySerializer()
     pull_request = PullRequestSerializer()
     commits = CommitSerializer(many=True, required=False, default=list)
     findings = FindingSerializer(many=True, required=False, default=list)
+    tags = TagSerializer(many=True, required=False, default=list, help_text="Descriptions of tags.")
 
     def validate_commits(self, commits):
         seen = set()

@@ -1,14 +1,19 @@
-"""The search box of the index page."""
+"""The search box of the index page. The box takes the query language itself (words, "phrases",
+repo:, path:, tag:, kind:, status:, verdict:); the menus beside it only add filters to the text, so
+the page searches exactly as the API's `q` does."""
 from django import forms
 
 from findings.models import Finding, Verdict
-from findings.selectors import UNVERIFIED, finding_search
+from findings.search import UNVERIFIED, SearchQueryError, explain_matches, parse_search
+from findings.selectors import finding_search
 from reviews.models import Repository
 
 
 class FindingSearchForm(forms.Form):
-    q = forms.CharField(required=False, max_length=200, label="Search findings",
-                        widget=forms.SearchInput(attrs={"placeholder": "Title, text or file path"}))
+    q = forms.CharField(
+        required=False, label="Search findings",
+        widget=forms.SearchInput(attrs={"placeholder": 'Words, "a phrase", repo:owner/name path:src/ tag:slug'}),
+    )
     kind = forms.ChoiceField(required=False, choices=[("", "Any kind"), *Finding.Kind.choices])
     status = forms.ChoiceField(required=False, choices=[("", "Any status"), *Finding.Status.choices])
     verdict = forms.ChoiceField(
@@ -20,13 +25,27 @@ class FindingSearchForm(forms.Form):
         required=False, queryset=Repository.objects.order_by("slug"), to_field_name="slug", empty_label="Any repository"
     )
 
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        menus = [
+            f"repo:{data['repository'].slug}" if data.get("repository") else "",
+            *(f"{name}:{data[name]}" for name in ("kind", "status", "verdict") if data.get(name)),
+        ]
+        text = " ".join(part for part in [data.get("q", ""), *menus] if part)
+        try:
+            data["query"] = parse_search(text)
+        except SearchQueryError as error:
+            raise forms.ValidationError(str(error)) from None
+        return data
+
     @property
     def is_searching(self) -> bool:
-        return self.is_bound and self.is_valid() and any(self.cleaned_data.get(name) for name in self.fields)
+        return self.is_bound and self.is_valid() and bool(self.cleaned_data["query"].text.strip())
 
     def results(self):
-        data = self.cleaned_data
-        return finding_search(
-            text=data["q"], kind=data["kind"], status=data["status"], verdict=data["verdict"],
-            repository=data["repository"],
-        )
+        return finding_search(self.cleaned_data["query"])
+
+    def explain(self, page) -> None:
+        explain_matches(page.object_list, self.cleaned_data["query"])

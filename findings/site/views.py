@@ -9,9 +9,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from findings.site.companion import companion_files, companion_zip_bytes, zip_name
-from findings.models import Evidence, Finding
 from access.audit import audit_refusal
+from findings.models import Evidence, Finding, Tag
 from findings.runs import QueueUnavailable, verification_run_request
+from findings.figures import file_findings, repository_figures
+from findings.related import finding_related
 from findings.selectors import (
     finding_history,
     finding_verifications,
@@ -22,6 +24,7 @@ from findings.selectors import (
     pull_requests_overview,
 )
 from findings.site.access import can_verify, readable
+from findings.site.charts import bar_chart
 from findings.site.matrix import verification_matrix
 from findings.site.pages import Links, finding_has_diagram, finding_views, page_context, pull_request_page
 from findings.site.search import FindingSearchForm
@@ -42,6 +45,8 @@ def index(request):
     results = None
     if form.is_searching:
         results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+        results.object_list = list(results.object_list)
+        form.explain(results)
     repositories = {repository: [] for repository in Repository.objects.order_by("slug")}
     for pull_request in pull_requests_overview():
         repositories.setdefault(pull_request.repository, []).append(pull_request)
@@ -56,6 +61,54 @@ def index(request):
             "repositories": repositories,
             "query_without_page": f"{query.urlencode()}&" if query else "",
         },
+    )
+
+
+@require_GET
+@readable
+def tag_page(request, slug: str):
+    tag = get_object_or_404(Tag, slug=slug)
+    findings = tag.findings.select_related("pull_request__repository").order_by("-created_at", "-id")
+    return render(
+        request,
+        "findings/tag.html",
+        {"tag": tag, "findings": Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))},
+    )
+
+
+@require_GET
+@readable
+def repository_page(request, owner: str, name: str):
+    repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+    figures = repository_figures(repository)
+    charts = [
+        ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
+        ("Time from finding to fix", figures.fix_times, "fixed findings"),
+        ("How findings ended", figures.endings, "findings"),
+        ("Files with the most findings", figures.top_files, "findings"),
+        ("Tags that recur", figures.recurring_tags, "findings"),
+    ]
+    return render(
+        request,
+        "findings/repository.html",
+        {
+            "repository": repository,
+            "figures": figures,
+            "charts": [
+                {"title": title, "bars": bars, "svg": bar_chart(title=title, bars=bars, unit=unit)}
+                for title, bars, unit in charts
+            ],
+            "pull_requests": repository.pull_requests.order_by("-number"),
+        },
+    )
+
+
+@require_GET
+@readable
+def file_page(request, owner: str, name: str, path: str):
+    repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+    return render(
+        request, "findings/file.html", {"repository": repository, "file": file_findings(repository, path)}
     )
 
 
@@ -97,13 +150,14 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
-        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags")
     )
     pull_request = finding.pull_request
     pins = pull_request_pins(pull_request)
     latest = latest_verified_pin(pins)
     verifications = finding_verifications(finding)
     links = Links(pull_request=pull_request)
+    related = finding_related(finding)
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
     matrix = verification_matrix(finding, pins=pins, verifications=verifications)
@@ -120,6 +174,8 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "has_diagrams": finding_has_diagram(view),
             "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
+            "tags": list(finding.tags.all()),
+            "related": related,
             "run": pull_request_active_run(pull_request),
         },
     )

@@ -102,6 +102,16 @@ def test_the_4108_review_is_pinned_at_d044f40_left_unresolved(demo_root):
     assert pull_request.repository.web_url == "https://github.com/NVIDIA-NeMo/RL"
 
 
+def test_the_4108_review_tags_its_findings_with_described_tags(db, demo_root):
+    from findings.models import Tag
+
+    demo_load()
+    silent = Tag.objects.get(slug="silent-failure")
+    assert silent.description.startswith("Something goes wrong and nothing says so")
+    assert sorted(silent.findings.values_list("number", flat=True)) == [4, 5]
+    assert Tag.objects.get(slug="dependency").findings.get().title.startswith("The Megatron-Bridge submodule")
+
+
 # --- The sample repository ---------------------------------------------------------------------
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from findings.exchange.bundle_export import bundle_dump, bundle_export
 from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
-from findings.models import Evidence, Finding
+from findings.models import Evidence, Finding, Tag
 from findings.services import finding_resolve
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from tests.factories import EvidenceFactory, FindingFactory, PinnedCommitFactory, make_sha
@@ -46,6 +46,8 @@ def review_rows(pull_request: PullRequest) -> dict:
                     )
                     for evidence in finding.evidence.order_by("position")
                 ],
+                sorted(finding.tags.values_list("slug", "description")),
+                sorted((link.target.reference, link.kind, link.note) for link in finding.links_out.all()),
             )
             for finding in pull_request.findings.order_by("number")
         ],
@@ -134,8 +136,8 @@ def evidence(commits: list[str]):
     caption = {"caption": optional_line}
 
     def with_lines(values: dict) -> dict:
-        start = values.pop("first")
-        return {**values, "start_line": start, "end_line": start + values.pop("extra")}
+        start, extra = values.pop("first"), values.pop("extra")
+        return {**values, "start_line": start, "end_line": start + extra}
 
     return st.one_of(
         st.fixed_dictionaries(
@@ -180,10 +182,27 @@ def status(commits: list[str]):
     )
 
 
+TAG_SLUGS = ["silent-failure", "dependency", "cache", "a1"]
+
+
 @st.composite
 def bundles(draw) -> dict:
     commits = draw(shas())
     numbers = draw(st.lists(st.integers(1, 60), max_size=5, unique=True))
+    slug = draw(st.tuples(word, word).map("/".join))
+    pull_request_number = draw(st.integers(1, 10**6))
+    # Links between the bundle's own findings, each pair once and either way round.
+    pairs = draw(st.lists(st.tuples(st.sampled_from(numbers), st.sampled_from(numbers)), max_size=4)) if numbers else []
+    links: dict[int, list[dict]] = {}
+    linked = set()
+    for source, target in pairs:
+        if source != target and frozenset((source, target)) not in linked:
+            linked.add(frozenset((source, target)))
+            links.setdefault(source, []).append(
+                {"kind": draw(st.sampled_from(["same_cause", "duplicate_of", "follow_up_of"])),
+                 "finding": f"{slug}#{pull_request_number}/{target}",
+                 **draw(st.fixed_dictionaries({}, optional={"note": optional_line}))}
+            )
     findings = []
     for number in numbers:
         finding = draw(
@@ -204,15 +223,20 @@ def bundles(draw) -> dict:
             )
         )
         finding.update(draw(status(commits)))
+        tags = draw(st.one_of(st.none(), st.lists(st.sampled_from(TAG_SLUGS), unique=True, max_size=3)))
+        if tags is not None:
+            finding["tags"] = tags
+        if number in links:
+            finding["links"] = links[number]
         findings.append(finding)
     pins = draw(st.lists(st.sampled_from(["base", "reviewed", "rebased", "head"]), min_size=len(commits),
                          max_size=len(commits)))
-    slug = draw(st.tuples(word, word).map("/".join))
+    described = draw(st.lists(st.sampled_from(TAG_SLUGS), unique=True, max_size=2))
     return {
         "repository": {"slug": slug, "clone_url": f"https://example.com/{slug}.git",
                        **draw(st.fixed_dictionaries({}, optional={"web_url": st.just(f"https://github.com/{slug}"),
                                                                   "default_branch": segment}))},
-        "pull_request": {"number": draw(st.integers(1, 10**6)), "title": draw(one_line),
+        "pull_request": {"number": pull_request_number, "title": draw(one_line),
                          **draw(st.fixed_dictionaries({}, optional={
                              "state": st.sampled_from(["open", "merged", "closed"]), "before": prose,
                              "change": prose, "status": prose, "url": url}))},
@@ -221,6 +245,7 @@ def bundles(draw) -> dict:
             for sha, role in zip(commits, pins, strict=True)
         ],
         "findings": findings,
+        "tags": [{"slug": tag, "description": draw(one_line)} for tag in described],
     }
 
 
@@ -236,6 +261,7 @@ def test_export_then_import_is_exact_for_any_review(data):
         rows = review_rows(pull_request)
         exported = bundle_dump(bundle_export(pull_request=pull_request))
 
+        Tag.objects.all().delete()  # a fresh database has no tags either
         reimported = reimport_into_a_fresh_database(exported)
 
         assert review_rows(reimported) == rows

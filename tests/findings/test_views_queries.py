@@ -12,9 +12,9 @@ BOUNDS = {
     "overview": 12,
     "blockers": 10,
     "cleanups": 10,
-    "finding": 9,
+    "finding": 18,  # with its tags, links and related findings: 15, and up to 3 more rename steps
     "index": 5,
-    "search": 7,
+    "search": 9,  # and the texts and evidence that say why each result matched
     "run": 2,
     "zip": 11,
 }

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from access.models import ApiToken
 from access.tokens import api_token_create, api_token_revoke
-from findings.models import Finding, ImportJob, VerificationRun
+from findings.models import Finding, FindingLink, ImportJob, Tag, VerificationRun
 from tests.factories import (
     EvidenceFactory,
     FindingFactory,
@@ -49,7 +49,10 @@ def targets(review, secret=None, *, user=None) -> dict:
     an import of it that `user` asked for)."""
     slug = (secret["repository"] if secret else review.repository).slug
     job = ImportJob.objects.create(data={"repository": {"slug": slug}}, findings=1, requested_by=user)
+    tag = Tag.objects.create(slug="secret-kind" if secret else "silent-failure")
     if secret is None:
+        review.findings[1].tags.add(tag)
+        link = FindingLink.objects.create(source=review.findings[1], target=review.findings[2], kind="same_cause")
         finding = review.findings[1]
         pull_request, repository = review.pull_request, review.repository
         evidence, verification = finding.evidence.first(), review.verifications[1]
@@ -57,10 +60,15 @@ def targets(review, secret=None, *, user=None) -> dict:
     else:
         finding, pull_request, repository = secret["finding"], secret["pull_request"], secret["repository"]
         evidence, verification, run = secret["evidence"], secret["verification"], secret["run"]
+        link = FindingLink.objects.create(
+            source=finding, target=FindingFactory(pull_request=pull_request, number=2), kind="same_cause"
+        )
+        finding.tags.add(tag)
     owner, name = repository.slug.split("/")
     return {"owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk,
             "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk, "pulls": pull_request.pk,
-            "imports": job.pk}
+            "imports": job.pk, "links": link.pk, "files": "src/loader.py",
+            "tags": tag.slug}
 
 
 def operations(client) -> list[tuple[str, str, dict]]:
@@ -108,7 +116,10 @@ def with_token(secret: str) -> APIClient:
 
 @pytest.fixture
 def bot(db):
-    return UserFactory(username="ci-bot", permissions=API_PERMISSIONS + ["reviews.change_repository"])
+    return UserFactory(
+        username="ci-bot",
+        permissions=API_PERMISSIONS + ["reviews.change_repository", "findings.change_finding", "findings.change_tag"],
+    )
 
 
 ALL_SCOPES = ["read", "verify", "import", "resolve", "settings"]

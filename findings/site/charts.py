@@ -1,0 +1,57 @@
+"""Bar charts drawn on the server as SVG: no script, readable without styles, and each with a text
+alternative (its <title> and <desc> say what the bars say, for screen readers; the page also
+prints the numbers as a table). Every label passes through format_html, so a file path or a tag
+cannot inject markup."""
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.text import slugify
+
+WIDTH = 660
+LABEL_WIDTH = 330
+ROW = 26
+BAR_HEIGHT = 16
+MAX_LABEL = 45
+
+
+def _short(label: str) -> str:
+    # Paths are cut from the left: the file name is the part a reader recognises.
+    return label if len(label) <= MAX_LABEL else "…" + label[-(MAX_LABEL - 1):]
+
+
+def describe(bars, unit: str) -> str:
+    """The chart as one sentence: `3 findings: src/a.py 2, src/b.py 1.`"""
+    if not bars:
+        return f"No {unit}."
+    total = sum(bar.value for bar in bars)
+    return f"{total} {unit}: " + ", ".join(f"{bar.label} {bar.value}" for bar in bars) + "."
+
+
+def bar_chart(*, title: str, bars, unit: str) -> SafeString:
+    """A horizontal bar chart of `bars` (each with label, value and optionally url)."""
+    ident = "chart-" + slugify(title)
+    height = ROW * max(len(bars), 1) + 8
+    top = max((bar.value for bar in bars), default=0) or 1
+    room = WIDTH - LABEL_WIDTH - 48
+    rows = []
+    for index, bar in enumerate(bars):
+        y = 4 + index * ROW
+        length = max(round(room * bar.value / top), 1 if bar.value else 0)
+        label = format_html(
+            '<text x="{}" y="{}" text-anchor="end" class="chart-label"><title>{}</title>{}</text>',
+            LABEL_WIDTH - 8, y + BAR_HEIGHT - 3, bar.label, _short(bar.label),
+        )
+        if getattr(bar, "url", ""):
+            label = format_html('<a href="{}">{}</a>', bar.url, label)
+        rows.append(
+            format_html(
+                '<g>{}<rect x="{}" y="{}" width="{}" height="{}" rx="2" class="chart-bar"></rect>'
+                '<text x="{}" y="{}" class="chart-value">{}</text></g>',
+                label, LABEL_WIDTH, y, length, BAR_HEIGHT, LABEL_WIDTH + length + 6, y + BAR_HEIGHT - 3, bar.value,
+            )
+        )
+    return format_html(
+        '<svg class="chart" role="img" aria-labelledby="{0}-title {0}-desc" viewBox="0 0 {1} {2}" width="{1}" '
+        'height="{2}" xmlns="http://www.w3.org/2000/svg"><title id="{0}-title">{3}</title>'
+        '<desc id="{0}-desc">{4}</desc>{5}</svg>',
+        ident, WIDTH, height, title, describe(bars, unit), format_html_join("", "{}", ((row,) for row in rows)),
+    )
