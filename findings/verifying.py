@@ -95,10 +95,12 @@ def _verify_and_store(
             prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
                                             if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
             outcomes = []
+            texts_read: list[tuple[int, str]] = []
             for index, finding in enumerate(findings, start=1):
-                outcomes.append(_verify_finding(reader, finding, evidence.get(finding.pk, []), target))
+                outcomes.append(_verify_finding(reader, finding, evidence.get(finding.pk, []), target, texts_read))
                 if progress:
                     progress(index, len(findings))
+            _store_snippet_texts(texts_read)
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
         findings, evidence = loaded or _load(pull_request)
@@ -153,12 +155,15 @@ def _fetch(pull_request: PullRequest) -> str:
     return ""
 
 
-def _verify_finding(reader: GitReader, finding: FindingRow, evidence: list[EvidenceRow], target: str) -> Outcome:
-    results = [(item, _check(reader, item, target)) for item in evidence]
+def _verify_finding(
+    reader: GitReader, finding: FindingRow, evidence: list[EvidenceRow], target: str, texts_read: list
+) -> Outcome:
+    results = [(item, _check(reader, item, target, texts_read)) for item in evidence]
     return Outcome(finding, verdict_for([result for _, result in results]), "", results)
 
 
-def _check(reader: GitReader, evidence: EvidenceRow, target: str) -> CheckResult:
+def _check(reader: GitReader, evidence: EvidenceRow, target: str, texts_read: list) -> CheckResult:
+    """Check one item; a snippet's text read from the repository is added to `texts_read`."""
     if evidence.kind == Evidence.Kind.NOTE:
         return check_evidence(reader, EvidenceSpec(kind="note", text=evidence.text), target)
     try:
@@ -172,7 +177,7 @@ def _check(reader: GitReader, evidence: EvidenceRow, target: str) -> CheckResult
             text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
         except RecheckError as error:
             return CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
-        Evidence.objects.filter(pk=evidence.pk, text="").update(text=text)
+        texts_read.append((evidence.pk, text))
     spec = EvidenceSpec(
         kind=evidence.kind,
         commit=recorded_at,
@@ -185,6 +190,27 @@ def _check(reader: GitReader, evidence: EvidenceRow, target: str) -> CheckResult
         sha=evidence.sha or None,
     )
     return check_evidence(reader, spec, target)
+
+
+def _store_snippet_texts(texts: list[tuple[int, str]]) -> None:
+    """Keep the snippet texts read from the repository, so the pages show them and later runs need
+    not read them again: one UPDATE ... FROM (VALUES ...) per batch, not one per item. Only where
+    the text is still empty, so a text a person stored meanwhile is never overwritten."""
+    if not texts:
+        return
+    quote = connection.ops.quote_name
+    table = quote(Evidence._meta.db_table)
+    per_statement = min(1000, (connection.features.max_query_params or 65535) // 2)
+    with transaction.atomic(), connection.cursor() as cursor:
+        for start in range(0, len(texts), per_statement):
+            batch = texts[start : start + per_statement]
+            # Both databases name the columns of a VALUES list column1, column2, ...
+            cursor.execute(
+                f"UPDATE {table} SET {quote('text')} = batch.column2 "
+                f"FROM (VALUES {', '.join(['(%s, %s)'] * len(batch))}) AS batch "
+                f"WHERE {table}.{quote('id')} = batch.column1 AND {table}.{quote('text')} = ''",
+                [value for row in batch for value in row],
+            )
 
 
 def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str) -> Outcome:

@@ -75,3 +75,22 @@ def test_the_table_of_a_thousand_findings_is_printed_too(repo):
     lines = out.getvalue().splitlines()
     assert lines[0] == f"acme/large#1 at {repo.reviewed}"
     assert sum(1 for line in lines if "present" in line) == 667
+
+
+def test_snippet_texts_read_on_first_verification_are_stored_a_batch_per_statement(repo):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from findings.verifying import pull_request_verify
+    from reviews.mirrors import repository_fetch
+
+    pull_request = large_pull_request(repo, 4500)  # 1,500 snippets without their text
+    commit = Commit.objects.get(sha=repo.reviewed)
+    repository_fetch(repository=pull_request.repository)
+    with CaptureQueriesContext(connection) as queries:
+        verifications = pull_request_verify(pull_request=pull_request, commit=commit, fetch=False)
+    assert {v.verdict for v in verifications} == {"present", "unverifiable"}
+    updates = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('UPDATE "findings_evidence"')]
+    assert 1 <= len(updates) <= 4  # a batch of at least 499 rows per statement, never one per item
+    texts = dict(Evidence.objects.filter(kind="snippet").values_list("finding__number", "text"))
+    assert len(texts) == 1500 and texts[3] == "value_4 = 4" and texts[39] == "value_40 = 40"
