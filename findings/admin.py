@@ -21,7 +21,6 @@ from findings.models import (
 )
 from findings.services import finding_resolve
 from recheck.errors import RecheckError
-from reviews.services import commit_get_or_create
 
 RESOLVE_LABELS = {
     Finding.Status.FIXED: "Mark fixed",
@@ -225,15 +224,12 @@ class FindingAdmin(admin.ModelAdmin):
         resolved = 0
         for finding in findings:
             try:
-                commit = None
-                if data.get("commit"):
-                    commit = commit_get_or_create(repository=finding.pull_request.repository, sha=data["commit"])
                 finding_resolve(
                     finding=finding,
                     status=status,
                     actor=request.user,
                     source=FindingEvent.Source.ADMIN,
-                    commit=commit,
+                    commit_sha=data.get("commit") or "",
                     note=data.get("note", ""),
                 )
                 resolved += 1

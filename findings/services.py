@@ -5,8 +5,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from findings.models import Finding, FindingEvent
-from recheck.errors import ResolutionError
+from recheck.errors import RecheckError, ResolutionError
 from reviews.models import Commit
+from reviews.services import commit_get_or_create
 
 
 @transaction.atomic
@@ -17,15 +18,27 @@ def finding_resolve(
     actor: AbstractBaseUser | None,
     source: str,
     commit: Commit | None = None,
+    commit_sha: str = "",
     note: str = "",
 ) -> FindingEvent:
     """Move `finding` to `status` and record who, when, at which commit and why.
 
+    The commit is a recorded `commit` or a `commit_sha` as a person typed it; a SHA is looked up
+    (or recorded) inside this transaction, so a refused change leaves no commit row behind.
     Fixing names the commit it was fixed in; dismissing needs a reason. Reopening clears the
     resolution (the history keeps it)."""
     if status not in Finding.Status.values:
         raise ResolutionError(f"Unknown status {status!r}: use one of {', '.join(Finding.Status.values)}.")
-    finding = Finding.objects.select_for_update().get(pk=finding.pk)
+    if commit is not None and commit_sha:
+        raise ResolutionError("Name the commit once: give a recorded commit or a SHA, not both.")
+    finding = Finding.objects.select_for_update().select_related("pull_request__repository").get(pk=finding.pk)
+    if commit_sha.strip():
+        try:
+            commit = commit_get_or_create(repository=finding.pull_request.repository, sha=commit_sha)
+        except ResolutionError:
+            raise
+        except RecheckError as error:
+            raise ResolutionError(str(error), field="commit") from None
     if finding.status == status:
         raise ResolutionError(f"Finding {finding.number} is already {finding.get_status_display().lower()}.")
     if commit is not None and commit.repository_id != finding.pull_request.repository_id:

@@ -42,7 +42,12 @@ class InvalidPattern(RecheckError):
 
 
 class ResolutionError(RecheckError):
-    """A status change of a finding that cannot be made."""
+    """A status change of a finding that cannot be made. ``field`` names the input at fault when it
+    is not the status itself (``"commit"`` for a SHA that names no usable commit)."""
+
+    def __init__(self, message: str, *, field: str = "status") -> None:
+        self.field = field
+        super().__init__(message)
 
 
 class BundleError(RecheckError):

@@ -29,7 +29,6 @@ from findings.exchange.bundle_schema import BundleSerializer
 from findings.models import Finding, FindingEvent
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
-from reviews.services import commit_get_or_create
 
 
 class ActionView(APIView):
@@ -103,21 +102,14 @@ class FindingResolve(ActionView):
         body = ResolveRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        # One transaction: a refused change must not leave behind the commit it named.
-        with transaction.atomic():
-            commit = (
-                commit_get_or_create(repository=finding.pull_request.repository, sha=data["commit"])
-                if data["commit"]
-                else None
-            )
-            event = finding_resolve(
-                finding=finding,
-                status=data["status"],
-                actor=request.user,
-                source=FindingEvent.Source.API,
-                commit=commit,
-                note=data["note"],
-            )
+        event = finding_resolve(
+            finding=finding,
+            status=data["status"],
+            actor=request.user,
+            source=FindingEvent.Source.API,
+            commit_sha=data["commit"] or "",
+            note=data["note"],
+        )
         finding = _get_finding(pk)
         context = {"request": request}
         return Response(

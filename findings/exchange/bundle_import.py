@@ -240,23 +240,18 @@ def _import_status(finding: Finding, item: dict, where: str, actor) -> bool:
     if status is None or status == finding.status:
         return False
     resolution = item.get("resolution") or {}
-    commit = None
-    if resolution.get("commit"):
-        try:
-            commit = commit_get_or_create(repository=finding.pull_request.repository, sha=resolution["commit"])
-        except RecheckError as error:
-            raise BundleInvalid([(f"{where}.resolution.commit", str(error))]) from None
     try:
         finding_resolve(
             finding=finding,
             status=status,
             actor=actor,
             source=FindingEvent.Source.IMPORT,
-            commit=commit,
+            commit_sha=resolution.get("commit") or "",
             note=resolution.get("note", ""),
         )
     except RecheckError as error:
-        raise BundleInvalid([(f"{where}.status", str(error))]) from None
+        field = "resolution.commit" if getattr(error, "field", "") == "commit" else "status"
+        raise BundleInvalid([(f"{where}.{field}", str(error))]) from None
     if status != Finding.Status.OPEN and resolution.get("at"):
         # The history keeps when the import recorded the change; the finding says when it happened.
         Finding.objects.filter(pk=finding.pk).update(resolved_at=resolution["at"])

@@ -150,3 +150,25 @@ def test_the_list_shows_and_filters_by_the_latest_verdict(client, staff_maintain
     filtered = client.get(reverse("admin:findings_finding_changelist"), {"latest_verdict": "likely_fixed"})
     assert "Tolerance is zero" in filtered.content.decode()
     assert "Librosa undeclared" not in filtered.content.decode()
+
+
+def test_a_refused_mark_fixed_leaves_no_commit_behind(client, staff_maintainer):
+    """The admin and the API both hand the SHA to finding_resolve, which records it only when the
+    change is made: an already fixed finding refuses, and the new SHA is not recorded."""
+    from reviews.models import Commit
+
+    finding = FindingFactory(status="open")
+    first = CommitFactory(repository=finding.pull_request.repository)
+    client.force_login(staff_maintainer)
+    client.post(resolve_url("fixed", finding), {"ids": str(finding.pk), "status": "fixed", "commit": first.sha})
+    assert Finding.objects.get().status == "fixed"
+    commits_before = Commit.objects.count()
+
+    response = client.post(
+        resolve_url("fixed", finding),
+        {"ids": str(finding.pk), "status": "fixed", "commit": "abcdef1234567", "note": ""},
+        follow=True,
+    )
+    assert "already fixed" in response.content.decode()
+    assert Commit.objects.count() == commits_before
+    assert not Commit.objects.filter(sha="abcdef1234567").exists()

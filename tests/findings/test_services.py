@@ -57,3 +57,20 @@ def test_an_unknown_status_is_refused():
     with pytest.raises(ResolutionError, match="Unknown status"):
         finding_resolve(finding=FindingFactory(), status="closed", actor=None, source="api")
     assert Finding.objects.get().status == "open"
+
+
+def test_a_sha_is_recorded_inside_the_change_and_not_when_it_is_refused():
+    from reviews.models import Commit
+
+    finding = FindingFactory()
+    event = finding_resolve(finding=finding, status="fixed", actor=None, source="api", commit_sha="ABCDEF1234")
+    assert event.commit.sha == "abcdef1234" and event.commit.repository == finding.pull_request.repository
+    with pytest.raises(ResolutionError, match="already fixed"):
+        finding_resolve(finding=finding, status="fixed", actor=None, source="api", commit_sha="1234567abc")
+    assert list(Commit.objects.values_list("sha", flat=True)) == ["abcdef1234"]
+
+
+def test_a_sha_that_is_not_one_is_refused_naming_the_commit_field():
+    with pytest.raises(ResolutionError, match="hexadecimal") as caught:
+        finding_resolve(finding=FindingFactory(), status="fixed", actor=None, source="api", commit_sha="HEAD~1")
+    assert caught.value.field == "commit"
