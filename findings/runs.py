@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from findings.models import VerificationRun
 from reviews.models import PullRequest
-from reviews.services import commit_get_or_create
+from reviews.services import commit_get_or_create, pull_request_changed
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +34,7 @@ def verification_run_request(
                 message=f"The verification could not be queued: {error}. "
                 "Check that the broker (CELERY_BROKER_URL) is reachable, then request it again.",
             )
+            pull_request_changed(pull_request_id=run.pull_request_id)
             return
         VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
 
@@ -57,3 +58,5 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
         finished_at=timezone.now(),
         message=message,
     )
+    # The gate stops reporting the run as under way.
+    pull_request_changed(pull_request_id=run.pull_request_id)

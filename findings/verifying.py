@@ -28,7 +28,7 @@ from recheck.errors import RecheckError
 from reviews.git import GitReader
 from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
-from reviews.services import pull_request_pin_commit
+from reviews.services import pull_request_changed, pull_request_pin_commit
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def _verify_and_store(
         outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
         if progress:
             progress(len(findings), len(findings))
-    return _store(commit, outcomes)
+    return _store(pull_request, commit, outcomes)
 
 
 @contextmanager
@@ -227,7 +227,7 @@ def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str
 
 
 @transaction.atomic
-def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
+def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
     """Replace the verifications of these findings at `commit`, and their results, with upserts:
     a re-run or a duplicated task updates the rows in place, and a concurrent run waits on them.
 
@@ -264,6 +264,8 @@ def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
         ],
     )
     _flag_regressions(commit, outcomes)
+    # Raw SQL sends no signals: the new verdicts change what the pages and the gate answer.
+    pull_request_changed(pull_request_id=pull_request.pk)
     return [verifications[o.finding.pk] for o in outcomes]
 
 

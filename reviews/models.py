@@ -88,6 +88,11 @@ class PullRequest(models.Model):
     status_note = models.TextField(blank=True, help_text="Markdown: a short status written by the reviewer.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    generation = models.PositiveBigIntegerField(
+        default=0,
+        editable=False,
+        help_text="Counts the changes to what its pages and its merge gate show; answers are cached by it.",
+    )
 
     objects = PullRequestQuerySet.as_manager()
 
@@ -101,6 +106,16 @@ class PullRequest(models.Model):
     def __str__(self) -> str:
         return f"{self.repository.slug}#{self.number}"
 
+    def save(self, *args, **kwargs):
+        # The generation only ever moves forward, by `pull_request_changed`: a PR loaded before a
+        # change and saved after it must not write the older generation back, or answers cached
+        # under that generation would be served again.
+        if self.pk is not None and not kwargs.get("force_insert") and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                field.name for field in self._meta.concrete_fields if not field.primary_key and field.name != "generation"
+            ]
+        super().save(*args, **kwargs)
+
     @property
     def reference(self) -> str:
         return f"{self.repository.slug}#{self.number}"
@@ -112,6 +127,23 @@ class PullRequest(models.Model):
 class CommitQuerySet(models.QuerySet):
     def unresolved(self):
         return self.filter(resolved=False)
+
+    def update(self, **kwargs):
+        # A commit's SHA shows on every page of its repository's pull requests (a fetch resolves
+        # abbreviations with an update, which sends no signal): move their generations forward.
+        repositories = set(self.order_by().values_list("repository_id", flat=True).distinct())
+        count = super().update(**kwargs)
+        PullRequest.objects.filter(repository_id__in=repositories).update(generation=models.F("generation") + 1)
+        return count
+
+
+class PinnedCommitQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        # Pins decide the gate's default commit and the pages' timeline; see `pull_request_changed`.
+        pull_requests = set(self.order_by().values_list("pull_request_id", flat=True).distinct())
+        count = super().update(**kwargs)
+        PullRequest.objects.filter(pk__in=pull_requests).update(generation=models.F("generation") + 1)
+        return count
 
 
 class Commit(models.Model):
@@ -163,6 +195,8 @@ class PinnedCommit(models.Model):
     role = models.CharField(max_length=10, choices=Role.choices)
     pinned_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField(blank=True)
+
+    objects = PinnedCommitQuerySet.as_manager()
 
     class Meta:
         ordering = ["pinned_at", "id"]

@@ -1,9 +1,18 @@
 """Writes about reviewed code: repositories, commits and pins."""
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+
+
+def pull_request_changed(*, pull_request_id: int) -> None:
+    """Record that something the PR's pages or merge gate show has changed. Answers cached under
+    the previous generation are never served again. Called by signals on every model save and
+    delete those answers read (`findings.signals`), and by the writes that bypass them (raw SQL,
+    `QuerySet.update`)."""
+    PullRequest.objects.filter(pk=pull_request_id).update(generation=F("generation") + 1)
 
 
 def commit_lookup(*, repository: Repository, sha: str) -> Commit | None:

@@ -11,7 +11,7 @@ from findings.models import Evidence, Finding, FindingEvent
 from findings.services import finding_resolve
 from recheck.errors import BundleError, RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
-from reviews.services import commit_get_or_create, pull_request_pin_commit
+from reviews.services import commit_get_or_create, pull_request_changed, pull_request_pin_commit
 
 MAX_BUNDLE_BYTES = 5_000_000
 
@@ -255,5 +255,6 @@ def _import_status(finding: Finding, item: dict, where: str, actor) -> bool:
     if status != Finding.Status.OPEN and resolution.get("at"):
         # The history keeps when the import recorded the change; the finding says when it happened.
         Finding.objects.filter(pk=finding.pk).update(resolved_at=resolution["at"])
+        pull_request_changed(pull_request_id=finding.pull_request_id)
     finding.refresh_from_db()
     return True
