@@ -376,6 +376,9 @@ class CompanionPages(models.Model):
     index_html = models.TextField()
     blockers_html = models.TextField()
     cleanups_html = models.TextField()
+    generation = models.PositiveBigIntegerField(
+        default=0, help_text="The pull request's generation the pages were rendered at: they are current while it is."
+    )
 
     class Meta:
         verbose_name_plural = "companion pages"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from celery import current_app
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -391,5 +392,11 @@ def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:
 
 
 def _after_verification(pull_request: PullRequest) -> None:
-    """Re-render the companion pages once the new verdicts are committed."""
+    """Have a worker re-render the stored companion pages once the new verdicts are committed.
+
+    Without a worker (tasks run in-process) nothing is rendered now: whoever verified would wait
+    for pages they do not look at. The stored pages are out of date by their generation, so the
+    next download or `render_companion` renders them afresh."""
+    if current_app.conf.task_always_eager:
+        return
     transaction.on_commit(lambda: render_companion_pages.delay(pull_request.pk))
