@@ -59,7 +59,7 @@ def index(request):
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     pull_request = _pull_request_or_404(owner, name, number)
-    page = pull_request_page(pull_request)
+    page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
     context = page_context(page, current=current)
     context.update(run=pull_request_active_run(pull_request), can_verify=can_verify(request.user))
     return render(request, f"findings/pull_request/{current}.html", context)
