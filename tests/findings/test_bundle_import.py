@@ -192,3 +192,49 @@ def test_a_local_path_is_accepted_where_local_repositories_are_allowed(settings,
     settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
     review_import(data=bundle(**{"repository.clone_url": str(tmp_path / "not-cloned-yet")}))
     assert Repository.objects.get().clone_url == str(tmp_path / "not-cloned-yet")
+
+
+def _statistics_of(table: str):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # What the planner believes the table holds: ANALYZE sets it, inside this test's
+            # transaction, where autovacuum cannot see the rows.
+            cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+            return cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")
+        if not cursor.fetchone()[0]:
+            return 0
+        cursor.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = %s", [table])
+        return cursor.fetchone()[0]
+
+
+def test_a_large_import_refreshes_the_planners_statistics(django_capture_on_commit_callbacks):
+    from django.db import connection
+
+    from findings.exchange.bundle_import import ANALYZE_AFTER_ROWS
+
+    before = _statistics_of("findings_finding")
+    assert before < ANALYZE_AFTER_ROWS
+    with django_capture_on_commit_callbacks(execute=True):
+        review_import(data={
+            "repository": {"slug": "acme/big", "clone_url": "https://github.com/acme/big.git"},
+            "pull_request": {"number": 1, "title": "Big"},
+            "findings": [
+                {"number": n, "kind": "blocker", "title": f"Finding {n}", "evidence": []}
+                for n in range(1, ANALYZE_AFTER_ROWS + 1)
+            ],
+        })
+    assert _statistics_of("findings_finding") > before
+    assert _statistics_of("findings_finding") >= (ANALYZE_AFTER_ROWS if connection.vendor == "postgresql" else 1)
+
+
+def test_a_small_import_leaves_the_statistics_to_the_database(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        review_import(data={
+            "repository": {"slug": "acme/small", "clone_url": "https://github.com/acme/small.git"},
+            "pull_request": {"number": 1, "title": "Small"},
+            "findings": [{"number": 1, "kind": "blocker", "title": "One", "evidence": []}],
+        })
+    assert not [callback for callback in callbacks if "analyze" in getattr(callback, "__name__", "")]
