@@ -7,6 +7,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html_join
 
+from findings import vocabulary
 from findings.forms import ResolveForm
 from findings.models import (
     CompanionPages,
@@ -21,6 +22,7 @@ from findings.models import (
 )
 from findings.services import finding_resolve
 from recheck.errors import RecheckError
+from reviews.models import Commit
 
 RESOLVE_LABELS = {
     Finding.Status.FIXED: "Mark fixed",
@@ -85,8 +87,8 @@ class HistoryInline(admin.TabularInline):
 
 
 class LatestVerdictFilter(admin.SimpleListFilter):
-    """Which findings the last verification found likely fixed: the ones a maintainer should
-    look at and mark fixed."""
+    """Findings by their verdict at their PR's latest verified pin (as the site shows it): likely
+    fixed ones are those a maintainer should look at and mark fixed."""
 
     title = "latest verdict"
     parameter_name = "latest_verdict"
@@ -136,17 +138,16 @@ class FindingAdmin(admin.ModelAdmin):
     ]
 
     def get_queryset(self, request):
-        latest = Verification.objects.filter(finding=OuterRef("pk")).order_by("-checked_at", "-id")
-        return super().get_queryset(request).annotate(
-            latest_verdict=Subquery(latest.values("verdict")[:1]),
-            latest_verdict_commit=Subquery(latest.values("commit__sha")[:1]),
+        commit_sha = Commit.objects.filter(pk=OuterRef("latest_commit_id")).values("sha")[:1]
+        return (
+            super().get_queryset(request).with_latest_verdict().annotate(latest_verdict_commit=Subquery(commit_sha))
         )
 
     @admin.display(description="Latest verdict", ordering="latest_verdict")
     def latest_verdict_display(self, finding: Finding) -> str:
         if not finding.latest_verdict:
-            return "not verified"
-        return f"{Verdict(finding.latest_verdict).label} at {finding.latest_verdict_commit[:8]}"
+            return vocabulary.NOT_VERIFIED_PHRASE
+        return f"{vocabulary.verdict_label(finding.latest_verdict)} at {finding.latest_verdict_commit[:8]}"
 
     def get_urls(self):
         return [

@@ -1,10 +1,13 @@
 from django import forms
 
 from findings.models import Finding
+from recheck.errors import RecheckError
+from reviews.services import commit_sha_checked
 
 
 class ResolveForm(forms.Form):
-    """What the admin asks before changing the status of findings."""
+    """What the admin asks before changing the status of findings. Whether the change may be made
+    (a commit to fix, a reason to dismiss) is `finding_resolve`'s rule, shown as its message."""
 
     status = forms.ChoiceField(choices=Finding.Status.choices, widget=forms.HiddenInput)
     commit = forms.CharField(
@@ -14,11 +17,11 @@ class ResolveForm(forms.Form):
     )
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
-    def clean(self):
-        data = super().clean()
-        status = data.get("status")
-        if status == Finding.Status.FIXED and not data.get("commit"):
-            self.add_error("commit", "Say which commit fixed it.")
-        if status == Finding.Status.DISMISSED and not data.get("note", "").strip():
-            self.add_error("note", "Say why it is dismissed.")
-        return data
+    def clean_commit(self) -> str:
+        commit = self.cleaned_data.get("commit", "").strip()
+        if not commit:
+            return ""
+        try:
+            return commit_sha_checked(commit)
+        except RecheckError as error:
+            raise forms.ValidationError(str(error)) from None

@@ -1,9 +1,10 @@
 """What was found: findings, their evidence, and what verification made of them at each commit."""
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, Subquery
 
-from reviews.models import SHA_RE, Commit, PullRequest
+from findings import vocabulary as v
+from reviews.models import SHA_RE, Commit, PinnedCommit, PullRequest
 
 
 class ChangesPullRequestQuerySet(models.QuerySet):
@@ -61,6 +62,26 @@ class FindingQuerySet(ChangesPullRequestQuerySet):
     def for_pull_request(self, pull_request):
         return self.filter(pull_request=pull_request)
 
+    def with_evidence(self):
+        """With what a finding's page and its API detail show: its PR and repository, who resolved
+        it and at which commit, and its evidence with their commits (three queries in all)."""
+        return self.select_related("pull_request__repository", "resolved_by", "resolved_commit").prefetch_related(
+            models.Prefetch("evidence", queryset=Evidence.objects.select_related("commit"))
+        )
+
+    def with_latest_verdict(self):
+        """Annotate `latest_commit_id` (the last pin of the finding's PR that has verdicts) and
+        `latest_verdict` (the finding's verdict there, None if it has none): what the site, the
+        admin and search all mean by a finding's latest verdict. Re-verifying an older pin later
+        does not change it; a newer pin being verified does."""
+        return self.annotate(latest_commit_id=latest_verified_commit_id(OuterRef("pull_request"))).annotate(
+            latest_verdict=Subquery(
+                Verification.objects.filter(finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id")).values(
+                    "verdict"
+                )[:1]
+            ),
+        )
+
 
 class Finding(models.Model):
     class Kind(models.TextChoices):
@@ -68,8 +89,8 @@ class Finding(models.Model):
         CLEANUP = "cleanup", "Cleanup"
 
     class CaughtBy(models.TextChoices):
-        CI = "ci", "Caught by a CI job"
-        NONE = "none", "Nothing checks it"
+        CI = v.CAUGHT_BY_CI, "Caught by a CI job"
+        NONE = v.CAUGHT_BY_NONE, "Nothing checks it"
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -237,11 +258,11 @@ class Evidence(models.Model):
 
 
 class Verdict(models.TextChoices):
-    PRESENT = "present", "Present"
-    LIKELY_FIXED = "likely_fixed", "Likely fixed"
-    PARTLY_FIXED = "partly_fixed", "Partly fixed"
-    UNVERIFIABLE = "unverifiable", "Unverifiable"
-    ERROR = "error", "Error"
+    PRESENT = v.PRESENT, v.VERDICT_LABELS[v.PRESENT]
+    LIKELY_FIXED = v.LIKELY_FIXED, v.VERDICT_LABELS[v.LIKELY_FIXED]
+    PARTLY_FIXED = v.PARTLY_FIXED, v.VERDICT_LABELS[v.PARTLY_FIXED]
+    UNVERIFIABLE = v.UNVERIFIABLE, v.VERDICT_LABELS[v.UNVERIFIABLE]
+    ERROR = v.ERROR, v.VERDICT_LABELS[v.ERROR]
 
 
 class Verification(models.Model):
@@ -270,12 +291,25 @@ class Verification(models.Model):
         return f"{self.finding} @ {self.commit.short_sha}: {self.verdict}"
 
 
+def latest_verified_commit_id(pull_request_ref) -> Subquery:
+    """Subquery: the commit of the last pin of a PR (`pull_request_ref`, an OuterRef or a value)
+    at which the PR's findings have verdicts."""
+    # Inside the pin subquery, OuterRef points at the pin: its own pull request is the PR's.
+    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
+    return Subquery(
+        PinnedCommit.objects.filter(pull_request=pull_request_ref)
+        .filter(Exists(verified))
+        .order_by("-pinned_at", "-id")
+        .values("commit_id")[:1]
+    )
+
+
 class EvidenceResult(models.Model):
     class State(models.TextChoices):
-        HOLDS = "holds", "Holds"
-        GONE = "gone", "Gone"
-        ERROR = "error", "Error"
-        UNCHECKED = "unchecked", "Not checkable"
+        HOLDS = v.HOLDS, v.STATE_LABELS[v.HOLDS].capitalize()
+        GONE = v.GONE, v.STATE_LABELS[v.GONE].capitalize()
+        ERROR = v.STATE_ERROR, v.STATE_LABELS[v.STATE_ERROR].capitalize()
+        UNCHECKED = v.UNCHECKED, v.STATE_LABELS[v.UNCHECKED].capitalize()
 
     verification = models.ForeignKey(Verification, on_delete=models.CASCADE, related_name="results")
     evidence = models.ForeignKey(Evidence, on_delete=models.CASCADE, related_name="results")
@@ -296,10 +330,22 @@ class EvidenceResult(models.Model):
 
     @property
     def moved(self) -> bool:
-        """Whether the evidence is somewhere else at this commit than where it was recorded."""
-        if self.state != self.State.HOLDS or not self.path:
-            return False
-        return (self.path, self.start_line) != (self.evidence.path, self.evidence.start_line)
+        """Whether the evidence is somewhere else at this commit than where it was recorded (see
+        `vocabulary.is_moved`: a pattern matching in some file has not moved)."""
+        return v.is_moved(
+            kind=self.evidence.kind, state=self.state, path=self.path, start_line=self.start_line,
+            recorded_path=self.evidence.path, recorded_start_line=self.evidence.start_line,
+        )
+
+    @property
+    def shown_state(self) -> str:
+        """holds / moved / gone / error / unchecked, as a reader is shown it."""
+        return v.shown_state(state=self.state, moved=self.moved)
+
+    @property
+    def location(self) -> str:
+        """Where the evidence is at this commit: `path:start–end`."""
+        return v.location(self.path, self.start_line, self.end_line)
 
 
 class FindingEvent(models.Model):
@@ -329,6 +375,19 @@ class FindingEvent(models.Model):
         return f"{self.finding}: {self.from_status or '-'} -> {self.to_status}"
 
 
+class VerificationRunQuerySet(models.QuerySet):
+    def active(self):
+        """Queued or running."""
+        return self.filter(status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING])
+
+    def latest_first(self):
+        return self.order_by("-created_at", "-id")
+
+    def covering(self, commit):
+        """Runs that will give `commit` its verdicts: at that commit, or at every pin."""
+        return self.filter(Q(commit=commit) | Q(commit__isnull=True))
+
+
 class VerificationRun(models.Model):
     """A requested verification of a pull request (at one commit, or at every pin), with its
     progress, so the site and the API can show it while a worker is busy."""
@@ -350,6 +409,8 @@ class VerificationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = VerificationRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -1,21 +1,38 @@
 """Reads about findings that need more than one queryset."""
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 
-from findings.models import EvidenceResult, Finding, FindingEvent, Verdict, Verification, VerificationRun
+from findings.models import (
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    Verdict,
+    Verification,
+    VerificationRun,
+    latest_verified_commit_id,
+)
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+
+
+def pins_with_verified_flag():
+    """Pins with their commits, in pin order, each marked `has_verifications` (its PR's findings
+    have verdicts at that commit)."""
+    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
+    return PinnedCommit.objects.select_related("commit").annotate(has_verifications=Exists(verified)).in_order()
 
 
 def pull_request_pins(pull_request: PullRequest) -> list[PinnedCommit]:
     """The PR's pinned commits in the order they were pinned, each marked `has_verifications`."""
-    return list(
-        PinnedCommit.objects.filter(pull_request=pull_request)
-        .select_related("commit")
-        .annotate(
-            has_verifications=Exists(
-                Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=pull_request)
-            )
-        )
-        .order_by("pinned_at", "id")
+    return list(pins_with_verified_flag().filter(pull_request=pull_request))
+
+
+def pull_request_is_verified_at(pull_request: PullRequest, commit: Commit) -> bool:
+    """Whether `commit` has verdicts for the PR's findings, or a finished run there (a PR without
+    findings has nothing to store)."""
+    return (
+        Verification.objects.filter(commit=commit, finding__pull_request=pull_request).exists()
+        or VerificationRun.objects.filter(
+            pull_request=pull_request, commit=commit, status=VerificationRun.Status.DONE
+        ).exists()
     )
 
 
@@ -77,9 +94,7 @@ def verifications_at(findings, commit: Commit | None) -> dict[int, Verification]
 
 def findings_of(pull_request: PullRequest, *, kind: str | None = None):
     """The PR's findings with what their pages show prefetched (evidence and its commit)."""
-    findings = Finding.objects.for_pull_request(pull_request).select_related(
-        "pull_request__repository", "resolved_commit", "resolved_by"
-    ).prefetch_related("evidence__commit")
+    findings = Finding.objects.for_pull_request(pull_request).with_evidence()
     if kind:
         findings = findings.filter(kind=kind)
     return findings.order_by("number")
@@ -110,17 +125,12 @@ def pull_request_verdict_counts(pull_request: PullRequest) -> dict[int, dict[str
 
 
 def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None:
-    return VerificationRun.objects.filter(pull_request=pull_request).order_by("-created_at", "-id").first()
+    return VerificationRun.objects.filter(pull_request=pull_request).latest_first().first()
 
 
 def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
-    return (
-        VerificationRun.objects.filter(
-            pull_request=pull_request, status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING]
-        )
-        .order_by("-created_at", "-id")
-        .first()
-    )
+    """The PR's newest queued or running verification, whatever commit it covers."""
+    return VerificationRun.objects.filter(pull_request=pull_request).active().latest_first().first()
 
 
 def finding_verifications(finding: Finding) -> list[Verification]:
@@ -137,18 +147,6 @@ def finding_history(finding: Finding):
     return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 
 
-def _latest_verified_commit_id(pull_request_ref):
-    """Subquery: the commit of the last pin of a PR whose commit has verifications of its findings."""
-    # Inside the pin subquery, OuterRef points at the pin: its own pull request is the PR's.
-    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
-    return Subquery(
-        PinnedCommit.objects.filter(pull_request=pull_request_ref)
-        .filter(Exists(verified))
-        .order_by("-pinned_at", "-id")
-        .values("commit_id")[:1]
-    )
-
-
 def pull_requests_overview() -> list[PullRequest]:
     """Every PR with its repository, its open blocker and cleanup counts, `latest_pin` (the last
     verified pin, or None) and `verdict_counts` there — in three queries, however many PRs."""
@@ -159,7 +157,7 @@ def pull_requests_overview() -> list[PullRequest]:
             open_blockers=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.BLOCKER)),
             open_cleanups=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.CLEANUP)),
             finding_count=Count("findings"),
-            latest_commit_id=_latest_verified_commit_id(OuterRef("pk")),
+            latest_commit_id=latest_verified_commit_id(OuterRef("pk")),
         )
         .order_by("repository__slug", "-number")
     )
@@ -195,16 +193,7 @@ def finding_search(
     """Findings whose title, summary, body or path contain `text`, narrowed by the other filters.
     Each carries `latest_verdict`: its verdict at its PR's latest verified commit (None if none).
     `verdict=UNVERIFIED` asks for findings with no verdict there."""
-    findings = Finding.objects.select_related("pull_request__repository").annotate(
-        latest_commit_id=_latest_verified_commit_id(OuterRef("pull_request")),
-    )
-    findings = findings.annotate(
-        latest_verdict=Subquery(
-            Verification.objects.filter(finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id")).values(
-                "verdict"
-            )[:1]
-        )
-    )
+    findings = Finding.objects.select_related("pull_request__repository").with_latest_verdict()
     for word in text.split():
         findings = findings.filter(
             Q(title__icontains=word) | Q(summary__icontains=word) | Q(body__icontains=word) | Q(path__icontains=word)

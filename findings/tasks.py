@@ -22,13 +22,13 @@ RETRY_FETCH = {
 def run_verification(self, run_id: int) -> dict:
     """Verify the pull request of a VerificationRun, reporting progress as the task's state."""
     from findings.models import VerificationRun
-    from findings.runs import verification_run_finish
+    from findings.runs import verification_run_claim, verification_run_finish
     from findings.verifying import verification_run_execute
 
-    run = VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
-    if not run.is_active:
-        # A redelivered message for a run that already finished: nothing to do twice.
-        return {"run": run_id, "status": run.status}
+    run = verification_run_claim(run_id)
+    if run is None:
+        # A redelivered or duplicated message for a run another worker claimed: nothing to do twice.
+        return {"run": run_id, "status": VerificationRun.objects.values_list("status", flat=True).get(pk=run_id)}
 
     def report(done: int, total: int) -> None:
         if self.request.id and not self.request.is_eager:
@@ -82,7 +82,7 @@ def track_open_pull_requests() -> int:
 def render_companion_pages(pull_request_id: int) -> None:
     """Re-render the stored companion pages of a PR after a verification. Safe to run twice: the
     render replaces the stored pages."""
-    from findings.companion import companion_render
+    from findings.site.companion import companion_render
     from reviews.models import PullRequest
 
     pull_request = PullRequest.objects.select_related("repository").filter(pk=pull_request_id).first()

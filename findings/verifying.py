@@ -10,13 +10,12 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from celery import current_app
 from django.db import connection, transaction
 from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
 from findings.runs import verification_run_advance, verification_run_finish, verification_run_start
-from findings.tasks import render_companion_pages
+from findings.enqueue import enqueue, tasks_run_in_process
 from findings.verification import (
     CheckResult,
     EvidenceSpec,
@@ -339,14 +338,15 @@ def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:
 
 
 def verification_run_execute(*, run: VerificationRun, progress: Progress | None = None, fetch: bool = True) -> dict:
-    """Carry out a requested run: at its commit (pinned as `rebased` unless already pinned), or at
-    every pinned commit. Progress goes to the run row and to `progress`."""
+    """Carry out a claimed run (see `verification_run_claim`): at its commit (pinned as `rebased`
+    unless already pinned), or at every pinned commit. Progress goes to the run row and to
+    `progress`."""
     pull_request = run.pull_request
     if run.commit is not None:
         pull_request_pin_commit(pull_request=pull_request, commit=run.commit, role=PinnedCommit.Role.REBASED)
         commits = [run.commit]
     else:
-        commits = [pin.commit for pin in pull_request.pins.select_related("commit").order_by("pinned_at", "id")]
+        commits = [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
     per_commit = Finding.objects.for_pull_request(pull_request).count()
     total = per_commit * len(commits)
     verification_run_start(run, total=total)
@@ -397,6 +397,6 @@ def _after_verification(pull_request: PullRequest) -> None:
     Without a worker (tasks run in-process) nothing is rendered now: whoever verified would wait
     for pages they do not look at. The stored pages are out of date by their generation, so the
     next download or `render_companion` renders them afresh."""
-    if current_app.conf.task_always_eager:
+    if tasks_run_in_process():
         return
-    transaction.on_commit(lambda: render_companion_pages.delay(pull_request.pk))
+    transaction.on_commit(lambda: enqueue("findings.tasks.render_companion_pages", pull_request.pk))

@@ -1,7 +1,8 @@
 """GitHub webhooks: checking a delivery's signature, and acting on it once.
 
-A `pull_request` event that moves a tracked PR's head (opened, synchronize, reopened) pins the new
-head commit with role `head` and queues its verification. Every pull_request delivery is recorded
+A `pull_request` event that moves a tracked PR's head (opened, synchronize, reopened) records the
+head through `pull_request_record_head`, the service head tracking uses: a new head is pinned with
+role `head` and verified once, however many deliveries name it. Every pull_request delivery is recorded
 by its X-GitHub-Delivery id in the same transaction as its effect, so a redelivery (GitHub retries,
 or someone presses "Redeliver") finds the row and changes nothing."""
 import hashlib
@@ -13,10 +14,9 @@ from urllib.parse import parse_qs
 from django.db import transaction
 
 from findings.models import VerificationRun, WebhookDelivery
-from findings.runs import verification_run_request
+from findings.tracking import pull_request_record_head
 from recheck.errors import RecheckError
-from reviews.models import PinnedCommit, PullRequest
-from reviews.services import commit_get_or_create, pull_request_pin_commit
+from reviews.models import PullRequest
 
 HEAD_MOVING_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SIGNATURE_PREFIX = "sha256="
@@ -109,12 +109,11 @@ def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> De
         message = f"Ignored: {slug}#{number} is not tracked here."
     else:
         try:
-            commit = commit_get_or_create(repository=pull_request.repository, sha=head_sha)
+            recorded = pull_request_record_head(pull_request=pull_request, sha=head_sha, note=f"pushed ({action})")
         except RecheckError as error:
             raise WebhookPayloadError(f"pull_request.head.sha: {error}") from None
-        pull_request_pin_commit(pull_request=pull_request, commit=commit, role=PinnedCommit.Role.HEAD)
-        run = verification_run_request(pull_request=pull_request, commit_sha=commit.sha)
-        message = f"Pinned {commit.short_sha} as head of {pull_request.reference}; verification run {run.pk} queued."
+        run = recorded.run if recorded.queued else None
+        message = recorded.describe()
     delivery.outcome = message
     delivery.save(update_fields=["outcome"])
     return DeliveryOutcome(message, run=run)

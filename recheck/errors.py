@@ -1,45 +1,26 @@
-"""The one domain error type of Recheck and its few specialisations.
+"""The one domain error type of Recheck and its specialisations, for every layer above the plain
+ones: the git layer's and the engine's errors are defined with those layers (so they import without
+Django or Celery) and re-exported here, with the errors of the services.
 
-Every message says what is wrong and what to do about it, because these
-messages end up in front of users (forms, verification details, logs).
+Every message says what is wrong and what to do about it, because these messages end up in front
+of users (forms, verification details, logs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from findings.verification.errors import InvalidPattern
+from reviews.git.errors import AmbiguousCommit, CommitNotFound, RecheckError, RepositoryError, UnsafePath
 
-
-class RecheckError(Exception):
-    """Something Recheck cannot do with the input it was given."""
-
-
-class RepositoryError(RecheckError):
-    """A repository or clone URL is unreachable, unsafe or unusable."""
-
-
-class CommitNotFound(RecheckError):
-    """A revision does not name a commit in the repository."""
-
-
-class AmbiguousCommit(RecheckError):
-    """An abbreviated SHA matches more than one commit."""
-
-    def __init__(self, prefix: str, candidates: Iterable[str]) -> None:
-        self.prefix = prefix
-        self.candidates = tuple(sorted(candidates))
-        super().__init__(
-            f"abbreviated SHA {prefix!r} is ambiguous: it matches "
-            f"{', '.join(self.candidates)}; give more characters of the SHA"
-        )
-
-
-class UnsafePath(RecheckError):
-    """A repository path is absolute, escapes the tree or is malformed."""
-
-
-class InvalidPattern(RecheckError):
-    """A regular expression or glob cannot be compiled."""
-
+__all__ = [
+    "AmbiguousCommit",
+    "BundleError",
+    "CommitNotFound",
+    "InvalidPattern",
+    "RecheckError",
+    "RepositoryError",
+    "ResolutionError",
+    "UnsafePath",
+]
 
 class ResolutionError(RecheckError):
     """A status change of a finding that cannot be made. ``field`` names the input at fault when it

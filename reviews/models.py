@@ -137,15 +137,6 @@ class CommitQuerySet(models.QuerySet):
         return count
 
 
-class PinnedCommitQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        # Pins decide the gate's default commit and the pages' timeline; see `pull_request_changed`.
-        pull_requests = set(self.order_by().values_list("pull_request_id", flat=True).distinct())
-        count = super().update(**kwargs)
-        PullRequest.objects.filter(pk__in=pull_requests).update(generation=models.F("generation") + 1)
-        return count
-
-
 class Commit(models.Model):
     """A commit of a repository. A SHA may be recorded abbreviated (as a reviewer wrote it) and
     stays unresolved until a fetched mirror maps it to exactly one full SHA."""
@@ -179,6 +170,22 @@ class Commit(models.Model):
     @property
     def subject(self) -> str:
         return self.message.splitlines()[0] if self.message else ""
+
+
+class PinnedCommitQuerySet(models.QuerySet):
+    def in_order(self):
+        """In the order the commits were pinned: the order every page, report and run uses."""
+        return self.order_by("pinned_at", "id")
+
+    def heads(self):
+        return self.filter(role=PinnedCommit.Role.HEAD)
+
+    def update(self, **kwargs):
+        # Pins decide the gate's default commit and the pages' timeline; see `pull_request_changed`.
+        pull_requests = set(self.order_by().values_list("pull_request_id", flat=True).distinct())
+        count = super().update(**kwargs)
+        PullRequest.objects.filter(pk__in=pull_requests).update(generation=models.F("generation") + 1)
+        return count
 
 
 class PinnedCommit(models.Model):

@@ -1,6 +1,6 @@
 """Reads about reviewed code that the commands and the API share."""
 from recheck.errors import RecheckError
-from reviews.models import PullRequest
+from reviews.models import Commit, PinnedCommit, PullRequest
 
 
 class PullRequestNotFound(RecheckError):
@@ -21,3 +21,9 @@ def pull_request_get(*, slug: str, number: int) -> PullRequest:
         f"No pull request {slug}#{number} is tracked here: import its review first (import_review), "
         f"or check the owner/name and the number. {hint}"
     )
+
+
+def pull_request_latest_head(pull_request: PullRequest) -> Commit | None:
+    """The most recently pinned head of the pull request."""
+    pin = PinnedCommit.objects.filter(pull_request=pull_request).heads().select_related("commit").in_order().last()
+    return pin.commit if pin else None

@@ -10,12 +10,13 @@ Humans decide a finding's status; verification only advises. So:
   (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
 from dataclasses import dataclass
 
-from django.db.models import F, Q
+from django.db.models import F
 
+from findings import vocabulary
 from findings.models import Finding, Verdict, Verification, VerificationRun
 from reviews.models import Commit, PullRequest
 
-REGRESSED_VERDICTS = (Verdict.PRESENT, Verdict.PARTLY_FIXED)
+REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
 
 # A bound on how long an answer nobody asks for again stays in the cache; staleness is ruled out by
 # the generation in the key, not by this.
@@ -97,13 +98,7 @@ def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate
         finding.pull_request = pull_request
     # A run at this commit, or at every pin (commit null), will give this commit its verdicts.
     active_run = (
-        VerificationRun.objects.filter(
-            Q(commit=commit) | Q(commit__isnull=True),
-            pull_request=pull_request,
-            status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING],
-        )
-        .order_by("-created_at", "-id")
-        .first()
+        VerificationRun.objects.filter(pull_request=pull_request).active().covering(commit).latest_first().first()
     )
     return MergeGate(
         pull_request,

@@ -3,7 +3,7 @@ abbreviated SHA. Each failure says what to do next."""
 from rest_framework.exceptions import NotFound
 
 from recheck.errors import RecheckError
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+from reviews.models import Commit, PullRequest, Repository
 from reviews.selectors import PullRequestNotFound, pull_request_get
 from reviews.services import commit_lookup, commit_sha_checked
 
@@ -35,14 +35,3 @@ def commits_named(*, sha: str, repository: Repository | None = None) -> list[Com
     if not commits:
         raise RecheckError(f"Commit {sha} is not recorded for any repository: check the SHA.")
     return commits
-
-
-def latest_head(pull_request: PullRequest) -> Commit | None:
-    """The most recently pinned head of the pull request."""
-    pin = (
-        PinnedCommit.objects.filter(pull_request=pull_request, role=PinnedCommit.Role.HEAD)
-        .select_related("commit")
-        .order_by("-pinned_at", "-id")
-        .first()
-    )
-    return pin.commit if pin else None

@@ -2,7 +2,7 @@
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
 from django.core.cache import cache
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
@@ -27,7 +27,7 @@ from findings.api.filters import (
     VerificationRunFilter,
 )
 from findings.api.gate import GATE_CACHE_SECONDS, MergeGate, gate_cache_key, pull_request_gate
-from findings.api.lookups import latest_head, pull_request_by_number, recorded_commit
+from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
 from findings.api.permissions import PublicReadOrAuthenticated
 from findings.api.serializers import (
@@ -45,7 +45,9 @@ from findings.api.serializers import (
 )
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification, VerificationRun
 from recheck.errors import RecheckError
-from reviews.models import PinnedCommit, PullRequest, Repository
+from findings.selectors import pins_with_verified_flag
+from reviews.models import PullRequest, Repository
+from reviews.selectors import pull_request_latest_head
 
 
 class StableOrderingFilter(OrderingFilter):
@@ -76,16 +78,7 @@ def pull_requests_with_counts():
 
 
 def pull_requests_with_pins():
-    pins = (
-        PinnedCommit.objects.select_related("commit")
-        .annotate(
-            has_verifications=Exists(
-                Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
-            )
-        )
-        .order_by("pinned_at", "id")
-    )
-    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins))
+    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins_with_verified_flag()))
 
 
 # --- Repositories and pull requests ---------------------------------------------------------------
@@ -185,9 +178,7 @@ class FindingList(ReadMixin, generics.ListAPIView):
 
 def findings_with_evidence():
     """What FindingDetailSerializer shows, in three queries."""
-    return Finding.objects.select_related(
-        "pull_request__repository", "resolved_by", "resolved_commit"
-    ).prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")))
+    return Finding.objects.with_evidence()
 
 
 @extend_schema(tags=["findings"], responses={200: FindingDetailSerializer, **docs.DETAIL_ERRORS})
@@ -371,7 +362,7 @@ class PullRequestGate(ReadMixin, APIView):
                 hint=f'Request its verification first: POST {verify_url} {{"commit": "{sha}"}}',
             )
         else:
-            commit = latest_head(pull_request)
+            commit = pull_request_latest_head(pull_request)
             if commit is None:
                 raise RecheckError(
                     f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>, or let the GitHub "

@@ -12,7 +12,7 @@ from reviews.models import PullRequest
 def bundle_export(*, pull_request: PullRequest) -> dict:
     """The review of `pull_request` as bundle data (what `review_import` takes)."""
     repository = pull_request.repository
-    pins = pull_request.pins.select_related("commit").order_by("pinned_at", "id")
+    pins = pull_request.pins.select_related("commit").in_order()
     findings = (
         Finding.objects.for_pull_request(pull_request)
         .select_related("resolved_commit")

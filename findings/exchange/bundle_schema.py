@@ -1,6 +1,5 @@
 """The review bundle format, as DRF serializers: one definition validates the import command,
 the import API and the API schema. Errors are flattened to `findings[2].evidence[0].start_line`."""
-import posixpath
 import re
 
 from django.conf import settings
@@ -8,11 +7,11 @@ from rest_framework import serializers
 
 from findings.models import Evidence, Finding
 from recheck.errors import RecheckError
-from findings.verification import compile_pattern
+from findings.verification.rules import evidence_problems
 from reviews.git import validate_clone_url
-from reviews.models import SHA_RE, SLUG_RE, PinnedCommit, PullRequest
+from reviews.models import SLUG_RE, PinnedCommit, PullRequest
+from reviews.services import commit_sha_checked
 
-_sha = re.compile(SHA_RE)
 # Numbers land in PositiveIntegerFields, whose range is the same on every database; a larger one
 # would fail in the database (a server error) instead of being refused here with its field named.
 MAX_NUMBER = 2_147_483_647
@@ -29,23 +28,18 @@ def _looks_local(value: str) -> bool:
 
 
 def _validate_sha(value: str) -> str:
-    value = value.strip().lower()
-    if not _sha.match(value):
-        raise serializers.ValidationError("A commit SHA is 7 to 40 hexadecimal digits.")
-    return value
+    try:
+        return commit_sha_checked(value)
+    except RecheckError as error:
+        raise serializers.ValidationError(str(error)) from None
 
 
-def validate_evidence_path(value: str, *, allow_glob: bool = False) -> str:
-    """A path inside the repository: relative, no `..`, no option-like or control characters."""
-    if not value or "\x00" in value or any(ord(char) < 32 for char in value):
-        raise serializers.ValidationError("A path inside the repository is needed.")
-    if value.startswith(("/", "-")) or re.match(r"^[A-Za-z]:[\\/]", value):
-        raise serializers.ValidationError("Give a path relative to the repository root (no leading / or -).")
-    if ".." in value.replace("\\", "/").split("/"):
-        raise serializers.ValidationError("A path may not climb out of the repository with '..'.")
-    if not allow_glob and any(char in value for char in "*?["):
-        raise serializers.ValidationError("Only pattern evidence takes a glob.")
-    return posixpath.normpath(value)
+def validate_evidence_path(value: str) -> str:
+    """A path inside the repository, by the git layer's rules (as evidence paths are checked)."""
+    problems, cleaned = evidence_problems({"kind": "path", "path": value, "expect": "exists"})
+    if problems:
+        raise serializers.ValidationError(problems["path"])
+    return cleaned["path"]
 
 
 class ShaField(serializers.CharField):
@@ -112,40 +106,13 @@ class EvidenceSerializer(serializers.Serializer):
     sha = ShaField(required=False)
     caption = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
 
-    REQUIRED = {
-        "snippet": ("path", "start_line", "end_line"),
-        "pattern": ("path", "regex", "expect"),
-        "path": ("path", "expect"),
-        "gitlink": ("path", "sha"),
-        "note": ("text",),
-    }
-    EXPECT = {"pattern": ("present", "absent"), "path": ("exists", "missing")}
-
     def validate(self, attrs):
-        kind = attrs["kind"]
-        errors = {}
-        for field in self.REQUIRED[kind]:
-            if attrs.get(field) in (None, ""):
-                errors[field] = f"{kind} evidence needs {field}."
-        if errors:
-            raise serializers.ValidationError(errors)
-        if kind in self.EXPECT and attrs["expect"] not in self.EXPECT[kind]:
-            raise serializers.ValidationError(
-                {"expect": f"{kind} evidence expects one of: {', '.join(self.EXPECT[kind])}."}
-            )
-        if kind == "snippet" and attrs["end_line"] < attrs["start_line"]:
-            raise serializers.ValidationError({"end_line": "end_line comes before start_line."})
-        if kind != "note":
-            try:
-                attrs["path"] = validate_evidence_path(attrs["path"], allow_glob=kind == "pattern")
-            except serializers.ValidationError as error:
-                raise serializers.ValidationError({"path": error.detail}) from None
-        if kind == "pattern":
-            try:
-                compile_pattern(attrs["regex"])
-            except RecheckError as error:
-                raise serializers.ValidationError({"regex": f"{error}."}) from None
-        return attrs
+        # The kind rules live with the engine (findings.verification.rules): one statement of them
+        # for the bundle, the API and the forms.
+        problems, cleaned = evidence_problems(attrs)
+        if problems:
+            raise serializers.ValidationError(problems)
+        return cleaned
 
 
 class ResolutionSerializer(serializers.Serializer):

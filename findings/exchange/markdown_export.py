@@ -5,21 +5,11 @@ permalink, then the cleanups in a line each.
 Text from the database is escaped so that a title with `*` or `[` stays a title."""
 import re
 
-from findings.models import Evidence, Finding, Verdict, Verification
+from findings import vocabulary
+from findings.models import Evidence, Finding, Verification
 from findings.selectors import findings_of, pull_request_latest_verified_commit, pull_request_pins, verifications_at
 from reviews.models import Commit, PullRequest
 
-GROUPS = (
-    (Finding.CaughtBy.CI, "Caught by CI"),
-    (Finding.CaughtBy.NONE, "Nothing checks these"),
-)
-VERDICT_PHRASES = {
-    Verdict.PRESENT: "still present",
-    Verdict.LIKELY_FIXED: "likely fixed",
-    Verdict.PARTLY_FIXED: "partly fixed",
-    Verdict.UNVERIFIABLE: "cannot be checked automatically",
-    Verdict.ERROR: "could not be checked",
-}
 
 # Characters that mean something inline in CommonMark or GitHub Markdown.
 _INLINE = re.compile(r"([\\`*_\[\]<>#|~!&])")
@@ -78,7 +68,7 @@ def pull_request_markdown(*, pull_request: PullRequest) -> str:
     ]
     if not blockers:
         lines += ["", "No blockers recorded."]
-    for caught_by, heading in GROUPS:
+    for caught_by, heading, _ in vocabulary.BLOCKER_GROUPS:
         group = [finding for finding in blockers if finding.caught_by == caught_by]
         if not group:
             continue
@@ -110,7 +100,7 @@ def _status_line(pull_request, blockers, cleanups, verifications, commit: Commit
         counts = {}
         for finding in blockers:
             verification = verifications.get(finding.pk)
-            label = Verdict(verification.verdict).label.lower() if verification else "not verified"
+            label = vocabulary.verdict_phrase(verification.verdict if verification else None)
             counts[label] = counts.get(label, 0) + 1
         tally = ", ".join(f"{count} {label}" for label, count in counts.items()) or "no blockers"
         parts.append(f"blockers verified at {_commit_ref(pull_request, commit)}: {tally}")
@@ -142,7 +132,7 @@ def _state(finding: Finding, verification: Verification | None, commit: Commit |
         return "not verified yet"
     if verification is None:
         return f"not verified at {_commit_ref(pull_request, commit)}"
-    return f"{VERDICT_PHRASES[verification.verdict]} at {_commit_ref(pull_request, commit)}"
+    return f"{vocabulary.verdict_phrase(verification.verdict)} at {_commit_ref(pull_request, commit)}"
 
 
 def _commit_ref(pull_request: PullRequest, commit: Commit) -> str:

@@ -3,17 +3,10 @@ pin order, then any verified commit that is not pinned), a verdict per column.""
 from dataclasses import dataclass
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification
-from findings.site.pages import is_moved, result_location
+from findings import vocabulary
 from reviews.models import Commit, PinnedCommit
 
-CELL_LABELS = {
-    "holds": "holds",
-    "moved": "moved",
-    "gone": "gone",
-    "error": "error",
-    "unchecked": "not checkable",
-    "": "not verified",
-}
+CELL_LABELS = vocabulary.STATE_LABELS
 
 
 @dataclass
@@ -55,15 +48,15 @@ class Matrix:
 def _cell(result: EvidenceResult | None, column: Column, repository) -> Cell:
     if result is None:
         return Cell(state="")
-    if is_moved(result):
+    if result.moved:
         return Cell(
-            state="moved",
-            location=result_location(result),
+            state=vocabulary.MOVED,
+            location=result.location,
             link=repository.permalink(column.commit.sha, result.path, result.start_line, result.end_line),
             detail=result.detail,
         )
     if result.state == EvidenceResult.State.HOLDS and result.evidence.kind == Evidence.Kind.PATTERN:
-        return Cell(state=result.state, location=result_location(result), detail=result.detail)
+        return Cell(state=result.state, location=result.location, detail=result.detail)
     return Cell(state=result.state, detail=result.detail)
 
 

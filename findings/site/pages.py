@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from findings import vocabulary
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.rendering.highlight import highlight_snippet
 from findings.selectors import (
@@ -105,13 +106,11 @@ class EvidenceView:
     @property
     def state(self) -> str:
         """holds / moved / gone / error / unchecked, or '' when it was not verified there."""
-        if self.result is None:
-            return ""
-        return "moved" if is_moved(self.result) else self.result.state
+        return self.result.shown_state if self.result else ""
 
     @property
     def now_location(self) -> str:
-        return result_location(self.result) if self.result else ""
+        return self.result.location if self.result else ""
 
     @cached_property
     def now_link(self) -> str:
@@ -124,21 +123,6 @@ class EvidenceView:
         return repository.permalink(
             self.latest_commit.sha, self.result.path, self.result.start_line, self.result.end_line
         )
-
-
-def is_moved(result: EvidenceResult) -> bool:
-    """Moved, for evidence that has one place: a pattern's glob matching in some file is not a move."""
-    return result.moved and result.evidence.kind != Evidence.Kind.PATTERN
-
-
-def result_location(result: EvidenceResult) -> str:
-    if not result.path:
-        return ""
-    if result.start_line and result.end_line and result.end_line != result.start_line:
-        return f"{result.path}:{result.start_line}–{result.end_line}"
-    if result.start_line:
-        return f"{result.path}:{result.start_line}"
-    return result.path
 
 
 @dataclass
@@ -323,17 +307,12 @@ class PullRequestPage:
         shown = [view for view in self.cards if view.finding.kind == Finding.Kind.BLOCKER]
         groups = [
             {
-                "key": "ci",
-                "title": "Caught by CI",
-                "subtitle": "red now, or red the first time the tests run",
-                "findings": [view for view in shown if view.finding.caught_by == Finding.CaughtBy.CI],
-            },
-            {
-                "key": "none",
-                "title": "Nothing checks these",
-                "subtitle": "they appear during a real run",
-                "findings": [view for view in shown if view.finding.caught_by != Finding.CaughtBy.CI],
-            },
+                "key": caught_by,
+                "title": title,
+                "subtitle": subtitle,
+                "findings": [view for view in shown if view.finding.caught_by == caught_by],
+            }
+            for caught_by, title, subtitle in vocabulary.BLOCKER_GROUPS
         ]
         return [group for group in groups if group["findings"]]
 

@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from findings.companion import companion_files, companion_zip_bytes, zip_name
+from findings.site.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding
 from findings.runs import verification_run_request
 from findings.selectors import (
@@ -145,10 +145,10 @@ def verify_now(request, owner: str, name: str, number: int):
     if not can_verify(request.user):
         raise PermissionDenied("Only staff with the permission to verify pull requests can start a verification.")
     pull_request = _pull_request_or_404(owner, name, number)
-    if pull_request_active_run(pull_request) is not None:
+    run = verification_run_request(pull_request=pull_request, requested_by=request.user)
+    if not run.created:
         messages.info(request, f"A verification of {pull_request.reference} is already under way.")
     else:
-        verification_run_request(pull_request=pull_request, requested_by=request.user)
         messages.success(
             request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
         )

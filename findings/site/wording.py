@@ -4,17 +4,13 @@ all still present." Plain functions over plain values, so they are tested withou
 from collections import Counter
 from collections.abc import Iterable
 
+from findings import vocabulary
+
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 # What a verdict means for a finding someone is waiting on.
-VERDICT_PHRASES = {
-    "present": "still present",
-    "likely_fixed": "likely fixed",
-    "partly_fixed": "partly fixed",
-    "unverifiable": "could not be checked",
-    "error": "failed with an error",
-}
-VERDICT_ORDER = tuple(VERDICT_PHRASES)
+VERDICT_PHRASES = vocabulary.VERDICT_PHRASES
+VERDICT_ORDER = vocabulary.VERDICTS
 
 ROLE_PHRASES = {
     "base": "{sha}, the base",

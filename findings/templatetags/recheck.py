@@ -1,19 +1,11 @@
 """Template filters of the site. Only what the sanitiser or the highlighter produced is marked safe."""
 from django import template
 
-from findings.models import Verdict
+from findings import vocabulary
 from findings.rendering.markdown import render_markdown
 from findings.site import wording
 
 register = template.Library()
-
-VERDICT_LABELS = {
-    Verdict.PRESENT: "Still present",
-    Verdict.LIKELY_FIXED: "Likely fixed",
-    Verdict.PARTLY_FIXED: "Partly fixed",
-    Verdict.UNVERIFIABLE: "Unverifiable",
-    Verdict.ERROR: "Check failed",
-}
 
 
 @register.filter
@@ -29,15 +21,10 @@ def number_word(number: int) -> str:
 @register.filter
 def verdict_label(verdict: str) -> str:
     """A verdict as a label that reads without its colour; '' reads as not verified."""
-    return VERDICT_LABELS.get(verdict, "Not verified")
+    return vocabulary.verdict_label(verdict)
 
 
 @register.filter
 def lines(evidence) -> str:
     """`path:40–42` for an evidence item or a result with lines; the path alone otherwise."""
-    start, end = getattr(evidence, "start_line", None), getattr(evidence, "end_line", None)
-    if start and end and end != start:
-        return f"{evidence.path}:{start}–{end}"
-    if start:
-        return f"{evidence.path}:{start}"
-    return evidence.path
+    return vocabulary.location(evidence.path, getattr(evidence, "start_line", None), getattr(evidence, "end_line", None))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from recheck.errors import RecheckError
+from reviews.git.errors import RecheckError
 from reviews.git import GitReader, is_glob, validate_repo_path
 
 from findings.verification.gitlinks import check_gitlink

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recheck.errors import RecheckError
+from reviews.git.errors import RecheckError
 from reviews.git import GitReader, validate_repo_path
 
 from findings.verification.results import CheckResult, gone, holds

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import regex as re
 
-from recheck.errors import InvalidPattern, RecheckError
+from findings.verification.errors import InvalidPattern
+from reviews.git.errors import RecheckError
 from reviews.git import GitReader, is_glob, match_paths, validate_glob
 
 from findings.verification.paths import current_path

@@ -16,7 +16,7 @@ removed, and CRLF equals LF.
 
 from __future__ import annotations
 
-from recheck.errors import RecheckError
+from reviews.git.errors import RecheckError
 from reviews.git import GitReader, validate_repo_path
 
 from findings.verification.paths import current_path

@@ -14,7 +14,6 @@ KINDS = (SNIPPET, PATTERN, PATH, GITLINK, NOTE)
 PRESENT, ABSENT = "present", "absent"  # pattern expectations
 EXISTS, MISSING = "exists", "missing"  # path expectations
 
-
 @dataclass(frozen=True)
 class EvidenceSpec:
     """One evidence item.

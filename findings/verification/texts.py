@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 
-from recheck.errors import RecheckError
+from reviews.git.errors import RecheckError
 from reviews.git import Blob, GitReader, split_lines
 
 # Characters of file text kept decoded; lines, stripped lines and indexes

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from recheck.errors import RepositoryError
+from reviews.git.errors import RepositoryError
 from reviews.git.process import run_git, stderr_text
 from reviews.git.safety import validate_clone_url, validate_slug
 

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from recheck.errors import RepositoryError
+from reviews.git.errors import RepositoryError
 
 GIT = "git"
 _STDERR_LIMIT = 800

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from recheck.errors import AmbiguousCommit, CommitNotFound, RepositoryError
+from reviews.git.errors import AmbiguousCommit, CommitNotFound, RepositoryError
 from reviews.git.objects import BINARY_SNIFF_BYTES, Blob, Change, CommitInfo, TreeEntry
 from reviews.git.process import git_argv, git_env, run_git, stderr_text
 from reviews.git.safety import validate_repo_path, validate_revision

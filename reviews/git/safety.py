@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from recheck.errors import CommitNotFound, RepositoryError, UnsafePath
+from reviews.git.errors import CommitNotFound, RepositoryError, UnsafePath
 
 _MAX_URL = 2048
 _MAX_REF = 255

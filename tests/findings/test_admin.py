@@ -137,19 +137,49 @@ def test_every_reviews_model_has_a_working_changelist(admin_client, name):
     assert admin_client.get(reverse(f"admin:reviews_{name}_changelist") + "?q=x").status_code == 200
 
 
+def _pinned(pull_request, role, sha=None):
+    from tests.factories import PinnedCommitFactory
+
+    commit = CommitFactory(repository=pull_request.repository, **({"sha": sha} if sha else {}))
+    return PinnedCommitFactory(pull_request=pull_request, commit=commit, role=role).commit
+
+
 def test_the_list_shows_and_filters_by_the_latest_verdict(client, staff_maintainer):
     finding = FindingFactory(title="Tolerance is zero")
     other = FindingFactory(pull_request=finding.pull_request, title="Librosa undeclared")
-    older = VerificationFactory(finding=finding, verdict="present", checked_at="2026-11-01T00:00:00Z")
-    VerificationFactory(finding=finding, verdict="likely_fixed", commit=CommitFactory(
-        repository=finding.pull_request.repository, sha="abcdef0" + "1" * 33))
-    VerificationFactory(finding=other, verdict="present", commit=older.commit)
+    reviewed = _pinned(finding.pull_request, "reviewed")
+    head = _pinned(finding.pull_request, "head", sha="abcdef0" + "1" * 33)
+    VerificationFactory(finding=finding, verdict="present", commit=reviewed)
+    VerificationFactory(finding=finding, verdict="likely_fixed", commit=head)
+    VerificationFactory(finding=other, verdict="present", commit=head)
     client.force_login(staff_maintainer)
     page = client.get(reverse("admin:findings_finding_changelist")).content.decode()
     assert "Likely fixed at abcdef01" in page
     filtered = client.get(reverse("admin:findings_finding_changelist"), {"latest_verdict": "likely_fixed"})
     assert "Tolerance is zero" in filtered.content.decode()
     assert "Librosa undeclared" not in filtered.content.decode()
+
+
+def test_the_admin_and_the_site_agree_on_the_latest_verdict_after_an_older_pin_is_re_verified(
+    client, staff_maintainer
+):
+    """The head says likely fixed; re-verifying the reviewed commit afterwards (it still has the
+    code) must not turn the admin's latest verdict back to present while the site says likely fixed."""
+    from django.utils import timezone
+
+    finding = FindingFactory(title="Tolerance is zero")
+    reviewed = _pinned(finding.pull_request, "reviewed")
+    head = _pinned(finding.pull_request, "head", sha="abcdef0" + "2" * 33)
+    VerificationFactory(finding=finding, verdict="likely_fixed", commit=head, checked_at=timezone.now())
+    VerificationFactory(finding=finding, verdict="present", commit=reviewed,
+                        checked_at=timezone.now() + timezone.timedelta(minutes=5))
+    client.force_login(staff_maintainer)
+    admin_page = client.get(reverse("admin:findings_finding_changelist")).content.decode()
+    assert "Likely fixed at abcdef02" in admin_page and "Still present at" not in admin_page
+    site = client.get("/", {"q": "Tolerance"}).content.decode()
+    assert 'class="badge verdict-likely_fixed"' in site and 'class="badge verdict-present"' not in site
+    present = client.get(reverse("admin:findings_finding_changelist"), {"latest_verdict": "present"})
+    assert "Tolerance is zero" not in present.content.decode()
 
 
 def test_a_refused_mark_fixed_leaves_no_commit_behind(client, staff_maintainer):

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from findings.companion import companion_pages_html, companion_render
+from findings.site.companion import companion_pages_html, companion_render
 from findings.models import CompanionPages, Finding
 from findings.tasks import render_companion_pages
 from tests.factories import reviewed_pull_request

@@ -15,7 +15,7 @@ def test_it_has_a_heading_and_a_status_line():
     status = next(line for line in text.splitlines() if line.startswith("**Status:**"))
     assert status.startswith("**Status:** open · 3 of 4 blockers open · 1 of 1 cleanups open · ")
     assert f"verified at [`{review.head.short_sha}`](https://github.com/acme/loader/commit/{review.head.sha})" in status
-    assert status.endswith(": 1 present, 1 likely fixed, 2 not verified")
+    assert status.endswith(": 1 still present, 1 likely fixed, 2 not verified")
 
 
 def test_blockers_are_grouped_as_on_the_blockers_page():
@@ -26,7 +26,7 @@ def test_blockers_are_grouped_as_on_the_blockers_page():
     assert ci < text.index("**1\\. The pin is off main**") < nothing
     assert nothing < text.index("**2\\. Tolerance") < cleanups
     assert nothing < text.index("**5\\. Audio runs die mid-run**") < cleanups
-    assert text.index("- 4\\. Name the loader better — cannot be checked automatically") > cleanups
+    assert text.index("- 4\\. Name the loader better — not checkable by machine") > cleanups
 
 
 def test_each_blocker_shows_its_verdict_and_a_permalink():

@@ -100,6 +100,28 @@ def test_running_a_run_twice_leaves_one_result_per_finding_and_commit(repo):
     assert VerificationRun.objects.filter(status="done").count() == 2
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_duplicated_message_for_a_run_another_worker_claimed_does_nothing(repo):
+    pull_request = import_review(repo)
+    # Another worker took the first copy of the message: the run is running, nothing verified yet.
+    run = VerificationRun.objects.create(pull_request=pull_request, status="running")
+    assert run_verification.apply(args=[run.pk]).get() == {"run": run.pk, "status": "running"}
+    assert not Verification.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_copies_of_one_run_message_verify_once(repo):
+    pull_request = import_review(repo)
+    run = VerificationRun.objects.create(pull_request=pull_request)
+    first = run_verification.apply(args=[run.pk]).get()
+    checked = set(Verification.objects.values_list("pk", "checked_at"))
+    second = run_verification.apply(args=[run.pk]).get()
+    assert "verdicts" in first and second == {"run": run.pk, "status": "done"}
+    assert set(Verification.objects.values_list("pk", "checked_at")) == checked
+    run.refresh_from_db()
+    assert (run.status, run.done, run.total) == ("done", 3, 3)
+
+
 @pytest.mark.django_db
 def test_the_fetch_task_records_the_mirror_and_resolves_abbreviations(repo):
     pull_request = import_review(repo)
@@ -115,7 +137,8 @@ def test_the_fetch_task_retries_an_unreachable_repository(repo, tmp_path):
     pull_request.repository.save()
     with pytest.raises(Retry) as retry:
         fetch_repository.apply(args=[pull_request.repository.pk])
-    assert "does not exist" in str(retry.value.exc) and retry.value.when > 0
+    # The first retry waits up to one backoff step; full jitter may pick any delay in it, 0 included.
+    assert "does not exist" in str(retry.value.exc) and 0 <= retry.value.when <= fetch_repository.retry_backoff
     pull_request.repository.refresh_from_db()
     assert "does not exist" in pull_request.repository.fetch_error
     assert fetch_repository.max_retries == 4 and fetch_repository.retry_jitter
@@ -129,6 +152,24 @@ def test_tracking_pins_a_new_head_once(repo):
     assert track_pull_request_head.apply(args=[pull_request.pk]).get()["queued"] is False
     head = PinnedCommit.objects.get(role="head")
     assert head.commit.sha == repo.head() and head.pull_request == pull_request
+
+
+@pytest.mark.django_db
+def test_a_head_the_webhook_reported_is_not_queued_again_by_tracking(repo, client, settings,
+                                                                     django_capture_on_commit_callbacks):
+    from tests.findings.api.test_webhooks import deliver, pull_request_event
+
+    settings.RECHECK_GITHUB_WEBHOOK_SECRET = "s"
+    pull_request = import_review(repo)
+    pushed = repo.write("a.py", "x\n").commit("pushed")
+    repo.update_ref("refs/pull/7/head", pushed)
+    with django_capture_on_commit_callbacks():
+        response = deliver(client, pull_request_event(slug="acme/loader", number=7, sha=pushed), secret="s")
+    assert response.status_code == 202
+    with django_capture_on_commit_callbacks():
+        tracked = track_pull_request_head.apply(args=[pull_request.pk]).get()
+    assert tracked["queued"] is False and tracked["run"] == response.json()["run"]
+    assert VerificationRun.objects.filter(commit__sha=pushed).count() == 1
 
 
 @pytest.mark.django_db(transaction=True)

@@ -39,7 +39,7 @@ def test_mixed_verdicts_are_listed_worst_news_first():
     )
     assert sentence == (
         "All re-checked against abc1234, the head: two still present, one likely fixed, "
-        "one partly fixed and one failed with an error."
+        "one partly fixed and one could not be checked."
     )
 
 

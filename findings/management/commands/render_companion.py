@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from findings.companion import companion_render
+from findings.site.companion import companion_render
 from recheck.errors import RecheckError
 from reviews.selectors import pull_request_get
 

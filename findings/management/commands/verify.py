@@ -3,7 +3,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from findings.models import VerificationRun
+from findings.runs import verification_run_begin
 from findings.selectors import verification_report
 from findings.verifying import verification_run_execute
 from recheck.errors import RecheckError
@@ -42,11 +42,11 @@ class Command(BaseCommand):
         elif not pull_request.pins.exists():
             raise CommandError(f"{pull_request.reference} has no pinned commit: give one with --commit SHA.")
 
-        run = VerificationRun.objects.create(pull_request=pull_request, commit=target)
+        run = verification_run_begin(pull_request=pull_request, commit=target)
         verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
         self._clear_progress()
 
-        commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit")]
+        commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
         reports = [self._report(pull_request, each) for each in commits]
         if json:
             self.stdout.write(_json_dumps(reports[0] if target else reports))

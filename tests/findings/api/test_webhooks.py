@@ -98,6 +98,31 @@ def test_a_redelivered_event_has_one_effect(anonymous_reader, review, hook_secre
     assert WebhookDelivery.objects.count() == 1
 
 
+def test_two_deliveries_of_the_same_head_queue_one_run(anonymous_reader, review, hook_secret, queued_tasks,
+                                                     django_capture_on_commit_callbacks):
+    """GitHub sends `opened` and then `synchronize` for one head, or someone replays a captured body
+    under a new delivery id: the head is verified once."""
+    with django_capture_on_commit_callbacks(execute=True):
+        first = deliver(anonymous_reader, pull_request_event(action="opened"), delivery="d-1")
+        second = deliver(anonymous_reader, pull_request_event(action="synchronize"), delivery="d-2")
+        replayed = deliver(anonymous_reader, pull_request_event(action="synchronize"), delivery="d-3")
+    assert (first.status_code, second.status_code, replayed.status_code) == (202, 200, 200)
+    assert VerificationRun.objects.count() == 1 and len(queued_tasks) == 1
+    assert "already being verified" in second.json()["detail"] and second.json()["run"] is None
+    assert WebhookDelivery.objects.count() == 3
+
+
+def test_a_head_that_was_verified_is_not_queued_again(anonymous_reader, review, hook_secret, queued_tasks,
+                                                     django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        deliver(anonymous_reader, pull_request_event(), delivery="d-1")
+    VerificationRun.objects.update(status="done")
+    with django_capture_on_commit_callbacks(execute=True):
+        again = deliver(anonymous_reader, pull_request_event(), delivery="d-2")
+    assert again.status_code == 200 and "already pinned and verified" in again.json()["detail"]
+    assert VerificationRun.objects.count() == 1 and len(queued_tasks) == 1
+
+
 @pytest.mark.parametrize(
     ("signature", "secret"),
     [

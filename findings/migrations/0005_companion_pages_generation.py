@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('findings', '0003_commits_are_not_deleted_from_under_evidence'),
+        ('findings', '0004_verdict_labels_from_the_vocabulary'),
     ]
 
     operations = [

@@ -1,0 +1,105 @@
+"""One vocabulary: the engine's constants, the model choices and every reader's wording agree."""
+import pytest
+from django.urls import reverse
+
+from findings import vocabulary
+from findings.exchange.markdown_export import pull_request_markdown
+from findings.models import EvidenceResult, Finding, Verdict
+from findings.site import wording
+from findings.verification import results as engine_results
+from findings.verification import verdicts as engine_verdicts
+from tests.factories import (
+    EvidenceFactory,
+    EvidenceResultFactory,
+    FindingFactory,
+    PinnedCommitFactory,
+    VerificationFactory,
+)
+
+
+def test_the_engine_s_verdicts_are_the_model_s_choices():
+    assert set(engine_verdicts.VERDICTS) == set(Verdict.values) == set(vocabulary.VERDICTS)
+    for name in ("PRESENT", "LIKELY_FIXED", "PARTLY_FIXED", "UNVERIFIABLE"):
+        assert getattr(engine_verdicts, name) == getattr(Verdict, name).value == getattr(vocabulary, name)
+    assert engine_verdicts.ERRORED == Verdict.ERROR == vocabulary.ERROR
+
+
+def test_the_engine_s_result_states_are_the_model_s_choices():
+    assert set(engine_results.STATES) == set(EvidenceResult.State.values) == set(vocabulary.STATES)
+    assert (engine_results.HOLDS, engine_results.GONE, engine_results.ERROR, engine_results.UNCHECKED) == (
+        vocabulary.HOLDS, vocabulary.GONE, vocabulary.STATE_ERROR, vocabulary.UNCHECKED
+    )
+
+
+def test_every_verdict_and_state_has_a_label_and_a_phrase():
+    assert set(vocabulary.VERDICT_LABELS) == set(vocabulary.VERDICT_PHRASES) == set(vocabulary.VERDICTS)
+    assert set(vocabulary.STATE_LABELS) == {*vocabulary.STATES, vocabulary.MOVED, ""}
+    assert dict(Verdict.choices) == vocabulary.VERDICT_LABELS
+    # Two verdicts never read alike: "could not be checked" is an error and nothing else.
+    assert len(set(vocabulary.VERDICT_PHRASES.values())) == len(vocabulary.VERDICTS)
+    assert len(set(vocabulary.VERDICT_LABELS.values())) == len(vocabulary.VERDICTS)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("verdict", vocabulary.VERDICTS)
+def test_one_phrase_per_verdict_on_the_site_in_the_export_and_in_the_admin(verdict, client, staff_maintainer):
+    finding = FindingFactory(kind=Finding.Kind.BLOCKER, title="The tolerance is zero")
+    pin = PinnedCommitFactory(pull_request=finding.pull_request, role="head")
+    VerificationFactory(finding=finding, commit=pin.commit, verdict=verdict)
+    phrase, label = vocabulary.VERDICT_PHRASES[verdict], vocabulary.VERDICT_LABELS[verdict]
+
+    assert wording.verdict_summary([verdict]) == [f"one {phrase}"]
+    markdown = pull_request_markdown(pull_request=finding.pull_request)
+    assert f"The tolerance is zero** — {phrase} at" in markdown
+    assert f": 1 {phrase}" in markdown
+    pull_request = finding.pull_request
+    page = client.get(
+        reverse("findings:blockers", kwargs={"owner": pull_request.repository.owner,
+                                             "name": pull_request.repository.name, "number": pull_request.number})
+    ).content.decode()
+    assert f"{label}" in page
+    client.force_login(staff_maintainer)
+    admin_list = client.get(reverse("admin:findings_finding_changelist")).content.decode()
+    assert f"{label} at {pin.commit.sha[:8]}" in admin_list
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "recorded", "now", "moved"),
+    [
+        ("pattern", ("src/**/*.py", None), ("src/loader.py", 12), False),
+        ("snippet", ("src/loader.py", 40), ("src/loader.py", 52), True),
+        ("snippet", ("src/loader.py", 40), ("src/stream.py", 40), True),
+        ("snippet", ("src/loader.py", 40), ("src/loader.py", 40), False),
+        ("path", ("src/loader.py", None), ("src/loader.py", None), False),
+    ],
+)
+def test_the_api_and_the_site_agree_on_what_moved(kind, recorded, now, moved, client):
+    finding = FindingFactory()
+    pin = PinnedCommitFactory(pull_request=finding.pull_request, role="head")
+    fields = {
+        "pattern": {"regex": "x", "expect": "present", "text": ""},
+        "path": {"expect": "exists", "text": ""},
+        "snippet": {"end_line": recorded[1]},
+    }[kind]
+    evidence = EvidenceFactory(finding=finding, kind=kind, path=recorded[0], start_line=recorded[1], **fields)
+    verification = VerificationFactory(finding=finding, commit=pin.commit)
+    EvidenceResultFactory(verification=verification, evidence=evidence, state="holds", path=now[0],
+                          start_line=now[1], end_line=now[1])
+
+    api = client.get(reverse("api:verification-detail", kwargs={"pk": verification.pk})).json()
+    assert api["results"][0]["moved"] is moved
+    pull_request = finding.pull_request
+    page = client.get(
+        reverse("findings:finding", kwargs={"owner": pull_request.repository.owner,
+                                            "name": pull_request.repository.name, "number": pull_request.number,
+                                            "finding_number": finding.number})
+    ).content.decode()
+    assert ('class="cell state-moved"' in page) is moved
+
+
+def test_a_location_is_written_one_way():
+    assert vocabulary.location("a.py", 4, 9) == "a.py:4–9"
+    assert vocabulary.location("a.py", 4, 4) == "a.py:4"
+    assert vocabulary.location("a.py") == "a.py"
+    assert vocabulary.location("") == ""
