@@ -2,12 +2,16 @@
 generation forward (`reviews.services.pull_request_changed`), so answers cached by generation
 cannot outlive a change, whichever service, admin form or command made it. Writes that bypass
 signals (raw SQL, `QuerySet.update`) call the service themselves; `tests/findings/test_gate_cache.py`
-checks that every table the gate reads is watched here."""
+checks that every table the gate reads is watched here.
+
+Evidence results have no receivers on purpose: only the verification store writes them (in bulk,
+and it moves the generation itself), and a receiver would make Django delete ten thousand results
+one by one, with a query each, instead of in one statement."""
 from django.db.models import F
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
+from findings.models import Evidence, Finding, Verification, VerificationRun
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -29,16 +33,6 @@ def _finding_row_changed(sender, instance, **kwargs):
     # A cached finding (the usual case when it was just created) saves the lookup.
     finding = instance.finding if type(instance).finding.is_cached(instance) else None
     pull_request_id = finding.pull_request_id if finding else _finding_pull_request_id(instance.finding_id)
-    if pull_request_id is not None:
-        pull_request_changed(pull_request_id=pull_request_id)
-
-
-@receiver([post_save, post_delete], sender=EvidenceResult)
-def _result_changed(sender, instance, **kwargs):
-    pull_request_id = (
-        Verification.objects.filter(pk=instance.verification_id).values_list("finding__pull_request_id", flat=True)
-        .first()
-    )
     if pull_request_id is not None:
         pull_request_changed(pull_request_id=pull_request_id)
 

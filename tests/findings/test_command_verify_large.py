@@ -94,3 +94,20 @@ def test_snippet_texts_read_on_first_verification_are_stored_a_batch_per_stateme
     assert 1 <= len(updates) <= 4  # a batch of at least 499 rows per statement, never one per item
     texts = dict(Evidence.objects.filter(kind="snippet").values_list("finding__number", "text"))
     assert len(texts) == 1500 and texts[3] == "value_4 = 4" and texts[39] == "value_40 = 40"
+
+
+def test_re_verifying_replaces_thousands_of_results_in_a_few_statements(repo):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from findings.verifying import pull_request_verify
+    from reviews.mirrors import repository_fetch
+
+    pull_request = large_pull_request(repo, 3000)
+    commit = Commit.objects.get(sha=repo.reviewed)
+    repository_fetch(repository=pull_request.repository)
+    pull_request_verify(pull_request=pull_request, commit=commit, fetch=False)
+    with CaptureQueriesContext(connection) as queries:
+        pull_request_verify(pull_request=pull_request, commit=commit, fetch=False)
+    # Batches of hundreds of rows a statement (SQLite takes 999 parameters), never one per row.
+    assert len(queries.captured_queries) < 100
