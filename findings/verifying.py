@@ -6,6 +6,7 @@ replaces rather than duplicates), and applies the rules that keep machines from 
 """
 import gc
 import logging
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -337,6 +338,9 @@ def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:
     Finding.objects.filter(pk__in=regressed).update(possibly_regressed=True)
 
 
+PROGRESS_INTERVAL_SECONDS = 0.25
+
+
 def verification_run_execute(*, run: VerificationRun, progress: Progress | None = None, fetch: bool = True) -> dict:
     """Carry out a claimed run (see `verification_run_claim`): at its commit (pinned as `rebased`
     unless already pinned), or at every pinned commit. Progress goes to the run row and to
@@ -354,15 +358,19 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
     verdicts: dict[str, dict[str, int]] = {}
     done_before = 0
     reported = 0
-    # About a hundred progress writes per run, whatever its size.
+    written_at = time.monotonic()
+    # At most about a hundred progress writes per run, whatever its size, and a few a second: each
+    # is a commit of its own, and a fast run would spend more on telling its progress than on
+    # making it.
     step = max(1, total // 100)
 
     def advance(done: int, _total: int) -> None:
-        nonlocal reported
+        nonlocal reported, written_at
         overall = done_before + done
-        if overall - reported >= step or done == per_commit:
+        now = time.monotonic()
+        if (overall - reported >= step and now - written_at >= PROGRESS_INTERVAL_SECONDS) or done == per_commit:
             verification_run_advance(run, by=overall - reported)
-            reported = overall
+            reported, written_at = overall, now
             if progress:
                 progress(overall, total)
 
