@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -154,6 +155,7 @@ def main() -> None:
     parser.add_argument("--subjects", default="engine,command",
                         help="engine (the warm engine and storage), command (manage.py verify --json end to end).")
     parser.add_argument("--profile", action="store_true", help="Print where the verification spends its time.")
+    parser.add_argument("--memory", action="store_true", help="Also print the peak memory of a cold verification.")
     parser.add_argument("--sort", default="cumulative", help="Profile order: cumulative or tottime.")
     args = parser.parse_args()
 
@@ -205,6 +207,19 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats(args.sort).print_stats(25)
 
     engine()  # the first run reads every blob; the pairs measure the warm engine, as the target says
+    if args.memory:
+        # A cold run (a new reader, so nothing cached) under tracemalloc: the peak of what Python
+        # allocates while verifying, whatever the process held before.
+        from findings.verification import texts
+
+        texts._caches.clear()
+        tracemalloc.start()
+        started = time.perf_counter()
+        pull_request_verify(pull_request=pull_request, commit=target, fetch=False)
+        elapsed = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(f"cold run under tracemalloc: peak {peak / 2**20:.0f} MiB ({elapsed:.2f}s, slowed by the tracing)")
     subjects = {"engine": (engine, "warm engine + storage", "<= 3x"), "command": (command, "verify --json", "<= 5x")}
     for name in args.subjects.split(","):
         function, label, target_text = subjects[name]
