@@ -98,14 +98,15 @@ def build_repository(path: Path, files: int, lines: int, commits: int, seed: int
     return shas, {"index": recorded_at_index, "tree": snapshot}
 
 
-def record_review(repo_path: Path, shas: list[str], snapshot: dict, evidence_count: int, per_finding: int):
+def record_review(repo_path: Path, shas: list[str], snapshot: dict, evidence_count: int, per_finding: int,
+                  slug: str = "bench/big"):
     from django.utils import timezone
 
     from findings.models import Evidence, Finding
     from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
     rng = random.Random(11)
-    repository = Repository.objects.create(slug="bench/big", clone_url=str(repo_path))
+    repository = Repository.objects.create(slug=slug, clone_url=str(repo_path))
     pull_request = PullRequest.objects.create(repository=repository, number=1, title="A large pull request")
     recorded = Commit.objects.create(repository=repository, sha=shas[snapshot["index"]], resolved=True,
                                      committed_at=timezone.now(), message="recorded")
