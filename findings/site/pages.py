@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
@@ -223,6 +224,19 @@ SUMMARY_FIELDS = (
     "id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed",
     "resolved_by", "resolved_at",
 )
+
+
+def finding_list_page(finding: Finding) -> int:
+    """The page of its kind's list (blockers or cleanups) that `finding` is shown on, in one query:
+    the findings before it in `_page_order` count."""
+    same_kind = Finding.objects.filter(pull_request_id=finding.pull_request_id, kind=finding.kind)
+    before = Q(number__lt=finding.number)
+    if finding.kind == Finding.Kind.BLOCKER:
+        if finding.caught_by == Finding.CaughtBy.CI:
+            before &= Q(caught_by=Finding.CaughtBy.CI)
+        else:
+            before = Q(caught_by=Finding.CaughtBy.CI) | (before & ~Q(caught_by=Finding.CaughtBy.CI))
+    return same_kind.filter(before).count() // FINDINGS_PER_PAGE + 1
 
 
 def _page_order(finding: Finding) -> tuple:

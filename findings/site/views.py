@@ -22,7 +22,7 @@ from findings.selectors import (
 )
 from findings.site.access import can_verify, readable
 from findings.site.matrix import verification_matrix
-from findings.site.pages import Links, finding_views, page_context, pull_request_page
+from findings.site.pages import Links, finding_list_page, finding_views, page_context, pull_request_page
 from findings.site.search import FindingSearchForm
 from reviews.models import PullRequest, Repository
 
@@ -99,7 +99,10 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     verifications = finding_verifications(finding)
     links = Links(pull_request=pull_request)
     # The finding's verification at the latest commit comes from the list already loaded.
-    [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
+    [view] = finding_views(
+        [finding], latest_commit=latest.commit if latest else None, links=links,
+        page_numbers={finding.pk: finding_list_page(finding)},
+    )
     return render(
         request,
         "findings/finding.html",

@@ -61,3 +61,15 @@ def test_the_overview_lists_the_first_findings_and_links_the_rest(client, django
     assert 'class="finding finding-' not in html and "highlight" not in html
     # A blocker listed at a glance links to the page of the list it is on.
     assert 'href="/acme/large/pull/1/blockers/?page=21#finding-1"' in html
+
+
+def test_a_findings_own_page_links_back_to_the_page_of_the_list_it_is_on(client):
+    pull_request = large_reviewed_pull_request(findings=2000)
+    base = pull_request.get_absolute_url()
+    for number, page_number, kind in [(3, 1, "blockers"), (1, 21, "blockers"), (1999, 60, "blockers"),
+                                      (4, 1, "cleanups"), (2000, 20, "cleanups")]:
+        html = client.get(f"{base}findings/{number}/").content.decode()
+        query = f"?page={page_number}" if page_number > 1 else ""
+        assert f'href="{base}{kind}/{query}#finding-{number}"' in html, number
+        listed = client.get(f"{base}{kind}/", {"page": page_number}).content.decode()
+        assert f'id="finding-{number}"' in listed

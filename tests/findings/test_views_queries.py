@@ -12,7 +12,7 @@ BOUNDS = {
     "overview": 9,
     "blockers": 11,
     "cleanups": 11,
-    "finding": 9,
+    "finding": 10,  # one counts the findings before it, for the page of its list it links back to
     "index": 5,
     "search": 7,
     "run": 2,
