@@ -178,15 +178,9 @@ class FindingSummary:
 def finding_summaries(
     pull_request: PullRequest, *, latest_commit: Commit | None, links: Links
 ) -> tuple[list[FindingSummary], dict[int, int]]:
-    """Every finding of the PR in page order (blockers caught by CI, the other blockers, then the
-    cleanups) with its verdict at `latest_commit`, in two queries; and finding id -> the page of its
-    kind's list it is shown on."""
-    findings = list(
-        Finding.objects.for_pull_request(pull_request)
-        .select_related("resolved_by")
-        .only(*SUMMARY_FIELDS)
-        .order_by("number")
-    )
+    """Every finding of the PR by number with its verdict at `latest_commit`, in two queries; and
+    finding id -> the page of its kind's list it is shown on (lists go in `_page_order`)."""
+    findings = list(Finding.objects.for_pull_request(pull_request).only(*SUMMARY_FIELDS).order_by("number"))
     verdicts = (
         dict(
             Verification.objects.filter(finding__pull_request=pull_request, commit=latest_commit)
@@ -220,10 +214,8 @@ FINDINGS_PER_PAGE = 25
 # How many findings of each kind the overview lists by name; the rest are on their own pages.
 GLANCE_LIMIT = 25
 
-SUMMARY_FIELDS = (
-    "id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed",
-    "resolved_by", "resolved_at",
-)
+# What the counts, the status line and the overview's lists read of a finding.
+SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
 
 
 def finding_list_page(finding: Finding) -> int:
