@@ -11,7 +11,12 @@ from findings.models import Evidence, Finding, FindingEvent
 from findings.services import finding_resolve
 from recheck.errors import BundleError, RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
-from reviews.services import commit_get_or_create, pull_request_changed, pull_request_pin_commit
+from reviews.services import (
+    commit_get_or_create,
+    pull_request_changed,
+    pull_request_changes_batched,
+    pull_request_pin_commit,
+)
 
 MAX_BUNDLE_BYTES = 5_000_000
 
@@ -100,7 +105,14 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
     report = ImportReport(pull_request=pull_request.reference)
     report.record(f"repository {repository.slug}", repo_created, repo_changed)
     report.record(f"pull request {pull_request.reference}", pr_created, pr_changed)
+    with pull_request_changes_batched(pull_request_id=pull_request.pk):
+        _import_contents(bundle, repository, pull_request, actor, report)
+    if len(bundle["findings"]) + sum(len(item["evidence"]) for item in bundle["findings"]) >= ANALYZE_AFTER_ROWS:
+        transaction.on_commit(_analyze_imported_tables)
+    return report
 
+
+def _import_contents(bundle: dict, repository: Repository, pull_request: PullRequest, actor, report) -> None:
     for index, item in enumerate(bundle["commits"]):
         try:
             commit = commit_get_or_create(repository=repository, sha=item["sha"])
@@ -122,9 +134,6 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
     )
     for index, item in enumerate(bundle["findings"]):
         _import_finding(pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, report)
-    if len(bundle["findings"]) + sum(len(item["evidence"]) for item in bundle["findings"]) >= ANALYZE_AFTER_ROWS:
-        transaction.on_commit(_analyze_imported_tables)
-    return report
 
 
 # An import this large can change the tables' shape enough that the planner's statistics mislead

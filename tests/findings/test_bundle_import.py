@@ -238,3 +238,27 @@ def test_a_small_import_leaves_the_statistics_to_the_database(django_capture_on_
             "findings": [{"number": 1, "kind": "blocker", "title": "One", "evidence": []}],
         })
     assert not [callback for callback in callbacks if "analyze" in getattr(callback, "__name__", "")]
+
+
+def test_an_import_moves_the_pull_requests_generation_once_not_once_a_row():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def bundle(title):
+        return {
+            "repository": {"slug": "acme/gen", "clone_url": "https://github.com/acme/gen.git"},
+            "pull_request": {"number": 1, "title": "Gen"},
+            "findings": [
+                {"number": n, "kind": "blocker", "title": f"{title} {n}",
+                 "evidence": [{"kind": "note", "text": "a"}, {"kind": "note", "text": "b"}]}
+                for n in range(1, 51)
+            ],
+        }
+
+    review_import(data=bundle("First"))
+    before = PullRequest.objects.get().generation
+    with CaptureQueriesContext(connection) as queries:
+        review_import(data=bundle("Second"))
+    moves = [q for q in queries.captured_queries if 'SET "generation"' in q["sql"] and "reviews_pullrequest" in q["sql"]]
+    assert len(moves) == 1
+    assert PullRequest.objects.get().generation == before + 1
