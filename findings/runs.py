@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
+from reporting.services import verification_run_report
 from reviews.models import PullRequest
 from reviews.services import commit_get_or_create, pull_request_changed
 
@@ -32,19 +33,23 @@ def verification_run_request(
         return active
     run = VerificationRun.objects.create(pull_request=pull_request, commit=commit, requested_by=requested_by)
     run.created = True
+    # Before the verification is enqueued, so GitHub hears "in progress" before "completed".
+    verification_run_report(run=run)
 
     def send():
         try:
             result = enqueue("findings.tasks.run_verification", run.pk)
         except Exception as error:  # a broker that is down, or (run in-process) a failed run
             logger.exception("Verification run %s could not be queued or failed", run.pk)
-            VerificationRun.objects.active().filter(pk=run.pk).update(
+            failed = VerificationRun.objects.active().filter(pk=run.pk).update(
                 status=VerificationRun.Status.FAILED,
                 finished_at=timezone.now(),
                 message=f"The verification could not be queued: {error}. "
                 "Check that the broker (CELERY_BROKER_URL) is reachable, then request it again.",
             )
             pull_request_changed(pull_request_id=run.pull_request_id)
+            if failed:
+                verification_run_report(run=run)
             return
         VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
 
@@ -81,6 +86,7 @@ def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
 
 
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
+    """End the run, and tell GitHub what the gate now says (when the repository publishes)."""
     VerificationRun.objects.filter(pk=run.pk).update(
         status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
         finished_at=timezone.now(),
@@ -88,3 +94,4 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
     )
     # The gate stops reporting the run as under way.
     pull_request_changed(pull_request_id=run.pull_request_id)
+    verification_run_report(run=run)

@@ -4,7 +4,10 @@ A `pull_request` event that moves a tracked PR's head (opened, synchronize, reop
 head through `pull_request_record_head`, the service head tracking uses: a new head is pinned with
 role `head` and verified once, however many deliveries name it. Every pull_request delivery is recorded
 by its X-GitHub-Delivery id in the same transaction as its effect, so a redelivery (GitHub retries,
-or someone presses "Redeliver") finds the row and changes nothing."""
+or someone presses "Redeliver") finds the row and changes nothing.
+
+The events about Recheck's check (re-runs asked for on GitHub, merge groups, closed pull requests,
+the App's installations) are recorded the same way and handed to `reporting.events`."""
 import hashlib
 import hmac
 import json
@@ -16,7 +19,16 @@ from django.db import transaction
 from findings.models import VerificationRun, WebhookDelivery
 from findings.tracking import pull_request_record_head
 from recheck.errors import RecheckError
+from reporting.events import (
+    EventOutcome,
+    EventPayloadError,
+    check_rerequest_handle,
+    installation_handle,
+    merge_group_handle,
+    pull_request_closed_handle,
+)
 from reviews.models import PullRequest
+from reviews.services import pull_request_state_record
 
 HEAD_MOVING_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SIGNATURE_PREFIX = "sha256="
@@ -85,14 +97,31 @@ def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
     ).order_by("repository__slug").first()
 
 
+# The events whose deliveries are acted on (and recorded, so a redelivery has no further effect).
+HANDLED_EVENTS = frozenset(
+    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories"}
+)
+# The actions of those events that reach a handler; the others are acknowledged and recorded.
+HANDLED_ACTIONS = {
+    "check_run": {"rerequested"},
+    "check_suite": {"rerequested"},
+    "merge_group": {"checks_requested"},
+}
+
+
 @transaction.atomic
 def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
     """Act on one signed delivery, at most once per delivery id."""
     if event == "ping":
         return DeliveryOutcome("pong: the webhook is connected.")
-    if event != "pull_request":
-        return DeliveryOutcome(f"Ignored: Recheck acts on pull_request events, not {event or 'unnamed'} events.")
-    action, slug, number, head_sha = _pull_request_event(payload)
+    if event not in HANDLED_EVENTS:
+        return DeliveryOutcome(
+            f"Ignored: Recheck acts on {', '.join(sorted(HANDLED_EVENTS))} events, not {event or 'unnamed'} events."
+        )
+    if event == "pull_request":
+        action, slug, number, head_sha = _pull_request_event(payload)
+    else:
+        action = str(payload.get("action", ""))
 
     # The row is the claim: a concurrent redelivery waits on the unique index, then finds it.
     delivery, created = WebhookDelivery.objects.get_or_create(
@@ -101,19 +130,45 @@ def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> De
     if not created:
         return DeliveryOutcome(f"Already handled delivery {delivery_id}: {delivery.outcome}", duplicate=True)
 
-    run = None
-    pull_request = _tracked_pull_request(slug, number)
-    if action not in HEAD_MOVING_ACTIONS:
-        message = f"Ignored: action {action!r} does not move the head."
-    elif pull_request is None:
-        message = f"Ignored: {slug}#{number} is not tracked here."
+    if event == "pull_request":
+        message, run = _pull_request_delivery(payload, action, slug, number, head_sha)
+    elif action not in HANDLED_ACTIONS.get(event, {action}):
+        message, run = f"Ignored: {event} action {action!r}.", None
     else:
         try:
-            recorded = pull_request_record_head(pull_request=pull_request, sha=head_sha, note=f"pushed ({action})")
-        except RecheckError as error:
-            raise WebhookPayloadError(f"pull_request.head.sha: {error}") from None
-        run = recorded.run if recorded.queued else None
-        message = recorded.describe()
+            outcome = _dispatch(event, payload)
+        except EventPayloadError as error:
+            raise WebhookPayloadError(str(error)) from None
+        message = outcome.message
+        run = next((run for run in outcome.runs if run.created), None)
     delivery.outcome = message
     delivery.save(update_fields=["outcome"])
     return DeliveryOutcome(message, run=run)
+
+
+def _dispatch(event: str, payload: dict) -> EventOutcome:
+    if event in ("check_run", "check_suite"):
+        return check_rerequest_handle(event=event, payload=payload)
+    if event == "merge_group":
+        return merge_group_handle(payload=payload)
+    return installation_handle(event=event, payload=payload)
+
+
+def _pull_request_delivery(payload: dict, action: str, slug: str, number: int, head_sha: str):
+    if action == "closed":
+        try:
+            return pull_request_closed_handle(payload=payload).message, None
+        except EventPayloadError as error:
+            raise WebhookPayloadError(str(error)) from None
+    pull_request = _tracked_pull_request(slug, number)
+    if action not in HEAD_MOVING_ACTIONS:
+        return f"Ignored: action {action!r} does not move the head.", None
+    if pull_request is None:
+        return f"Ignored: {slug}#{number} is not tracked here.", None
+    if action == "reopened":
+        pull_request_state_record(pull_request=pull_request, state=PullRequest.State.OPEN)
+    try:
+        recorded = pull_request_record_head(pull_request=pull_request, sha=head_sha, note=f"pushed ({action})")
+    except RecheckError as error:
+        raise WebhookPayloadError(f"pull_request.head.sha: {error}") from None
+    return recorded.describe(), recorded.run if recorded.queued else None

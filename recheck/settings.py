@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "reviews",
     "findings",
+    "reporting",
 ]
 
 MIDDLEWARE = [
@@ -134,6 +135,28 @@ RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)
 RECHECK_GITHUB_WEBHOOK_SECRET = env_str("RECHECK_GITHUB_WEBHOOK_SECRET")
 RECHECK_TRACK_INTERVAL_SECONDS = env_int("RECHECK_TRACK_INTERVAL_SECONDS", 900)
+# Where this server is seen from outside: check runs and comments link back to its pages.
+RECHECK_SITE_URL = env_str("RECHECK_SITE_URL").rstrip("/")
+
+# Reporting to GitHub: a GitHub App (check runs, statuses, comments) or only a token (statuses
+# and comments; GitHub lets only Apps create check runs).
+RECHECK_GITHUB_API_URL = env_str("RECHECK_GITHUB_API_URL", "https://api.github.com").rstrip("/") + "/"
+RECHECK_GITHUB_APP_ID = env_str("RECHECK_GITHUB_APP_ID").strip()
+RECHECK_GITHUB_APP_PRIVATE_KEY = env_str("RECHECK_GITHUB_APP_PRIVATE_KEY")
+_private_key_file = env_str("RECHECK_GITHUB_APP_PRIVATE_KEY_FILE")
+if _private_key_file and not RECHECK_GITHUB_APP_PRIVATE_KEY:
+    try:
+        RECHECK_GITHUB_APP_PRIVATE_KEY = Path(_private_key_file).read_text()
+    except OSError as error:
+        raise ImproperlyConfigured(
+            f"RECHECK_GITHUB_APP_PRIVATE_KEY_FILE={_private_key_file!r} cannot be read: {error.strerror}."
+        ) from None
+if bool(RECHECK_GITHUB_APP_ID) != bool(RECHECK_GITHUB_APP_PRIVATE_KEY):
+    raise ImproperlyConfigured(
+        "A GitHub App needs both RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (or _FILE); only one is set."
+    )
+RECHECK_GITHUB_TOKEN = env_str("RECHECK_GITHUB_TOKEN").strip()
+RECHECK_GITHUB_TIMEOUT = env_int("RECHECK_GITHUB_TIMEOUT", 10)
 
 # --- Celery --------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")

@@ -5,7 +5,9 @@ from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 @admin.register(Repository)
 class RepositoryAdmin(admin.ModelAdmin):
-    list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error"]
+    list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error", "publish_checks",
+                    "publish_comment"]
+    list_filter = ["publish_checks", "publish_comment"]
     search_fields = ["slug", "clone_url"]
     readonly_fields = ["fetched_at", "fetch_error", "created_at"]
 

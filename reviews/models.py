@@ -24,6 +24,19 @@ class Repository(models.Model):
     default_branch = models.CharField(max_length=200, default="main")
     fetched_at = models.DateTimeField(null=True, blank=True)
     fetch_error = models.TextField(blank=True)
+    # Reporting back to GitHub is opt-in per repository: a review of someone else's repository
+    # must not start posting on it because the server happens to have credentials.
+    publish_checks = models.BooleanField(
+        default=False,
+        help_text="Report each verified head to GitHub: a \"Recheck\" check run with a GitHub App, or a "
+        "\"recheck\" commit status with only a token (tokens cannot create check runs).",
+    )
+    publish_comment = models.BooleanField(
+        default=False, help_text="Keep one Recheck comment on the pull request up to date after each verification."
+    )
+    github_installation_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The GitHub App's installation on this repository; looked up when unknown."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -96,3 +96,28 @@ def pull_request_pin_commit(
         pin.note = note
         pin.save(update_fields=["note"])
     return pin, created
+
+
+def pull_request_state_record(*, pull_request: PullRequest, state: str) -> bool:
+    """Record the PR's state on its forge (open, merged, closed); returns whether it changed."""
+    if state not in PullRequest.State.values:
+        raise RecheckError(f"Unknown state {state!r}: use one of {', '.join(PullRequest.State.values)}.")
+    changed = PullRequest.objects.filter(pk=pull_request.pk).exclude(state=state).update(state=state)
+    pull_request.state = state
+    return bool(changed)
+
+
+def repository_publishing_update(
+    *, repository: Repository, publish_checks: bool | None = None, publish_comment: bool | None = None
+) -> Repository:
+    """Turn reporting to GitHub on or off for `repository` (None leaves a setting as it is)."""
+    changes = {
+        name: value
+        for name, value in (("publish_checks", publish_checks), ("publish_comment", publish_comment))
+        if value is not None
+    }
+    if changes:
+        Repository.objects.filter(pk=repository.pk).update(**changes)
+        for name, value in changes.items():
+            setattr(repository, name, value)
+    return repository

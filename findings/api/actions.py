@@ -17,6 +17,8 @@ from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
     ImportReportSerializer,
+    PublishingSerializer,
+    RepositorySerializer,
     ResolveRequestSerializer,
     ResolveResponseSerializer,
     VerifyRequestSerializer,
@@ -29,6 +31,8 @@ from findings.exchange.bundle_schema import BundleSerializer
 from findings.models import Finding, FindingEvent
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
+from reviews.models import Repository
+from reviews.services import repository_publishing_update
 
 
 class ActionView(APIView):
@@ -214,3 +218,30 @@ class ReviewImport(ActionView):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
             headers={"Location": url},
         )
+
+
+@extend_schema_view(
+    patch=extend_schema(
+        tags=["repositories"],
+        operation_id="repository_publishing_update",
+        summary="Turn reporting to GitHub on or off for a repository",
+        description=(
+            "With `publish_checks`, every verified head gets a \"Recheck\" check run (with a GitHub App; with "
+            "only a token, a `recheck` commit status). With `publish_comment`, the pull request gets one "
+            "comment, edited after each verification. Both are off until turned on. Needs "
+            "`reviews.change_repository`."
+        ),
+        parameters=docs.REPOSITORY_PATH,
+        request=PublishingSerializer,
+        responses={200: RepositorySerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class RepositoryPublishing(ActionView):
+    required_permission = "reviews.change_repository"
+
+    def patch(self, request, owner: str, name: str):
+        repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+        body = PublishingSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        repository = repository_publishing_update(repository=repository, **body.validated_data)
+        return Response(RepositorySerializer(repository, context={"request": request}).data)

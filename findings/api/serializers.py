@@ -53,7 +53,25 @@ class RepositorySerializer(serializers.ModelSerializer):
     class Meta:
         model = Repository
         # The clone URL and fetch errors stay out: either may carry credentials or server paths.
-        fields = ["url", "slug", "owner", "name", "web_url", "default_branch", "fetched_at", "pulls_url"]
+        fields = ["url", "slug", "owner", "name", "web_url", "default_branch", "fetched_at", "pulls_url",
+                  "publish_checks", "publish_comment"]
+        read_only_fields = ["publish_checks", "publish_comment"]
+
+
+class PublishingSerializer(serializers.Serializer):
+    publish_checks = serializers.BooleanField(
+        required=False,
+        help_text="A \"Recheck\" check run on each verified head (GitHub App), or a \"recheck\" commit status "
+        "when only RECHECK_GITHUB_TOKEN is set: tokens cannot create check runs.",
+    )
+    publish_comment = serializers.BooleanField(
+        required=False, help_text="One comment on the pull request, edited after each verification."
+    )
+
+    def validate(self, data):
+        if not data:
+            raise serializers.ValidationError("Send publish_checks, publish_comment or both.")
+        return data
 
 
 class PullRequestSerializer(serializers.ModelSerializer):

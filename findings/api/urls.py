@@ -5,6 +5,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from findings.api import actions, views, webhooks
+from reporting.api import PullRequestAnnotations
 
 app_name = "api"
 
@@ -15,9 +16,12 @@ urlpatterns = [
     path("repos/", views.RepositoryList.as_view(), name="repository-list"),
     path("repos/<str:owner>/<str:name>/", views.RepositoryDetail.as_view(), name="repository-detail"),
     path("repos/<str:owner>/<str:name>/pulls/", views.RepositoryPullRequestList.as_view(), name="repository-pulls"),
+    path("repos/<str:owner>/<str:name>/publishing", actions.RepositoryPublishing.as_view(),
+         name="repository-publishing"),
     path(f"{PULL}/", views.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/gate", views.PullRequestGate.as_view(), name="pull-request-gate"),
     path(f"{PULL}/verify", actions.PullRequestVerify.as_view(), name="pull-request-verify"),
+    path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
     path(f"{PULL}/export", views.PullRequestExport.as_view(), name="pull-request-export"),
     path("pulls/", views.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", views.PullRequestDetail.as_view(), name="pull-request-detail"),

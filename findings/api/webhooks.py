@@ -22,14 +22,18 @@ MAX_DELIVERY_ID_LENGTH = 100
     post=extend_schema(
         tags=["webhooks"],
         operation_id="github_webhook",
-        summary="GitHub webhook (pull_request events)",
+        summary="GitHub webhook (pull requests, check re-runs, merge groups, installations)",
         description=(
-            "Point a GitHub webhook here with content type application/json, the secret set in "
-            "RECHECK_GITHUB_WEBHOOK_SECRET, and the Pull requests event. On opened, synchronize and reopened "
-            "of a tracked pull request it pins the new head (role `head`) and queues its verification "
-            "(202). Other actions and events are acknowledged and ignored (200); `ping` answers 200. A "
-            "redelivery of the same X-GitHub-Delivery has no further effect. Unsigned or badly signed "
-            "deliveries, and any delivery while no secret is configured, get 403 and change nothing."
+            "Point a GitHub App's (or a repository's) webhook here with content type application/json and the "
+            "secret set in RECHECK_GITHUB_WEBHOOK_SECRET. `pull_request` opened, synchronize and reopened of a "
+            "tracked pull request pin the new head (role `head`) and queue its verification (202); `closed` "
+            "records whether it was merged. `check_run` and `check_suite` `rerequested` (someone pressed "
+            "\"Re-run\" on the Recheck check) verify that commit again; `merge_group` `checks_requested` "
+            "verifies the merge queue's commit and reports on it; `installation` and "
+            "`installation_repositories` keep the App's installation ids. Other actions and events are "
+            "acknowledged and ignored (200); `ping` answers 200. A redelivery of the same X-GitHub-Delivery "
+            "has no further effect. Unsigned or badly signed deliveries, and any delivery while no secret "
+            "is configured, get 403 and change nothing."
         ),
         auth=[],
         parameters=[

@@ -24,6 +24,7 @@ from findings.site.access import can_verify, readable
 from findings.site.matrix import verification_matrix
 from findings.site.pages import Links, finding_list_page, finding_views, page_context, pull_request_page
 from findings.site.search import FindingSearchForm
+from reporting.selectors import pull_request_failed_calls
 from reviews.models import PullRequest, Repository
 
 SEARCH_PAGE_SIZE = 25
@@ -61,7 +62,11 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
     pull_request = _pull_request_or_404(owner, name, number)
     page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
     context = page_context(page, current=current)
-    context.update(run=pull_request_active_run(pull_request), can_verify=can_verify(request.user))
+    context.update(
+        run=pull_request_active_run(pull_request),
+        can_verify=can_verify(request.user),
+        github_failures=pull_request_failed_calls(pull_request),
+    )
     return render(request, f"findings/pull_request/{current}.html", context)
 
 

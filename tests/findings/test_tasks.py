@@ -31,6 +31,7 @@ def celery_worker(transactional_db):
     saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
     if not settings.CELERY_BROKER_URL:
         app.conf.update(broker_url="memory://", result_backend="cache+memory://")
+        forget_broker_connections()
     app.conf.task_always_eager = False
     # Messages left behind by tests that queued work without a worker must not run now.
     app.control.purge()
@@ -44,6 +45,16 @@ def celery_worker(transactional_db):
     finally:
         task_postrun.disconnect(_close_connections)
         app.conf.update(saved)
+        forget_broker_connections()
+
+
+def forget_broker_connections():
+    """Let go of the app's connection and producer pools, so the next message goes to the broker
+    now configured: an eager task acquires a producer too, which binds the pools to the broker URL
+    of that moment (the default, when none is configured). Not closed: kombu keeps one pool per
+    broker URL and hands the same one out again."""
+    app._pool = None
+    app.amqp._producer_pool = None
 
 
 def _close_connections(**kwargs):

@@ -11,7 +11,7 @@ PAGES = {"overview": "", "blockers": "blockers/", "cleanups": "cleanups/"}
 
 
 def page(client, pull_request, name, django_assert_max_num_queries, **query):
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         response = client.get(pull_request.get_absolute_url() + PAGES[name], query)
     assert response.status_code == 200
     return response.content.decode()

@@ -173,8 +173,8 @@ def test_ping_answers_200(anonymous_reader, db, hook_secret):
 @pytest.mark.parametrize(
     ("event", "payload", "expected"),
     [
-        ("push", {"ref": "refs/heads/main"}, "acts on pull_request events"),
-        ("pull_request", pull_request_event(action="closed"), "does not move the head"),
+        ("push", {"ref": "refs/heads/main"}, "not push events"),
+        ("pull_request", pull_request_event(action="edited"), "does not move the head"),
         ("pull_request", pull_request_event(action="labeled"), "does not move the head"),
         ("pull_request", pull_request_event(number=1), "acme/loader#1 is not tracked"),
         ("pull_request", pull_request_event(slug="other/repo"), "other/repo#4108 is not tracked"),

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0002_commits_are_not_deleted_from_under_evidence'),
+        ('reviews', '0003_repository_github_publishing'),
     ]
 
     operations = [

@@ -1,0 +1,1 @@
+"""The `recheck-gate` CI command: plain Python, importable without Django."""

@@ -1,0 +1,5 @@
+import sys
+
+from recheck_gate.cli import main
+
+sys.exit(main())

@@ -1,0 +1,249 @@
+"""recheck-gate: wait in CI until Recheck has verified a commit of a pull request, print its
+blockers, and exit 0 when the pull request may merge, 1 when it may not, 2 when that could not be
+found out (Recheck unreachable, refused, or no verdict in time).
+
+Plain Python and the standard library only: it runs in any CI image with the project installed,
+with no database and no Django settings. It talks to Recheck's REST API (the merge gate, the
+verify action and the annotations of a commit) with a token."""
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+
+MERGEABLE, NOT_MERGEABLE, UNKNOWN = 0, 1, 2
+REQUEST_TIMEOUT_SECONDS = 30
+FIRST_WAIT_SECONDS = 2.0
+LONGEST_WAIT_SECONDS = 30.0
+
+
+class GateError(Exception):
+    """Recheck could not tell: the message says why and what to do."""
+
+
+@dataclass
+class Answer:
+    status: int
+    body: dict
+
+
+class Recheck:
+    """The few API calls the gate needs, with the token on each."""
+
+    def __init__(self, url: str, token: str, repo: str, pr: int):
+        self.base = url.rstrip("/")
+        self.token = token
+        owner, _, name = repo.partition("/")
+        self.pull = f"{self.base}/api/repos/{urllib.parse.quote(owner)}/{urllib.parse.quote(name)}/pulls/{pr}"
+
+    def call(self, method: str, url: str, data: dict | None = None) -> Answer:
+        body = json.dumps(data).encode() if data is not None else None
+        request = urllib.request.Request(url, data=body, method=method, headers={
+            "Accept": "application/json",
+            "User-Agent": "recheck-gate",
+            **({"Authorization": f"Token {self.token}"} if self.token else {}),
+            **({"Content-Type": "application/json"} if body is not None else {}),
+        })
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
+                return Answer(response.status, _json(response.read()))
+        except urllib.error.HTTPError as error:
+            return Answer(error.code, _json(error.read()))
+        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            return Answer(0, {"detail": f"Recheck at {self.base} could not be reached: {reason}"})
+
+    def gate(self, sha: str) -> Answer:
+        return self.call("GET", f"{self.pull}/gate?commit={urllib.parse.quote(sha)}")
+
+    def verify(self, sha: str) -> Answer:
+        return self.call("POST", f"{self.pull}/verify", {"commit": sha})
+
+    def annotations(self, sha: str) -> Answer:
+        return self.call("GET", f"{self.pull}/annotations?commit={urllib.parse.quote(sha)}")
+
+
+def _json(raw: bytes) -> dict:
+    try:
+        value = json.loads(raw or b"{}")
+    except ValueError:
+        return {"detail": raw[:300].decode("utf-8", "replace")}
+    return value if isinstance(value, dict) else {"detail": str(value)[:300]}
+
+
+def _refused(answer: Answer) -> GateError:
+    detail = answer.body.get("detail") or answer.body
+    if answer.status == 401:
+        return GateError(f"Recheck refused the token (401): {detail}")
+    if answer.status == 403:
+        return GateError(f"Recheck refused (403): {detail}")
+    if answer.status == 404:
+        return GateError(f"Recheck does not know this pull request (404): {detail}")
+    return GateError(f"Recheck answered {answer.status or 'nothing'}: {detail}")
+
+
+def wait_for_gate(recheck: Recheck, sha: str, *, timeout: float, log=print, sleep=time.sleep) -> dict:
+    """The merge gate at `sha` once it is verified there: asks for a verification when there is
+    none, and waits with a growing, jittered interval, at most `timeout` seconds in all."""
+    deadline = time.monotonic() + timeout
+    wait = FIRST_WAIT_SECONDS
+    requested = False
+    while True:
+        answer = recheck.gate(sha)
+        if answer.status == 200:
+            gate = answer.body
+            run = gate.get("verification_run")
+            if run is None and gate.get("verified"):
+                return gate
+            if run is None and requested:
+                raise GateError(f"The verification of {sha[:8]} ended without a verdict for every open blocker: "
+                                f"{gate.get('reason')}")
+            if run is None:
+                requested = _request(recheck, sha, log)
+            else:
+                log(f"Waiting for verification run {run.get('id')} ({run.get('status')}) of {sha[:8]}…")
+                requested = True
+        elif answer.status == 400 and not requested:
+            # Recheck has not heard of the commit yet (the push webhook may be slower than CI).
+            requested = _request(recheck, sha, log)
+        elif answer.status in (401, 403, 404) or (answer.status == 400 and requested):
+            raise _refused(answer)
+        else:
+            log(f"Recheck answered {answer.status or 'nothing'} ({answer.body.get('detail', '')}); trying again.")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise GateError(f"No verdict for {sha[:8]} within {timeout:g}s: the verification is still under way. "
+                            "Raise --timeout, or look at the pull request's page.")
+        sleep(min(left, wait * random.uniform(0.8, 1.2)))
+        wait = min(LONGEST_WAIT_SECONDS, wait * 1.6)
+
+
+def _request(recheck: Recheck, sha: str, log) -> bool:
+    answer = recheck.verify(sha)
+    if answer.status == 202:
+        log(f"Asked Recheck to verify {sha[:8]} (run {answer.body.get('run')}); waiting for its verdict.")
+        return True
+    if answer.status in (0, 429) or answer.status >= 500:
+        log(f"Could not ask for a verification yet ({answer.status or 'no answer'}); trying again.")
+        return False
+    raise _refused(answer)
+
+
+# --- Output ------------------------------------------------------------------------------------
+
+
+def text_report(gate: dict) -> str:
+    lines = [gate.get("reason", "")]
+    for blocker in gate.get("open_blockers", []):
+        verdict = (blocker.get("verdict") or "not verified").replace("_", " ")
+        lines.append(f"  B{blocker['number']} {blocker['title']}: {verdict}  {blocker.get('url', '')}".rstrip())
+    for blocker in gate.get("possibly_regressed", []):
+        lines.append(f"  B{blocker['number']} {blocker['title']}: marked fixed, looks regressed  {blocker.get('url', '')}")
+    return "\n".join(lines)
+
+
+def rdjson_report(annotations: list[dict], *, base_url: str) -> dict:
+    """reviewdog's Diagnostic Format (rdjson): one diagnostic per open finding."""
+    return {
+        "source": {"name": "Recheck", "url": base_url},
+        "severity": "ERROR" if any(item["kind"] == "blocker" for item in annotations) else "INFO",
+        "diagnostics": [
+            {
+                "message": f"{item['title']}\n\n{item['message']}",
+                "location": {
+                    "path": item["path"],
+                    "range": {"start": {"line": item["start_line"]}, "end": {"line": item["end_line"]}},
+                },
+                "severity": "ERROR" if item["kind"] == "blocker" else "INFO",
+                "source": {"name": "Recheck", "url": base_url},
+                "code": {"value": f"{'B' if item['kind'] == 'blocker' else 'C'}{item['number']}",
+                         **({"url": item["url"]} if item.get("url") else {})},
+            }
+            for item in annotations
+        ],
+    }
+
+
+def codeclimate_report(annotations: list[dict], *, pull_request: str) -> list[dict]:
+    """A GitLab code quality report (Code Climate's issue format, with GitLab's required fields)."""
+    return [
+        {
+            "type": "issue",
+            "check_name": f"recheck-{item['kind']}",
+            "description": item["title"],
+            "content": {"body": item["message"]},
+            "categories": ["Bug Risk"] if item["kind"] == "blocker" else ["Style"],
+            # The same finding keeps its fingerprint from commit to commit, so GitLab can tell
+            # a new finding from one that moved.
+            "fingerprint": hashlib.sha256(f"{pull_request}/{item['kind']}/{item['number']}".encode()).hexdigest(),
+            "severity": "blocker" if item["kind"] == "blocker" else "minor",
+            "location": {"path": item["path"], "lines": {"begin": item["start_line"], "end": item["end_line"]}},
+        }
+        for item in annotations
+    ]
+
+
+# --- The command -------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="recheck-gate",
+        description="Wait until Recheck has verified a commit of a pull request; exit 0 when it may merge, "
+        "1 when it may not, 2 when that could not be found out.",
+    )
+    parser.add_argument("--url", default=os.environ.get("RECHECK_URL", ""),
+                        help="Recheck's address, e.g. https://recheck.example.com (env RECHECK_URL).")
+    parser.add_argument("--token", default=os.environ.get("RECHECK_TOKEN", ""),
+                        help="An API token that may request verifications (env RECHECK_TOKEN).")
+    parser.add_argument("--repo", required=True, help="owner/name, as on the forge.")
+    parser.add_argument("--pr", required=True, type=int, help="The pull request's number.")
+    parser.add_argument("--sha", required=True, help="The commit CI runs on (full SHA).")
+    parser.add_argument("--format", choices=["text", "rdjson", "codeclimate"], default="text",
+                        help="text (default), rdjson for reviewdog, or codeclimate for GitLab's code quality report.")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="Seconds to wait for the verdict in all (default 900).")
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give --url or set RECHECK_URL")
+    if "/" not in args.repo:
+        parser.error("--repo is owner/name")
+    return args
+
+
+def log(message: str) -> None:
+    """Progress and errors go to stderr, so stdout carries only the report."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    recheck = Recheck(args.url, args.token, args.repo, args.pr)
+    try:
+        gate = wait_for_gate(recheck, args.sha, timeout=args.timeout, log=log)
+        if args.format != "text":
+            answer = recheck.annotations(gate["commit"])
+            if answer.status != 200:
+                raise _refused(answer)
+            annotations = answer.body.get("annotations", [])
+    except GateError as error:
+        log(f"recheck-gate: {error}")
+        return UNKNOWN
+    if args.format == "text":
+        print(text_report(gate))
+    else:
+        log(text_report(gate))
+        report = (rdjson_report(annotations, base_url=recheck.base) if args.format == "rdjson"
+                  else codeclimate_report(annotations, pull_request=f"{args.repo}#{args.pr}"))
+        print(json.dumps(report, indent=2))
+    return MERGEABLE if gate.get("mergeable") else NOT_MERGEABLE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

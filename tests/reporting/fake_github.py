@@ -1,0 +1,288 @@
+"""A fake GitHub REST API on 127.0.0.1 (pytest-httpserver) for the calls Recheck makes.
+
+Every request body is validated with githubkit's models of GitHub's request schemas, strictly: a
+field the schema does not have is an error too (the models themselves allow extras). Every
+response is built as GitHub documents it and validated with githubkit's response model before it
+is sent. A request that fails validation is answered 422 and kept in `invalid`, which the fixture
+checks is empty when the test ends."""
+import itertools
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Union
+
+import jwt
+from githubkit.compat import type_validate_python
+from githubkit_schemas.latest import models as gh
+from pydantic import BaseModel, ValidationError
+from werkzeug import Request, Response
+
+API = "https://api.github.com"
+NOW = "2026-01-01T00:00:00Z"
+
+
+def strictly(model_type, data: Any):
+    """`data` validated as `model_type`, refusing fields the schema does not name."""
+    value = type_validate_python(model_type, data)
+    _no_extra(value, "body")
+    return value
+
+
+def _no_extra(value, where: str) -> None:
+    if isinstance(value, BaseModel):
+        if value.model_extra:
+            raise ValueError(f"{where}: fields GitHub's schema does not have: {sorted(value.model_extra)}")
+        for name in type(value).model_fields:
+            _no_extra(getattr(value, name), f"{where}.{name}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _no_extra(item, f"{where}[{index}]")
+
+
+def _user(login: str = "recheck[bot]", user_id: int = 9) -> dict:
+    base = f"{API}/users/{login}"
+    return {
+        "login": login, "id": user_id, "node_id": "MDQ6VXNlcjk=", "avatar_url": "https://avatars.example/u/9",
+        "gravatar_id": "", "url": base, "html_url": f"https://github.com/{login}", "followers_url": f"{base}/followers",
+        "following_url": f"{base}/following{{/other_user}}", "gists_url": f"{base}/gists{{/gist_id}}",
+        "starred_url": f"{base}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{base}/subscriptions",
+        "organizations_url": f"{base}/orgs", "repos_url": f"{base}/repos", "events_url": f"{base}/events{{/privacy}}",
+        "received_events_url": f"{base}/received_events", "type": "Bot", "site_admin": False,
+    }
+
+
+@dataclass
+class Failure:
+    method: str
+    path: re.Pattern
+    status: int
+    body: dict
+    headers: dict
+    times: int
+
+
+@dataclass
+class FakeGitHub:
+    """The state GitHub would keep, and what Recheck sent."""
+
+    app_id: str
+    public_key: str
+    personal_token: str = "github_pat_fake"
+    token_lifetime: timedelta = timedelta(hours=1)
+    installations: dict[str, int] = field(default_factory=dict)
+    check_runs: dict[int, dict] = field(default_factory=dict)
+    statuses: list[dict] = field(default_factory=list)
+    comments: dict[int, dict] = field(default_factory=dict)
+    requests: list[tuple[str, str, dict | None]] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+    tokens: dict[str, datetime] = field(default_factory=dict)
+    revoked: set[str] = field(default_factory=set)
+    failures: list[Failure] = field(default_factory=list)
+
+    def __post_init__(self):
+        self._ids = itertools.count(1001)
+        self._lock = threading.Lock()
+
+    # --- what a test arranges ----------------------------------------------------------------
+    def install(self, slug: str, installation_id: int = 77) -> None:
+        self.installations[slug.lower()] = installation_id
+
+    def fail(self, method: str, path: str, status: int, message: str, *, headers: dict | None = None,
+             times: int = 1, errors: list | None = None) -> None:
+        """Answer the next `times` matching requests with GitHub's error body for `status`."""
+        body = {"message": message, "documentation_url": "https://docs.github.com/rest"}
+        if errors is not None:
+            body["errors"] = errors
+        self.failures.append(Failure(method, re.compile(path), status, body, headers or {}, times))
+
+    def calls(self, method: str, pattern: str) -> list[dict | None]:
+        return [body for m, path, body in self.requests if m == method and re.search(pattern, path)]
+
+    # --- the server ---------------------------------------------------------------------------
+    ROUTES = [
+        ("POST", r"^/app/installations/(?P<installation>\d+)/access_tokens$", "access_token"),
+        ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/installation$", "repo_installation"),
+        ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs$", "create_check_run"),
+        ("PATCH", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs/(?P<id>\d+)$", "update_check_run"),
+        ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/statuses/(?P<sha>[0-9a-f]{40})$", "create_status"),
+        ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "list_comments"),
+        ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "create_comment"),
+        ("PATCH", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/comments/(?P<id>\d+)$", "update_comment"),
+    ]
+
+    def handle(self, request: Request) -> Response:
+        with self._lock:
+            return self._handle(request)
+
+    def _handle(self, request: Request) -> Response:
+        body = json.loads(request.get_data() or b"null")
+        self.requests.append((request.method, request.path, body))
+        for failure in self.failures:
+            if failure.times and failure.method == request.method and failure.path.search(request.path):
+                failure.times -= 1
+                return self._json(failure.status, failure.body, failure.headers)
+        routed = [(re.match(pattern, request.path), endpoint) for method, pattern, endpoint in self.ROUTES
+                  if method == request.method]
+        routed = [(match, endpoint) for match, endpoint in routed if match]
+        if not routed:
+            return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+        match, name = routed[0]
+        auth = request.headers.get("Authorization", "")
+        if name in ("access_token", "repo_installation"):
+            denied = self._check_jwt(auth)
+        else:
+            denied = self._check_token(auth)
+        if denied:
+            return self._json(401, {"message": denied, "documentation_url": "https://docs.github.com/rest"})
+        try:
+            return getattr(self, name)(body, **match.groupdict())
+        except (ValidationError, ValueError) as error:
+            self.invalid.append(f"{request.method} {request.path}: {error}")
+            return self._json(422, {"message": "Validation Failed", "errors": [str(error)[:300]]})
+
+    def _check_jwt(self, auth: str) -> str:
+        scheme, _, token = auth.partition(" ")
+        if scheme != "Bearer":
+            return "A JSON web token could not be decoded"
+        try:
+            claims = jwt.decode(token, self.public_key, algorithms=["RS256"])
+        except jwt.PyJWTError as error:
+            return f"A JSON web token could not be decoded: {error}"
+        return "" if str(claims.get("iss")) == self.app_id else "Integration not found"
+
+    def _check_token(self, auth: str) -> str:
+        scheme, _, token = auth.partition(" ")
+        if scheme.lower() not in ("token", "bearer"):
+            return "Requires authentication"
+        if token == self.personal_token:
+            return ""
+        expires = self.tokens.get(token)
+        if expires is None or token in self.revoked or expires <= datetime.now(timezone.utc):
+            return "Bad credentials"
+        return ""
+
+    @staticmethod
+    def _json(status: int, data, headers: dict | None = None) -> Response:
+        return Response(json.dumps(data), status=status, headers=headers or {}, content_type="application/json")
+
+    # --- endpoints ----------------------------------------------------------------------------
+    def access_token(self, body, installation):
+        strictly(gh.AppInstallationsInstallationIdAccessTokensPostBody, body or {})
+        if int(installation) not in self.installations.values():
+            return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+        token = f"ghs_{next(self._ids)}"
+        expires = datetime.now(timezone.utc) + self.token_lifetime
+        self.tokens[token] = expires
+        answer = {"token": token, "expires_at": expires.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        strictly(gh.InstallationToken, answer)
+        return self._json(201, answer)
+
+    def repo_installation(self, body, owner, repo):
+        installation_id = self.installations.get(f"{owner}/{repo}".lower())
+        if installation_id is None:
+            return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+        answer = {
+            "id": installation_id, "account": _user(owner, 1), "repository_selection": "selected",
+            "access_tokens_url": f"{API}/app/installations/{installation_id}/access_tokens",
+            "repositories_url": f"{API}/installation/repositories",
+            "html_url": f"https://github.com/settings/installations/{installation_id}",
+            "app_id": int(self.app_id), "target_id": 1, "target_type": "Organization",
+            "permissions": {"checks": "write", "contents": "read", "metadata": "read", "pull_requests": "write"},
+            "events": ["check_run", "check_suite", "merge_group", "pull_request"],
+            "created_at": NOW, "updated_at": NOW, "single_file_name": None, "app_slug": "recheck",
+            "suspended_by": None, "suspended_at": None,
+        }
+        type_validate_python(gh.Installation, answer)
+        return self._json(200, answer)
+
+    def create_check_run(self, body, owner, repo):
+        data = strictly(Union[gh.ReposOwnerRepoCheckRunsPostBodyOneof0, gh.ReposOwnerRepoCheckRunsPostBodyOneof1], body)
+        self._annotations_fit(body)
+        run = {"id": next(self._ids), "repo": f"{owner}/{repo}", "name": data.name, "head_sha": data.head_sha,
+               "status": body.get("status", "queued"), "conclusion": body.get("conclusion"),
+               "details_url": body.get("details_url"), "output": dict(body.get("output") or {}), "annotations": []}
+        run["annotations"] += (body.get("output") or {}).get("annotations", [])
+        self.check_runs[run["id"]] = run
+        return self._json(201, self._check_run(run))
+
+    def update_check_run(self, body, owner, repo, id):
+        strictly(Union[gh.ReposOwnerRepoCheckRunsCheckRunIdPatchBodyAnyof0,
+                       gh.ReposOwnerRepoCheckRunsCheckRunIdPatchBodyAnyof1], body)
+        self._annotations_fit(body)
+        run = self.check_runs.get(int(id))
+        if run is None:
+            return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+        for key in ("name", "status", "conclusion", "details_url"):
+            if key in body:
+                run[key] = body[key]
+        if "output" in body:
+            run["annotations"] += body["output"].get("annotations", [])
+            run["output"] = {key: value for key, value in body["output"].items() if key != "annotations"}
+        return self._json(200, self._check_run(run))
+
+    @staticmethod
+    def _annotations_fit(body):
+        annotations = ((body or {}).get("output") or {}).get("annotations", [])
+        if len(annotations) > 50:
+            raise ValueError(f"{len(annotations)} annotations in one request; GitHub takes at most 50")
+
+    def _check_run(self, run: dict) -> dict:
+        url = f"{API}/repos/{run['repo']}/check-runs/{run['id']}"
+        answer = {
+            "id": run["id"], "head_sha": run["head_sha"], "node_id": "CR_kwDO", "external_id": "", "url": url,
+            "html_url": f"https://github.com/{run['repo']}/runs/{run['id']}", "details_url": run["details_url"],
+            "status": run["status"], "conclusion": run["conclusion"], "started_at": NOW,
+            "completed_at": NOW if run["status"] == "completed" else None,
+            "output": {"title": run["output"].get("title"), "summary": run["output"].get("summary"),
+                       "text": None, "annotations_count": len(run["annotations"]),
+                       "annotations_url": f"{url}/annotations"},
+            "name": run["name"], "check_suite": {"id": 5}, "app": None, "pull_requests": [],
+        }
+        type_validate_python(gh.CheckRun, answer)
+        return answer
+
+    def create_status(self, body, owner, repo, sha):
+        strictly(gh.ReposOwnerRepoStatusesShaPostBody, body)
+        if len(body.get("description") or "") > 140:
+            raise ValueError("description is longer than GitHub's 140 characters")
+        status = {"id": next(self._ids), "sha": sha, **body}
+        self.statuses.append(status)
+        answer = {
+            "url": f"{API}/repos/{owner}/{repo}/statuses/{sha}", "avatar_url": None, "id": status["id"],
+            "node_id": "SC_kwDO", "state": body["state"], "description": body.get("description"),
+            "target_url": body.get("target_url"), "context": body.get("context", "default"),
+            "created_at": NOW, "updated_at": NOW, "creator": _user(),
+        }
+        type_validate_python(gh.Status, answer)
+        return self._json(201, answer)
+
+    def _comment(self, comment: dict) -> dict:
+        repo, number = comment["repo"], comment["number"]
+        answer = {
+            "id": comment["id"], "node_id": "IC_kwDO", "url": f"{API}/repos/{repo}/issues/comments/{comment['id']}",
+            "body": comment["body"], "html_url": f"https://github.com/{repo}/pull/{number}#issuecomment-{comment['id']}",
+            "user": _user(), "created_at": NOW, "updated_at": NOW,
+            "issue_url": f"{API}/repos/{repo}/issues/{number}", "author_association": "NONE",
+        }
+        type_validate_python(gh.IssueComment, answer)
+        return answer
+
+    def list_comments(self, body, owner, repo, number):
+        comments = [c for c in self.comments.values() if c["repo"] == f"{owner}/{repo}" and c["number"] == int(number)]
+        return self._json(200, [self._comment(comment) for comment in sorted(comments, key=lambda c: c["id"])])
+
+    def create_comment(self, body, owner, repo, number):
+        strictly(gh.ReposOwnerRepoIssuesIssueNumberCommentsPostBody, body)
+        comment = {"id": next(self._ids), "repo": f"{owner}/{repo}", "number": int(number), "body": body["body"]}
+        self.comments[comment["id"]] = comment
+        return self._json(201, self._comment(comment))
+
+    def update_comment(self, body, owner, repo, id):
+        strictly(gh.ReposOwnerRepoIssuesCommentsCommentIdPatchBody, body)
+        comment = self.comments.get(int(id))
+        if comment is None:
+            return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+        comment["body"] = body["body"]
+        return self._json(200, self._comment(comment))
