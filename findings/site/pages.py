@@ -190,12 +190,9 @@ def finding_summaries(
         if latest_commit
         else {}
     )
-    page_numbers: dict[int, int] = {}
-    position = {Finding.Kind.BLOCKER: 0, Finding.Kind.CLEANUP: 0}
-    for finding in sorted(findings, key=_page_order):
+    for finding in findings:
         finding.pull_request = pull_request
-        page_numbers[finding.pk] = 1 if links.static else position[finding.kind] // FINDINGS_PER_PAGE + 1
-        position[finding.kind] += 1
+    page_numbers = list_page_numbers(findings, static=links.static)
     summaries = [
         FindingSummary(
             finding=finding,
@@ -216,6 +213,17 @@ GLANCE_LIMIT = 25
 
 # What the counts, the status line and the overview's lists read of a finding.
 SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
+
+
+def list_page_numbers(findings, *, static: bool = False) -> dict[int, int]:
+    """Finding id -> the page of its kind's list it is shown on, for all of a PR's `findings`
+    (the static render has one page)."""
+    page_numbers: dict[int, int] = {}
+    position = {Finding.Kind.BLOCKER: 0, Finding.Kind.CLEANUP: 0}
+    for finding in sorted(findings, key=_page_order):
+        page_numbers[finding.pk] = 1 if static else position[finding.kind] // FINDINGS_PER_PAGE + 1
+        position[finding.kind] += 1
+    return page_numbers
 
 
 def finding_list_page(finding: Finding) -> int:
