@@ -34,12 +34,13 @@ RESOLVE_LABELS = {
 class EvidenceInline(admin.StackedInline):
     model = Evidence
     extra = 0
-    autocomplete_fields = ["commit"]
+    autocomplete_fields = ["commit", "submodule_repository"]
     fields = [
         ("position", "kind", "commit"),
         ("path", "start_line", "end_line"),
         "text",
         ("regex", "expect", "sha"),
+        ("submodule_repository", "reference_branch"),
         "caption",
     ]
 
@@ -251,7 +252,7 @@ class EvidenceAdmin(admin.ModelAdmin):
     list_filter = ["kind"]
     search_fields = ["path", "text", "regex", "finding__title"]
     list_select_related = ["finding__pull_request__repository", "commit"]
-    autocomplete_fields = ["finding", "commit"]
+    autocomplete_fields = ["finding", "commit", "submodule_repository"]
 
 
 class EvidenceResultInline(admin.TabularInline):

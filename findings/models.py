@@ -4,7 +4,7 @@ from django.db import models
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from findings import vocabulary as v
-from reviews.models import SHA_RE, Commit, PinnedCommit, PullRequest
+from reviews.models import SHA_RE, Commit, PinnedCommit, PullRequest, Repository
 
 
 class ChangesPullRequestQuerySet(models.QuerySet):
@@ -66,7 +66,7 @@ class FindingQuerySet(ChangesPullRequestQuerySet):
         """With what a finding's page and its API detail show: its PR and repository, who resolved
         it and at which commit, and its evidence with their commits (three queries in all)."""
         return self.select_related("pull_request__repository", "resolved_by", "resolved_commit").prefetch_related(
-            models.Prefetch("evidence", queryset=Evidence.objects.select_related("commit"))
+            models.Prefetch("evidence", queryset=Evidence.objects.select_related("commit", "submodule_repository"))
         )
 
     def with_latest_verdict(self):
@@ -185,6 +185,10 @@ class Evidence(models.Model):
         ABSENT = "absent", "Does not match"
         EXISTS = "exists", "Exists"
         MISSING = "missing", "Is missing"
+        # Gitlink expectations: each holds while the problem it names is there.
+        PINNED_AT = "pinned_at", "Is pinned at"
+        OFF_BRANCH = "off_branch", "Is off its branch"
+        NOT_FAST_FORWARD = "not_fast_forward", "Does not fast-forward"
 
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="evidence")
     position = models.PositiveIntegerField()
@@ -200,8 +204,17 @@ class Evidence(models.Model):
     end_line = models.PositiveIntegerField(null=True, blank=True)
     text = models.TextField(blank=True, help_text="The snippet's code, or a note's text.")
     regex = models.TextField(blank=True)
-    expect = models.CharField(max_length=10, choices=Expect.choices, blank=True)
+    expect = models.CharField(max_length=20, choices=Expect.choices, blank=True)
     sha = models.CharField(max_length=40, blank=True, help_text="The SHA a submodule is pinned at.")
+    # Gitlink evidence: the submodule's own repository (else found from .gitmodules at each
+    # commit) and the branch its pins are measured against (else that repository's default).
+    submodule_repository = models.ForeignKey(
+        Repository, null=True, blank=True, on_delete=models.SET_NULL, related_name="submodule_evidence",
+        help_text="The submodule's repository; found from .gitmodules when left empty.",
+    )
+    reference_branch = models.CharField(
+        max_length=200, blank=True, help_text="The submodule's branch pins are measured against."
+    )
     caption = models.CharField(max_length=500, blank=True)
 
     objects = FindingRowQuerySet.as_manager()
@@ -221,7 +234,11 @@ class Evidence(models.Model):
                 )
                 | (Q(kind="pattern", commit__isnull=False, expect__in=["present", "absent"]) & ~Q(path="") & ~Q(regex=""))
                 | (Q(kind="path", commit__isnull=False, expect__in=["exists", "missing"]) & ~Q(path=""))
-                | (Q(kind="gitlink", commit__isnull=False, sha__regex=SHA_RE) & ~Q(path=""))
+                | (
+                    Q(kind="gitlink", commit__isnull=False, sha__regex=SHA_RE)
+                    & Q(expect__in=["", "pinned_at", "off_branch", "not_fast_forward"])
+                    & ~Q(path="")
+                )
                 | (Q(kind="note") & ~Q(text="")),
                 name="evidence_fields_match_kind",
                 violation_error_message="Evidence is missing a field its kind needs.",
@@ -243,6 +260,10 @@ class Evidence(models.Model):
         if self.kind == self.Kind.PATH:
             return f"{self.path} {self.expect}"
         if self.kind == self.Kind.GITLINK:
+            if self.expect == self.Expect.OFF_BRANCH:
+                return f"{self.path} pinned at {self.sha[:12]}, off its branch"
+            if self.expect == self.Expect.NOT_FAST_FORWARD:
+                return f"{self.path} pinned at {self.sha[:12]}, not a fast-forward"
             return f"{self.path} pinned at {self.sha[:12]}"
         return self.text[:80]
 
@@ -318,6 +339,9 @@ class EvidenceResult(models.Model):
     start_line = models.PositiveIntegerField(null=True, blank=True)
     end_line = models.PositiveIntegerField(null=True, blank=True)
     detail = models.TextField(blank=True)
+    facts = models.JSONField(
+        default=dict, blank=True, help_text="Figures measured beside the state: a submodule pin's history."
+    )
 
     class Meta:
         ordering = ["verification_id", "evidence__position"]

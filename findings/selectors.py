@@ -56,10 +56,10 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
         .order_by("verification__finding_id", "evidence__position")
         .values_list(
             "verification__finding_id", "evidence__position", "evidence__kind", "state", "path", "start_line",
-            "end_line", "detail",
+            "end_line", "detail", "facts",
         )
     )
-    for finding_id, position, kind, state, path, start_line, end_line, detail in rows:
+    for finding_id, position, kind, state, path, start_line, end_line, detail, facts in rows:
         findings[finding_id]["evidence"].append(
             {
                 "index": position,
@@ -69,6 +69,7 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
                 "start_line": start_line,
                 "end_line": end_line,
                 "detail": detail,
+                **({"facts": facts} if facts else {}),
             }
         )
     return list(findings.values())
@@ -140,6 +141,15 @@ def finding_verifications(finding: Finding) -> list[Verification]:
         .select_related("commit")
         .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
         .order_by("checked_at", "id")
+    )
+
+
+def pull_request_verifications(pull_request: PullRequest) -> list[Verification]:
+    """Every verification of the PR's findings at every commit, with results and their evidence:
+    what the PR-wide verification picture draws, in two queries."""
+    return list(
+        Verification.objects.filter(finding__pull_request=pull_request)
+        .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
     )
 
 

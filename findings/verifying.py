@@ -5,16 +5,19 @@ them, writes one Verification per finding per commit (an upsert, so a re-run or 
 replaces rather than duplicates), and applies the rules that keep machines from overriding people.
 """
 import gc
+import json
 import logging
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
+from findings.submodules import SubmoduleMirrors
 from findings.runs import verification_run_advance, verification_run_finish, verification_run_start
 from findings.enqueue import enqueue, tasks_run_in_process
 from findings.verification import (
@@ -27,6 +30,7 @@ from findings.verification import (
 )
 from recheck.errors import RecheckError
 from reviews.git import GitReader
+from reviews.git.history import merge_base
 from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import pull_request_changed, pull_request_pin_commit
@@ -60,6 +64,8 @@ class EvidenceRow:
     regex: str
     expect: str
     sha: str
+    submodule_repository_id: int | None
+    reference_branch: str
 
 
 @dataclass
@@ -71,19 +77,41 @@ class Outcome:
 
 
 def pull_request_verify(
-    *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None
+    *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None,
+    submodules: SubmoduleMirrors | None = None,
 ) -> list[Verification]:
     """Verify every finding of `pull_request` at `commit` and store the results.
 
     A repository that cannot be fetched or read, or a commit it does not have, gives every finding
-    an `error` verdict that says why: an error is never reported as fixed."""
+    an `error` verdict that says why: an error is never reported as fixed. Submodule repositories
+    are fetched with the repository (`submodules` shares their fetches between the commits of one
+    run)."""
     fetch_problem = _fetch(pull_request) if fetch else ""
+    submodules = submodules or SubmoduleMirrors(fetch=fetch)
     with _collector_paused():
-        return _verify_and_store(pull_request, commit, fetch_problem, progress)
+        return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules)
+
+
+@dataclass
+class _Context:
+    """What every check of one finding at one commit shares."""
+
+    reader: GitReader
+    target: str
+    pull_request: PullRequest
+    submodules: SubmoduleMirrors
+    # Snippet texts read from the repository, (evidence id, text), stored together afterwards.
+    texts_read: list[tuple[int, str]] = field(default_factory=list)
+
+    @cached_property
+    def base_commit(self) -> str | None:
+        # Only gitlink evidence needs it: worked out the first time one asks.
+        return _base_commit(self.pull_request, self.reader, self.target)
 
 
 def _verify_and_store(
-    pull_request: PullRequest, commit: Commit, fetch_problem: str, progress: Progress | None
+    pull_request: PullRequest, commit: Commit, fetch_problem: str, progress: Progress | None,
+    submodules: SubmoduleMirrors,
 ) -> list[Verification]:
     loaded = None
     try:
@@ -95,13 +123,13 @@ def _verify_and_store(
             findings, evidence = loaded = _load(pull_request)
             prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
                                             if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
+            context = _Context(reader, target, pull_request, submodules)
             outcomes = []
-            texts_read: list[tuple[int, str]] = []
             for index, finding in enumerate(findings, start=1):
-                outcomes.append(_verify_finding(reader, finding, evidence.get(finding.pk, []), target, texts_read))
+                outcomes.append(_verify_finding(context, finding, evidence.get(finding.pk, [])))
                 if progress:
                     progress(index, len(findings))
-            _store_snippet_texts(texts_read)
+            _store_snippet_texts(context.texts_read)
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
         findings, evidence = loaded or _load(pull_request)
@@ -137,7 +165,7 @@ def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[E
         Evidence.objects.filter(finding__pull_request=pull_request)
         .order_by("finding_id", "position")
         .values_list("pk", "finding_id", "kind", "commit__sha", "path", "start_line", "end_line", "text", "regex",
-                     "expect", "sha")
+                     "expect", "sha", "submodule_repository_id", "reference_branch")
     )
     for row in rows:
         item = EvidenceRow(*row)
@@ -156,15 +184,27 @@ def _fetch(pull_request: PullRequest) -> str:
     return ""
 
 
-def _verify_finding(
-    reader: GitReader, finding: FindingRow, evidence: list[EvidenceRow], target: str, texts_read: list
-) -> Outcome:
-    results = [(item, _check(reader, item, target, texts_read)) for item in evidence]
+def _base_commit(pull_request: PullRequest, reader: GitReader, target: str) -> str | None:
+    """The PR's base at `target` (where a submodule move starts from): the commit pinned as its
+    base, else where `target` forks from the repository's default branch, as a forge computes a
+    PR's base. None when neither is known."""
+    pin = pull_request.pins.filter(role=PinnedCommit.Role.BASE).select_related("commit").order_by("pinned_at").first()
+    try:
+        if pin is not None:
+            return reader.resolve(pin.commit.sha)
+        branch = reader.resolve(f"refs/heads/{pull_request.repository.default_branch}")
+        return merge_base(reader, target, branch)
+    except RecheckError:
+        return None
+
+
+def _verify_finding(context: _Context, finding: FindingRow, evidence: list[EvidenceRow]) -> Outcome:
+    results = [(item, _check(context, item)) for item in evidence]
     return Outcome(finding, verdict_for([result for _, result in results]), "", results)
 
 
-def _check(reader: GitReader, evidence: EvidenceRow, target: str, texts_read: list) -> CheckResult:
-    """Check one item; a snippet's text read from the repository is added to `texts_read`."""
+def _check(context: _Context, evidence: EvidenceRow) -> CheckResult:
+    reader, target = context.reader, context.target
     if evidence.kind == Evidence.Kind.NOTE:
         return check_evidence(reader, EvidenceSpec(kind="note", text=evidence.text), target)
     try:
@@ -178,7 +218,7 @@ def _check(reader: GitReader, evidence: EvidenceRow, target: str, texts_read: li
             text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
         except RecheckError as error:
             return CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
-        texts_read.append((evidence.pk, text))
+        context.texts_read.append((evidence.pk, text))
     spec = EvidenceSpec(
         kind=evidence.kind,
         commit=recorded_at,
@@ -190,6 +230,15 @@ def _check(reader: GitReader, evidence: EvidenceRow, target: str, texts_read: li
         expect=evidence.expect or None,
         sha=evidence.sha or None,
     )
+    if evidence.kind == Evidence.Kind.GITLINK:
+        spec = replace(
+            spec,
+            base_commit=context.base_commit,
+            submodule=context.submodules.source(
+                reader=reader, superproject=context.pull_request.repository, target=target, path=evidence.path,
+                repository_id=evidence.submodule_repository_id, branch=evidence.reference_branch,
+            ),
+        )
     return check_evidence(reader, spec, target)
 
 
@@ -259,6 +308,7 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
                 result.start_line,
                 result.end_line,
                 result.detail,
+                json.dumps(result.facts) if result.facts else "{}",
             )
             for o in outcomes
             for evidence, result in o.results
@@ -270,7 +320,7 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
     return [verifications[o.finding.pk] for o in outcomes]
 
 
-_RESULT_COLUMNS = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail")
+_RESULT_COLUMNS = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail", "facts")
 
 
 def _replace_results(verification_ids: list[int], rows: list[tuple]) -> None:
@@ -291,7 +341,7 @@ def _replace_results(verification_ids: list[int], rows: list[tuple]) -> None:
         EvidenceResult,
         _RESULT_COLUMNS,
         conflict=("verification_id", "evidence_id"),
-        update=("state", "path", "start_line", "end_line", "detail"),
+        update=("state", "path", "start_line", "end_line", "detail", "facts"),
         rows=rows,
     )
 
@@ -355,6 +405,7 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
     total = per_commit * len(commits)
     verification_run_start(run, total=total)
     fetch_problem = _fetch(pull_request) if fetch else ""
+    submodules = SubmoduleMirrors(fetch=fetch)
     verdicts: dict[str, dict[str, int]] = {}
     done_before = 0
     reported = 0
@@ -375,7 +426,9 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
                 progress(overall, total)
 
     for commit in commits:
-        verifications = pull_request_verify(pull_request=pull_request, commit=commit, fetch=False, progress=advance)
+        verifications = pull_request_verify(
+            pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules
+        )
         done_before += per_commit
         counts: dict[str, int] = {}
         for verification in verifications:

@@ -81,6 +81,24 @@ def is_moved(*, kind: str, state: str, path: str, start_line: int | None,
     return (path, start_line) != (recorded_path, recorded_start_line)
 
 
+# What happened to evidence that still holds, as the verification pictures mark it.
+MARK_MOVED, MARK_RENAMED, MARK_REINDENTED = "moved", "renamed", "reindented"
+# mark -> (the letter drawn in a cell, its meaning in words), in the order they are drawn.
+MARKS = {MARK_MOVED: ("M", "moved"), MARK_RENAMED: ("R", "file renamed"), MARK_REINDENTED: ("I", "re-indented")}
+
+
+def evidence_marks(*, kind: str, state: str, path: str, start_line: int | None, recorded_path: str,
+                   recorded_start_line: int | None, detail: str) -> tuple[str, ...]:
+    """Moved (other lines, or another file), renamed (its file was) and re-indented, for a snippet
+    that holds. The engine's detail names a rename and a re-indent: only it saw the diff."""
+    if state != HOLDS or kind != "snippet":
+        return ()
+    renamed = "file renamed" in detail
+    moved = start_line != recorded_start_line or (path != recorded_path and not renamed)
+    marks = ((MARK_MOVED,) if moved else ()) + ((MARK_RENAMED,) if renamed else ())
+    return marks + ((MARK_REINDENTED,) if "re-indented" in detail else ())
+
+
 def shown_state(*, state: str, moved: bool) -> str:
     """The state a reader is shown: `moved` for evidence that holds elsewhere."""
     return MOVED if moved else state
@@ -98,6 +116,19 @@ def location(path: str, start_line: int | None = None, end_line: int | None = No
     if start_line:
         return f"{path}:{start_line}"
     return path
+
+
+# --- What the review counts but Recheck does not record ----------------------------------------
+
+
+def cleanups_not_recorded_sentence(cleanups_not_recorded: int | None) -> str:
+    """'The review counts 5 cleanups that are not recorded here.': the reviewer's own figure, for
+    cleanups the review counts without describing (so there is no finding, and nothing to check)."""
+    if not cleanups_not_recorded:
+        return ""
+    if cleanups_not_recorded == 1:
+        return "The review counts 1 cleanup that is not recorded here."
+    return f"The review counts {cleanups_not_recorded} cleanups that are not recorded here."
 
 
 # --- How the blockers are grouped ---------------------------------------------------------------

@@ -29,6 +29,7 @@ class PullRequestAdmin(admin.ModelAdmin):
     list_filter = ["state", "repository"]
     search_fields = ["title", "repository__slug", "=number"]
     list_select_related = ["repository"]
+    autocomplete_fields = ["attested_commit"]
     inlines = [PinnedCommitInline]
 
 

@@ -99,6 +99,24 @@ class PullRequest(models.Model):
     before = models.TextField(blank=True, help_text="Markdown: what was there before this PR.")
     change = models.TextField(blank=True, help_text="Markdown: what this PR adds or changes.")
     status_note = models.TextField(blank=True, help_text="Markdown: a short status written by the reviewer.")
+    # The review's own framing, as the reviewer wrote it: how it opens and closes ("What to do with
+    # this"), and the counts it gives of things Recheck does not hold as findings.
+    opening = models.TextField(blank=True, help_text="Markdown: how the review opens.")
+    closing = models.TextField(blank=True, help_text="Markdown: how the review closes, e.g. what to do with it.")
+    comments_left = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How many comments the review left on the PR, as the reviewer counts them."
+    )
+    cleanups_not_recorded = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Cleanups the review counts but does not describe, so not recorded here."
+    )
+    # A reviewer's own check, shown as theirs (who, when, at which commit), apart from the verdicts.
+    attestation = models.TextField(blank=True, help_text="Markdown: the reviewer's own check, in their words.")
+    attested_by = models.CharField(max_length=200, blank=True, help_text="Who made the reviewer's check.")
+    attested_at = models.DateTimeField(null=True, blank=True, help_text="When the reviewer's check was made.")
+    attested_commit = models.ForeignKey(
+        "Commit", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The commit the reviewer checked.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     generation = models.PositiveBigIntegerField(

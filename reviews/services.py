@@ -1,13 +1,17 @@
 """Writes about reviewed code: repositories, commits and pins."""
+import re
 import threading
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from recheck.errors import RecheckError
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+from reviews.git import validate_clone_url
+from reviews.git.submodules import slug_for_url, url_key
+from reviews.models import SLUG_RE, Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
 
 
 _batched = threading.local()
@@ -121,3 +125,36 @@ def repository_publishing_update(
         for name, value in changes.items():
             setattr(repository, name, value)
     return repository
+
+
+@transaction.atomic
+def repository_get_or_register(*, clone_url: str, default_branch: str = "") -> Repository:
+    """The repository `clone_url` names: a known one whose clone URL is the same repository
+    (`git@host:o/n.git` and `https://host/o/n` are), else a new one registered under the same URL
+    rules as any clone URL, as owner/name from its path. A RecheckError says why it cannot be."""
+    key = url_key(clone_url)
+    for known in Repository.objects.all():
+        if url_key(known.clone_url) == key:
+            return known
+    url = validate_clone_url(clone_url, allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES)
+    slug = slug_for_url(url)
+    if not re.fullmatch(SLUG_RE, slug):
+        raise RecheckError(f"{clone_url} gives no usable owner/name ({slug!r}); register the repository by hand")
+    if Repository.objects.filter(slug=slug).exists():
+        raise RecheckError(
+            f"{clone_url} would be registered as {slug}, but {slug} is already registered with another clone "
+            "URL; name the submodule's repository in the evidence"
+        )
+    web_url = url.removesuffix(".git") if url.startswith("https://") else ""
+    try:
+        with transaction.atomic():
+            return Repository.objects.create(
+                slug=slug, clone_url=url, web_url=web_url, default_branch=default_branch or "main"
+            )
+    except IntegrityError:
+        # Another worker registered it first, verifying the same submodule at the same time.
+        registered = Repository.objects.get(slug=slug)
+        if url_key(registered.clone_url) != key:
+            raise RecheckError(f"{slug} was just registered with another clone URL; name the submodule's "
+                               "repository in the evidence") from None
+        return registered

@@ -110,13 +110,18 @@ class PinSerializer(serializers.ModelSerializer):
 
 class PullRequestDetailSerializer(PullRequestSerializer):
     pins = PinSerializer(many=True, read_only=True, help_text="Pinned commits, oldest first.")
+    attested_commit = serializers.SlugRelatedField(
+        slug_field="sha", read_only=True, allow_null=True, help_text="The commit the reviewer's own check was made at."
+    )
     findings_url = serializers.SerializerMethodField()
     gate_url = ApiUrlField("api:pull-request-gate", _pull_request_kwargs)
     verify_url = ApiUrlField("api:pull-request-verify", _pull_request_kwargs)
 
     class Meta(PullRequestSerializer.Meta):
         fields = PullRequestSerializer.Meta.fields + [
-            "before", "change", "status_note", "pins", "findings_url", "gate_url", "verify_url",
+            "before", "change", "status_note", "opening", "closing", "comments_left", "cleanups_not_recorded",
+            "attestation", "attested_by", "attested_at", "attested_commit", "pins", "findings_url", "gate_url",
+            "verify_url",
         ]
 
     def get_findings_url(self, pull_request) -> str:
@@ -145,12 +150,16 @@ class EvidenceSerializer(serializers.ModelSerializer):
         slug_field="sha", read_only=True, allow_null=True, help_text="Recorded at this commit (none for a note)."
     )
     permalink = serializers.CharField(read_only=True, help_text="The evidence on the forge, where one can be built.")
+    submodule_repository = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True,
+        help_text="Gitlink evidence: the submodule's repository, when the evidence names it.",
+    )
 
     class Meta:
         model = Evidence
         fields = [
             "id", "finding", "position", "kind", "commit", "path", "start_line", "end_line", "text", "regex",
-            "expect", "sha", "caption", "permalink",
+            "expect", "sha", "submodule_repository", "reference_branch", "caption", "permalink",
         ]
 
 
@@ -178,7 +187,9 @@ class EvidenceResultSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EvidenceResult
-        fields = ["evidence", "position", "kind", "state", "path", "start_line", "end_line", "detail", "moved"]
+        fields = [
+            "evidence", "position", "kind", "state", "path", "start_line", "end_line", "detail", "moved", "facts",
+        ]
 
 
 class VerificationSerializer(serializers.ModelSerializer):

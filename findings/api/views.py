@@ -78,7 +78,11 @@ def pull_requests_with_counts():
 
 
 def pull_requests_with_pins():
-    return pull_requests_with_counts().prefetch_related(Prefetch("pins", queryset=pins_with_verified_flag()))
+    return (
+        pull_requests_with_counts()
+        .select_related("attested_commit")
+        .prefetch_related(Prefetch("pins", queryset=pins_with_verified_flag()))
+    )
 
 
 # --- Repositories and pull requests ---------------------------------------------------------------
@@ -211,7 +215,9 @@ class EvidenceList(ReadMixin, generics.ListAPIView):
     serializer_class = EvidenceSerializer
     filterset_class = EvidenceFilter
     ordering_fields = ["id", "position"]
-    queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository").order_by(
+    queryset = Evidence.objects.select_related(
+        "commit", "submodule_repository", "finding__pull_request__repository"
+    ).order_by(
         "finding_id", "position"
     )
 
@@ -221,7 +227,7 @@ class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
     """One evidence item, with its permalink on the forge where one can be built."""
 
     serializer_class = EvidenceSerializer
-    queryset = Evidence.objects.select_related("commit", "finding__pull_request__repository")
+    queryset = Evidence.objects.select_related("commit", "submodule_repository", "finding__pull_request__repository")
 
 
 def verifications_with_results():

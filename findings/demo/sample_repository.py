@@ -13,6 +13,9 @@ Its history:
 - **reviewed**: the PR: `stream.py` (tolerance 0, a bare `zstandard` import, `print`), `turns.py`
   (a guard that lets an odd count through), a personal scratch config, the `vendor/toolkit`
   submodule moved to a feature-branch commit. No tests, no changelog.
+
+The toolkit submodule is a second bare repository built beside the sample (`toolkit.git`), with a
+main line and a feature branch, so its pin history is real (see TOOLKIT_MAIN_LINE below).
 - **upstream**: main gains a three-line licence header at the top of its Python files.
 - **rebased**: the PR replayed on upstream. The evidence moves but stays: `stream.py` gets the
   header (everything in it 3 lines lower), `turns.py` is renamed `conversation.py` unchanged,
@@ -29,7 +32,7 @@ data; the verification engine as merged on main (5d62c98) gives exactly these 27
 
 | # | finding              | group   | evidence                                | reviewed     | rebased                | head         |
 |---|----------------------|---------|-----------------------------------------|--------------|------------------------|--------------|
-| 1 | toolkit pin          | ci      | gitlink vendor/toolkit; note            | present      | present                | present      |
+| 1 | toolkit pin          | ci      | gitlinks pinned/off branch/no ff; note  | present      | present                | present      |
 | 2 | scratch config       | ci      | path exists; snippet jdoe-scratch:3-4   | present      | present                | likely_fixed |
 | 3 | no tests             | ci      | path missing tests/test_stream.py       | present      | present                | present      |
 | 4 | tolerance 0          | none    | snippet stream.py:4-5; pattern present  | present      | present (moved: 7-8)   | likely_fixed |
@@ -44,7 +47,6 @@ indented four spaces deeper.
 
 `SNIPPET_LINES` records where each snippet sits at each pinned commit (what the tests check).
 """
-import hashlib
 import os
 import subprocess
 import tempfile
@@ -54,13 +56,37 @@ from pathlib import Path
 from recheck.errors import RecheckError
 
 SLUG = "recheck-demo/sample"
+TOOLKIT_SLUG = "recheck-demo/toolkit"
 NUMBER = 1
 AUTHOR = ("Sam Ple", "sam.ple@example.invalid")
 REVIEWER_NOTE = "Sample data: the project, its people and this pull request are made up."
 
-# The submodule is never cloned, so its commits are made-up SHAs: only the pin in the tree counts.
-TOOLKIT_MAIN = hashlib.sha1(b"recheck demo: toolkit main").hexdigest()
-TOOLKIT_FEATURE = hashlib.sha1(b"recheck demo: toolkit feature branch").hexdigest()
+# The toolkit submodule is a real repository built beside the sample (see `toolkit_repository_build`):
+#
+#     t1 ─ t2 ─ t3 ─ t4 ─ t5 ─ t6        main
+#           └─ f1 ─ f2 ─ f3              feature/streaming
+#
+# Main pins t4; the PR pins f3, 3 commits ahead of the toolkit's main and 4 behind it. Moving the
+# pin from t4 to f3 adds f1..f3 and drops t3 and t4, so it is not a fast-forward.
+TOOLKIT_MAIN_LINE = (
+    "Start the toolkit: a JSONL record type",
+    "Parse records lazily",
+    "Validate record fields before yielding them",
+    "Fix the record validator for empty turns",
+    "Speed up field validation",
+    "Document the record type",
+)
+TOOLKIT_FEATURE_LINE = (
+    "Streaming reader for compressed input (work in progress)",
+    "Streaming reader: handle zstandard frames",
+    "Streaming reader: expose a chunk size knob",
+)
+TOOLKIT_FORK = 2  # the feature branch forks after t2
+TOOLKIT_PINNED = 4  # main pins t4
+TOOLKIT_BRANCHES = {"main": "t6", "feature/streaming": "f3"}
+# What every build of the toolkit produces (t4 and f3); the sample's trees pin these.
+TOOLKIT_MAIN = "5fdbe1f6adee08d2b1a9875afb592cd65f90670c"
+TOOLKIT_FEATURE = "2020b685436fd176fc0372ba2c740ec0ce286b8e"
 
 HEADER = "# SPDX-License-Identifier: Apache-2.0\n# Copyright the sample-loader authors.\n\n"
 
@@ -129,11 +155,11 @@ EXPECTED_VERDICTS = {
 
 # What every build produces; a change to the files, messages or dates changes these.
 EXPECTED_SHAS = {
-    "base": "10637733be430d54149a4077cf5f73a78cf7e83d",
-    "reviewed": "633995b6a21f48cfc6749cd8f5e821c520ba7e48",
-    "upstream": "97dc51b53d667921e1cdba978db346a1d8d79418",
-    "rebased": "e73411d1f24f794619296416c5c552c874b78c45",
-    "head": "d862cea6118904667b2250cb6ad0773ff2f53b06",
+    "base": "2cf173a2e41399d8d2de5d8b1855be68366a842b",
+    "reviewed": "b0e9a95fed89ed32f7b4d88e8cd09b58259594ef",
+    "upstream": "5cdb3cf470efaa275a126e0b274bab1e78f5756b",
+    "rebased": "2485bc9c0e1411dc757263095484500123681561",
+    "head": "eaa4a3c92af9a5855d92080e41a5a6616fec49a0",
 }
 
 
@@ -166,9 +192,11 @@ dependencies = [
 ]
 """
 
+# Relative, as many projects write it: resolved against the sample's own URL, it is the toolkit
+# built beside it, and the sample's SHAs do not depend on where this machine keeps the demo.
 _GITMODULES = """[submodule "vendor/toolkit"]
 \tpath = vendor/toolkit
-\turl = https://example.invalid/recheck-demo/toolkit.git
+\turl = ../toolkit.git
 """
 
 _READER = '''"""Reading JSONL records one at a time."""
@@ -306,23 +334,55 @@ def _snapshots() -> list[tuple[str, str | None, str, str, dict[str, str], dict[s
 BRANCHES = {"main": "upstream", "pr-1": "head", "pr-1-before-rebase": "reviewed"}
 
 
+def _toolkit_snapshots() -> list[tuple[str, str | None, str, str, dict[str, str]]]:
+    """(name, parent name, date, message, files) of each toolkit commit, oldest first."""
+    snapshots = []
+    parent = None
+    for number, message in enumerate(TOOLKIT_MAIN_LINE, start=1):
+        name = f"t{number}"
+        files = {"toolkit/records.py": f'"""Records, revision {number}."""\n', "README.md": "# toolkit\n"}
+        snapshots.append((name, parent, f"2024-12-{number:02d}T10:00:00Z", message, files))
+        parent = name
+    parent = f"t{TOOLKIT_FORK}"
+    for number, message in enumerate(TOOLKIT_FEATURE_LINE, start=1):
+        name = f"f{number}"
+        files = {
+            "toolkit/records.py": f'"""Records, revision {TOOLKIT_FORK}."""\n',
+            "README.md": "# toolkit\n",
+            "toolkit/streaming.py": f'"""Streaming, step {number}."""\n',
+        }
+        snapshots.append((name, parent, f"2024-12-{10 + number:02d}T10:00:00Z", message, files))
+        parent = name
+    return snapshots
+
+
+def toolkit_path(sample_path: Path) -> Path:
+    """The toolkit lives beside the sample, where the sample's relative .gitmodules URL points."""
+    return Path(sample_path).with_name("toolkit.git")
+
+
 # --- Building it -------------------------------------------------------------------------------
 
 
 def sample_repository_build(path: Path) -> SampleRepository:
     """Build (or rebuild in place: the result is the same) the sample repository at `path`."""
     path = Path(path)
+    _build(toolkit_path(path), [(*snapshot, {}) for snapshot in _toolkit_snapshots()], TOOLKIT_BRANCHES)
+    commits = _build(path, _snapshots(), BRANCHES)
+    return SampleRepository(path=path, commits=commits)
+
+
+def _build(path: Path, snapshots, branches: dict[str, str]) -> dict[str, str]:
     if path.exists() and any(path.iterdir()) and not (path / "HEAD").is_file():
         raise RecheckError(
             f"{path} exists and is not the demo's git repository; move it away and load the demo again."
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     _git(None, "init", "--quiet", "--bare", "--initial-branch=main", str(path))
-
     commits: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="recheck-demo-") as scratch:
         index = Path(scratch) / "index"
-        for name, parent, date, message, files, gitlinks in _snapshots():
+        for name, parent, date, message, files, gitlinks in snapshots:
             index.unlink(missing_ok=True)
             entries = [f"100644 {_git(path, 'hash-object', '-w', '--stdin', input=text)}\t{file}"
                        for file, text in sorted(files.items())]
@@ -332,9 +392,9 @@ def sample_repository_build(path: Path) -> SampleRepository:
             tree = _git(path, "write-tree", index=index)
             parents = ["-p", commits[parent]] if parent else []
             commits[name] = _git(path, "commit-tree", tree, *parents, "-m", message, date=date)
-    for branch, name in BRANCHES.items():
+    for branch, name in branches.items():
         _git(path, "update-ref", f"refs/heads/{branch}", commits[name])
-    return SampleRepository(path=path, commits=commits)
+    return commits
 
 
 def _git(git_dir: Path | None, *args: str, input: str | None = None, index: Path | None = None,
@@ -378,6 +438,7 @@ def sample_bundle(repository: SampleRepository) -> dict:
     """The review of the sample's PR #1, as a bundle. Evidence names no commit, so it is recorded
     at the commit pinned as reviewed."""
     commits = repository.commits
+    toolkit = {"slug": TOOLKIT_SLUG, "clone_url": str(toolkit_path(repository.path)), "default_branch": "main"}
 
     def snippet(key: str, text: str, caption: str) -> dict:
         path, start, end = SNIPPET_LINES[key]["reviewed"]
@@ -422,14 +483,19 @@ def sample_bundle(repository: SampleRepository) -> dict:
                 "summary": "vendor/toolkit moves to a commit that is not on the toolkit's main branch.",
                 "body": "Main pins the vendored toolkit to a commit on its main branch. This PR moves the pin "
                         "to the head of a feature branch, which the submodule check in CI refuses because it "
-                        "is not a fast-forward.",
+                        "is not a fast-forward: the move adds the feature branch's commits and drops the "
+                        "validator fix that main had.",
                 "fix": "Land the toolkit change on its main branch, then pin to that commit.",
                 "location": {"path": "vendor/toolkit"},
                 "evidence": [
-                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE,
+                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE, "submodule": toolkit,
                      "caption": "The PR's pin; main pins " + TOOLKIT_MAIN[:12] + "."},
-                    {"kind": "note", "text": "The toolkit commits are made up: the submodule is never cloned, "
-                                             "only its pin in the tree is checked."},
+                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE, "submodule": toolkit,
+                     "expect": "off_branch", "caption": "Not on the toolkit's main branch."},
+                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE, "submodule": toolkit,
+                     "expect": "not_fast_forward", "caption": "Moving from main's pin drops commits."},
+                    {"kind": "note", "text": "The toolkit is a real repository built beside the sample, with a "
+                                             "main line and a feature branch: its figures are git's own."},
                 ],
             },
             {

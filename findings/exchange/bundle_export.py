@@ -6,7 +6,7 @@ defaults back in, so leaving them out loses nothing."""
 import yaml
 
 from findings.models import Evidence, Finding
-from reviews.models import PullRequest
+from reviews.models import PullRequest, Repository
 
 
 def bundle_export(*, pull_request: PullRequest) -> dict:
@@ -16,18 +16,11 @@ def bundle_export(*, pull_request: PullRequest) -> dict:
     findings = (
         Finding.objects.for_pull_request(pull_request)
         .select_related("resolved_commit")
-        .prefetch_related("evidence__commit")
+        .prefetch_related("evidence__commit", "evidence__submodule_repository")
         .order_by("number")
     )
     return {
-        "repository": _without_empty(
-            {
-                "slug": repository.slug,
-                "clone_url": repository.clone_url,
-                "web_url": repository.web_url,
-                "default_branch": repository.default_branch,
-            }
-        ),
+        "repository": _repository(repository),
         "pull_request": _without_empty(
             {
                 "number": pull_request.number,
@@ -37,11 +30,34 @@ def bundle_export(*, pull_request: PullRequest) -> dict:
                 "before": pull_request.before,
                 "change": pull_request.change,
                 "status": pull_request.status_note,
+                "opening": pull_request.opening,
+                "closing": pull_request.closing,
+                "comments_left": pull_request.comments_left,
+                "cleanups_not_recorded": pull_request.cleanups_not_recorded,
+                "attestation": _without_empty(
+                    {
+                        "text": pull_request.attestation,
+                        "by": pull_request.attested_by,
+                        "at": pull_request.attested_at.isoformat() if pull_request.attested_at else None,
+                        "commit": pull_request.attested_commit.sha if pull_request.attested_commit else None,
+                    }
+                ) if pull_request.attestation else None,
             }
         ),
         "commits": [_without_empty({"sha": pin.commit.sha, "role": pin.role, "note": pin.note}) for pin in pins],
         "findings": [_finding(finding) for finding in findings],
     }
+
+
+def _repository(repository: Repository) -> dict:
+    return _without_empty(
+        {
+            "slug": repository.slug,
+            "clone_url": repository.clone_url,
+            "web_url": repository.web_url,
+            "default_branch": repository.default_branch,
+        }
+    )
 
 
 def _finding(finding: Finding) -> dict:
@@ -73,6 +89,7 @@ def _finding(finding: Finding) -> dict:
 
 
 def _evidence(evidence: Evidence) -> dict:
+    submodule = evidence.submodule_repository
     return _without_empty(
         {
             "kind": evidence.kind,
@@ -86,6 +103,8 @@ def _evidence(evidence: Evidence) -> dict:
             "expect": evidence.expect,
             "sha": evidence.sha,
             "caption": evidence.caption,
+            "submodule": _repository(submodule) if submodule else None,
+            "branch": evidence.reference_branch,
         }
     )
 

@@ -173,6 +173,13 @@ def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
 
 
 def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, bool]:
+    attestation = values["attestation"] or {}
+    attested_commit = None
+    if attestation.get("commit"):
+        try:
+            attested_commit = commit_get_or_create(repository=repository, sha=attestation["commit"])
+        except RecheckError as error:
+            raise BundleInvalid([("pull_request.attestation.commit", str(error))]) from None
     return _save_by_key(
         PullRequest,
         {"repository": repository, "number": values["number"]},
@@ -183,6 +190,14 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
             "before": values["before"],
             "change": values["change"],
             "status_note": values["status"],
+            "opening": values["opening"],
+            "closing": values["closing"],
+            "comments_left": values["comments_left"],
+            "cleanups_not_recorded": values["cleanups_not_recorded"],
+            "attestation": attestation.get("text", ""),
+            "attested_by": attestation.get("by", ""),
+            "attested_at": attestation.get("at"),
+            "attested_commit": attested_commit,
         },
     )
 
@@ -243,6 +258,8 @@ def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_c
             "expect": item.get("expect", ""),
             "sha": item.get("sha", ""),
             "caption": item["caption"],
+            "submodule_repository": _import_repository(item["submodule"])[0] if item.get("submodule") else None,
+            "reference_branch": item.get("branch", ""),
         }
         evidence = existing.pop(position, None)
         if evidence is None:

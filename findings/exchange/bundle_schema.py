@@ -8,7 +8,7 @@ from rest_framework import serializers
 from findings.models import Evidence, Finding
 from recheck.errors import RecheckError
 from findings.verification.rules import evidence_problems
-from reviews.git import validate_clone_url
+from reviews.git import validate_clone_url, validate_revision
 from reviews.models import SLUG_RE, PinnedCommit, PullRequest
 from reviews.services import commit_sha_checked
 
@@ -70,6 +70,16 @@ class RepositorySerializer(serializers.Serializer):
             raise serializers.ValidationError(f"{error}.") from None
 
 
+class AttestationSerializer(serializers.Serializer):
+    """A reviewer's own check ("re-checked by hand at d044f40: all still present"): theirs, with
+    who and when, never taken for a verdict."""
+
+    text = serializers.CharField(trim_whitespace=False)
+    by = serializers.CharField(max_length=200)
+    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    commit = ShaField(required=False, allow_null=True, default=None)
+
+
 class PullRequestSerializer(serializers.Serializer):
     number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     title = serializers.CharField(max_length=500)
@@ -78,6 +88,14 @@ class PullRequestSerializer(serializers.Serializer):
     before = serializers.CharField(required=False, allow_blank=True, default="")
     change = serializers.CharField(required=False, allow_blank=True, default="")
     status = serializers.CharField(required=False, allow_blank=True, default="")
+    # The review's own framing: its opening and closing text, the counts it gives.
+    opening = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    closing = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    comments_left = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False, allow_null=True,
+                                             default=None)
+    cleanups_not_recorded = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False,
+                                                     allow_null=True, default=None)
+    attestation = AttestationSerializer(required=False, allow_null=True, default=None)
 
 
 class CommitSerializer(serializers.Serializer):
@@ -94,6 +112,13 @@ class LocationSerializer(serializers.Serializer):
         return validate_evidence_path(value)
 
 
+def _validate_branch(value: str) -> str:
+    try:
+        return validate_revision(value.strip())
+    except RecheckError:
+        raise serializers.ValidationError("A branch name, e.g. main.") from None
+
+
 class EvidenceSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Evidence.Kind.choices)
     commit = ShaField(required=False)
@@ -105,11 +130,17 @@ class EvidenceSerializer(serializers.Serializer):
     expect = serializers.ChoiceField(choices=Evidence.Expect.choices, required=False)
     sha = ShaField(required=False)
     caption = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+    # Gitlink evidence: the submodule's repository and the branch its pins are measured against.
+    submodule = RepositorySerializer(required=False)
+    branch = serializers.CharField(required=False, max_length=200, validators=[_validate_branch])
 
     def validate(self, attrs):
         # The kind rules live with the engine (findings.verification.rules): one statement of them
         # for the bundle, the API and the forms.
         problems, cleaned = evidence_problems(attrs)
+        for field in ("submodule", "branch"):
+            if attrs.get("kind") != "gitlink" and field in attrs:
+                problems[field] = "Only gitlink evidence names a submodule and its branch."
         if problems:
             raise serializers.ValidationError(problems)
         return cleaned

@@ -77,7 +77,9 @@ def pull_request_markdown(*, pull_request: PullRequest) -> str:
             lines += _blocker_lines(finding, verifications.get(finding.pk), commit, link_commit)
 
     lines += ["", f"### Cleanups ({len(cleanups)}): these can land afterwards", ""]
-    if not cleanups:
+    if pull_request.cleanups_not_recorded:
+        lines += [md_escape(vocabulary.cleanups_not_recorded_sentence(pull_request.cleanups_not_recorded)), ""]
+    elif not cleanups:
         lines.append("No cleanups recorded.")
     for finding in cleanups:
         state = _state(finding, verifications.get(finding.pk), commit)

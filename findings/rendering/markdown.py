@@ -1,20 +1,48 @@
 """Findings' Markdown as safe HTML: markdown-it-py (CommonMark plus tables) renders, nh3 sanitises.
 
 The parser already escapes raw HTML and refuses `javascript:` links; the sanitiser is the second
-wall, so a parser upgrade or a plugin cannot let a script or a hostile URL through."""
+wall, so a parser upgrade or a plugin cannot let a script or a hostile URL through.
+
+A fenced ```mermaid block becomes a diagram placeholder: its source, escaped, in
+`<div class="mermaid-diagram"><pre class="mermaid-source">`, which the pages hand to a local copy
+of Mermaid (strict security level) to draw. Without script, or when the diagram does not parse,
+the reader sees the source."""
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+
+DIAGRAM_LANGUAGE = "mermaid"
 
 # Raw HTML in a finding is shown as text: reviewers quote HTML far more often than they mean it.
 _parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+_render_fence = _parser.renderer.rules["fence"]
+
+
+def _is_diagram(token) -> bool:
+    return token.type == "fence" and token.info.strip().split(maxsplit=1)[:1] == [DIAGRAM_LANGUAGE]
+
+
+def _fence(tokens, index, options, env):
+    token = tokens[index]
+    if _is_diagram(token):
+        return (
+            '<div class="mermaid-diagram"><pre class="mermaid-source">'
+            f"{escapeHtml(token.content)}</pre></div>\n"
+        )
+    return _render_fence(tokens, index, options, env)
+
+
+_parser.renderer.rules["fence"] = _fence
 
 # No <img>: the companion pages are self-contained and must not load anything from elsewhere.
 ALLOWED_TAGS = {
-    "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
+    "a", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
     "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
 }
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
+# Only the diagram placeholder's own classes survive: nothing else in a finding can style itself.
+ALLOWED_CLASSES = {"div": {"mermaid-diagram"}, "pre": {"mermaid-source"}}
 ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 
 
@@ -28,7 +56,16 @@ def render_markdown(text: str) -> SafeString:
             html,
             tags=ALLOWED_TAGS,
             attributes=ALLOWED_ATTRIBUTES,
+            allowed_classes=ALLOWED_CLASSES,
             url_schemes=ALLOWED_URL_SCHEMES,
             link_rel="noopener noreferrer",
         )
+    )
+
+
+def has_diagram(*texts: str) -> bool:
+    """Whether any of these Markdown texts holds a ```mermaid block (the page then loads Mermaid)."""
+    return any(
+        text and DIAGRAM_LANGUAGE in text and any(_is_diagram(token) for token in _parser.parse(text))
+        for text in texts
     )

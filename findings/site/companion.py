@@ -1,7 +1,9 @@
 """The companion pages of a pull request as self-contained HTML: the live pages' templates
 rendered with `static_render`, the stylesheet inlined, links between the three pages relative.
 The files open from a disk or a mail attachment with nothing to fetch."""
+import functools
 import io
+import re
 import zipfile
 
 from django.contrib.staticfiles import finders
@@ -14,6 +16,8 @@ from findings.site.pages import PAGE_TEMPLATES, PAGES, STATIC_FILES, page_contex
 from reviews.models import PullRequest
 
 STYLESHEET = "findings/recheck.css"
+MERMAID = "findings/vendor/mermaid/mermaid.min.js"
+MERMAID_RENDER = "findings/mermaid-render.js"
 
 
 def inline_stylesheet() -> str:
@@ -24,6 +28,17 @@ def inline_stylesheet() -> str:
     return mark_safe(css.replace("</", "<\\/"))
 
 
+@functools.cache
+def inline_script(name: str) -> str:
+    """A static script, to sit inside a <script> element of a page that must fetch nothing.
+
+    "</script" would end the element early, and "<!--" followed by "<script" would keep it from
+    ending at all. In a minified bundle those only occur inside strings and regular expressions,
+    where "\\x3C" means "<" just the same."""
+    with open(finders.find(name), encoding="utf-8") as handle:
+        return mark_safe(re.sub(r"<(?=!--|/?script)", r"\\x3C", handle.read(), flags=re.IGNORECASE))
+
+
 def companion_pages_html(*, pull_request: PullRequest) -> tuple[dict[str, str], object]:
     """File name -> HTML of the three pages, and the commit they were rendered at."""
     page = pull_request_page(pull_request, static=True)
@@ -32,6 +47,8 @@ def companion_pages_html(*, pull_request: PullRequest) -> tuple[dict[str, str], 
     for name in PAGES:
         context = page_context(page, current=name)
         context.update(inline_css=css, rendered_at=timezone.now())
+        if context["has_diagrams"]:
+            context.update(inline_mermaid=inline_script(MERMAID), inline_mermaid_render=inline_script(MERMAID_RENDER))
         files[STATIC_FILES[name]] = render_to_string(PAGE_TEMPLATES[name], context)
     return files, page.latest_commit
 

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings import vocabulary
+from findings.rendering.pictures import GridCell, GridRow, grid_svg
+from findings.site.pages import result_marks
 from reviews.models import Commit, PinnedCommit
 
 CELL_LABELS = vocabulary.STATE_LABELS
@@ -27,6 +29,7 @@ class Cell:
     location: str = ""  # where it moved to: path:start–end
     link: str = ""
     detail: str = ""
+    marks: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -44,6 +47,27 @@ class Matrix:
     columns: list[Column]
     rows: list[Row]
 
+    def picture(self, *, title: str) -> str:
+        """The matrix drawn: each evidence item by each commit, and where its code moved to."""
+        return grid_svg(
+            rows=[
+                GridRow(
+                    label=f"{row.evidence.position + 1}. {row.evidence.describe()}",
+                    cells=[
+                        GridCell(state=cell.state, label=cell.label, marks=cell.marks,
+                                 note=f"to {cell.location}" if cell.state == "moved" else "")
+                        for cell in row.cells
+                    ],
+                )
+                for row in self.rows
+            ],
+            columns=[
+                f"{column.commit.short_sha} {column.pin.get_role_display().lower() if column.pin else 'not pinned'}"
+                for column in self.columns
+            ],
+            title=title, id_prefix="finding-matrix", cell_width=190, label_width=330,
+        )
+
 
 def _cell(result: EvidenceResult | None, column: Column, repository) -> Cell:
     if result is None:
@@ -54,10 +78,11 @@ def _cell(result: EvidenceResult | None, column: Column, repository) -> Cell:
             location=result.location,
             link=repository.permalink(column.commit.sha, result.path, result.start_line, result.end_line),
             detail=result.detail,
+            marks=result_marks(result),
         )
     if result.state == EvidenceResult.State.HOLDS and result.evidence.kind == Evidence.Kind.PATTERN:
         return Cell(state=result.state, location=result.location, detail=result.detail)
-    return Cell(state=result.state, detail=result.detail)
+    return Cell(state=result.state, detail=result.detail, marks=result_marks(result))
 
 
 def verification_matrix(

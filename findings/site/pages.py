@@ -11,11 +11,14 @@ from django.utils.safestring import SafeString
 from findings import vocabulary
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.rendering.highlight import highlight_snippet
+from findings.rendering.markdown import has_diagram
+from findings.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_sentence, pin_history_svg
 from findings.selectors import (
     findings_of,
     latest_verified_pin,
     pull_request_pins,
     pull_request_verdict_counts,
+    pull_request_verifications,
     verifications_at,
 )
 from findings.site import wording
@@ -89,10 +92,31 @@ class EvidenceView:
     evidence: Evidence
     result: EvidenceResult | None
     latest_commit: Commit | None
+    # The first gitlink item of a submodule path draws its history; later items of the same path
+    # (other expectations about the same pin) would draw the same picture again.
+    draws_history: bool = False
 
     @property
     def kind(self) -> str:
         return self.evidence.kind
+
+    @property
+    def facts(self) -> dict:
+        return self.result.facts if self.result is not None and self.result.facts else {}
+
+    @cached_property
+    def pin_history(self) -> SafeString | str:
+        """The submodule pin's history at the latest verified commit, as a picture."""
+        if not self.draws_history:
+            return ""
+        return pin_history_svg(self.facts, path=self.evidence.path, id_prefix=f"pin-history-{self.evidence.pk}")
+
+    @property
+    def pin_history_text(self) -> str:
+        """The picture in words, or why there is none."""
+        if not self.draws_history:
+            return ""
+        return pin_history_sentence(self.facts, path=self.evidence.path)
 
     @cached_property
     def permalink(self) -> str:
@@ -126,6 +150,17 @@ class EvidenceView:
         )
 
 
+def result_marks(result: EvidenceResult | None) -> tuple[str, ...]:
+    """The marks a verification picture puts on this result (see vocabulary.evidence_marks)."""
+    if result is None:
+        return ()
+    evidence = result.evidence
+    return vocabulary.evidence_marks(
+        kind=evidence.kind, state=result.state, path=result.path, start_line=result.start_line,
+        recorded_path=evidence.path, recorded_start_line=evidence.start_line, detail=result.detail,
+    )
+
+
 @dataclass
 class FindingView:
     finding: Finding
@@ -151,14 +186,21 @@ def finding_views(
     for finding in findings:
         verification = verifications.get(finding.pk)
         results = {result.evidence_id: result for result in verification.results.all()} if verification else {}
+        drawn: set[str] = set()
+        evidence_views = []
+        for evidence in finding.evidence.all():
+            result = results.get(evidence.pk)
+            draws = evidence.kind == Evidence.Kind.GITLINK and bool(result and result.facts) and evidence.path not in drawn
+            if draws:
+                drawn.add(evidence.path)
+            evidence_views.append(
+                EvidenceView(evidence=evidence, result=result, latest_commit=latest_commit, draws_history=draws)
+            )
         views.append(
             FindingView(
                 finding=finding,
                 verification=verification,
-                evidence=[
-                    EvidenceView(evidence=evidence, result=results.get(evidence.pk), latest_commit=latest_commit)
-                    for evidence in finding.evidence.all()
-                ],
+                evidence=evidence_views,
                 anchor_url=links.finding_anchor(finding, page_number=page_numbers.get(finding.pk, 1)),
                 detail_url=links.finding_detail(finding),
             )
@@ -173,6 +215,7 @@ class FindingSummary:
     finding: Finding
     verdict: str
     anchor_url: str
+    detail_url: str = ""
 
 
 def finding_summaries(
@@ -198,6 +241,7 @@ def finding_summaries(
             finding=finding,
             verdict=verdicts.get(finding.pk, ""),
             anchor_url=links.finding_anchor(finding, page_number=page_numbers[finding.pk]),
+            detail_url=links.finding_detail(finding),
         )
         for finding in findings
     ]
@@ -349,11 +393,59 @@ class PullRequestPage:
                 self.pull_request.get_state_display(), [view.finding.status for view in blockers]
             ),
             wording.verification_sentence(
-                [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked
+                [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked,
+                attested=bool(self.pull_request.attestation),
             ),
-            wording.cleanups_sentence([view.finding.status for view in self.cleanups]),
+            wording.cleanups_sentence(
+                [view.finding.status for view in self.cleanups],
+                not_recorded=self.pull_request.cleanups_not_recorded,
+            ),
         ]
         return " ".join(part for part in parts if part)
+
+    def has_diagrams(self, current: str) -> bool:
+        """Whether the page `current` shows a ```mermaid block (only then does it load Mermaid)."""
+        if current == "overview":
+            pull_request = self.pull_request
+            return has_diagram(pull_request.before, pull_request.change, pull_request.status_note)
+        framing = (self.pull_request.opening, self.pull_request.closing) if current == "blockers" else ()
+        # The findings the page shows in full: the others' Markdown is not on it.
+        kind = Finding.Kind.BLOCKER if current == "blockers" else Finding.Kind.CLEANUP
+        views = [view for view in self.cards if view.finding.kind == kind]
+        return has_diagram(*framing) or any(finding_has_diagram(view) for view in views)
+
+    @property
+    def not_recorded_sentence(self) -> str:
+        return wording.not_recorded_sentence(self.pull_request.cleanups_not_recorded)
+
+    @cached_property
+    def matrix_picture(self) -> SafeString | str:
+        """Every finding by every pinned commit, coloured by its verdict there, marked where its
+        code moved, was renamed or re-indented."""
+        if self.latest_pin is None or not self.findings:
+            return ""  # nothing verified yet: a grid of empty cells would say nothing
+        by_cell = {
+            (verification.finding_id, verification.commit_id): verification
+            for verification in pull_request_verifications(self.pull_request)
+        }
+        columns = [f"{pin.pin.commit.short_sha} {pin.pin.get_role_display().lower()}" for pin in self.pins]
+        rows = []
+        # The findings the overview names: a grid of thousands of rows would outweigh the page.
+        for view in (self.glance_blockers + self.glance_cleanups)[:GLANCE_LIMIT]:
+            cells = []
+            for pin in self.pins:
+                verification = by_cell.get((view.finding.pk, pin.pin.commit_id))
+                if verification is None:
+                    cells.append(GridCell(state="", label=vocabulary.NOT_VERIFIED_PHRASE))
+                    continue
+                marks = {mark for result in verification.results.all() for mark in result_marks(result)}
+                cells.append(GridCell(state=verification.verdict, label=vocabulary.verdict_phrase(verification.verdict),
+                                      marks=tuple(mark for mark in vocabulary.MARKS if mark in marks)))
+            rows.append(GridRow(label=f"{view.finding.number}. {view.finding.title}", cells=cells,
+                                link=view.detail_url or view.anchor_url))
+        return grid_svg(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,
+                        title=f"Verification of {self.pull_request.reference}: {len(rows)} findings by "
+                              f"{len(columns)} pinned commits")
 
     @property
     def blockers_intro(self) -> str:
@@ -362,11 +454,18 @@ class PullRequestPage:
             cleanups=len(self.cleanups),
             caught_by_ci=sum(1 for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI),
             unchecked=sum(1 for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI),
+            comments_left=self.pull_request.comments_left,
+            cleanups_not_recorded=self.pull_request.cleanups_not_recorded,
         )
 
 
 # The kind of finding each page shows in full.
 PAGE_KINDS = {"overview": None, "blockers": Finding.Kind.BLOCKER, "cleanups": Finding.Kind.CLEANUP}
+
+
+def finding_has_diagram(view: FindingView) -> bool:
+    notes = [item.evidence.text for item in view.evidence if item.kind == Evidence.Kind.NOTE]
+    return has_diagram(view.finding.body, view.finding.fix, *notes)
 
 
 def pull_request_page(
@@ -431,4 +530,5 @@ def page_context(page: PullRequestPage, *, current: str) -> dict:
         "links": page.links,
         "current": current,
         "static_render": page.static,
+        "has_diagrams": page.has_diagrams(current),
     }

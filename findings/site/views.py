@@ -22,7 +22,14 @@ from findings.selectors import (
 )
 from findings.site.access import can_verify, readable
 from findings.site.matrix import verification_matrix
-from findings.site.pages import Links, finding_list_page, finding_views, page_context, pull_request_page
+from findings.site.pages import (
+    Links,
+    finding_has_diagram,
+    finding_list_page,
+    finding_views,
+    page_context,
+    pull_request_page,
+)
 from findings.site.search import FindingSearchForm
 from reporting.selectors import pull_request_failed_calls
 from reviews.models import PullRequest, Repository
@@ -108,6 +115,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
         [finding], latest_commit=latest.commit if latest else None, links=links,
         page_numbers={finding.pk: finding_list_page(finding)},
     )
+    matrix = verification_matrix(finding, pins=pins, verifications=verifications)
     return render(
         request,
         "findings/finding.html",
@@ -117,7 +125,9 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "finding": finding,
             "links": links,
             "latest_pin": latest,
-            "matrix": verification_matrix(finding, pins=pins, verifications=verifications),
+            "matrix": matrix,
+            "has_diagrams": finding_has_diagram(view),
+            "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
             "run": pull_request_active_run(pull_request),
         },

@@ -12,6 +12,9 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 VERDICT_PHRASES = vocabulary.VERDICT_PHRASES
 VERDICT_ORDER = vocabulary.VERDICTS
 
+# What the review counts but Recheck does not hold as findings.
+not_recorded_sentence = vocabulary.cleanups_not_recorded_sentence
+
 ROLE_PHRASES = {
     "base": "{sha}, the base",
     "reviewed": "{sha}, the reviewed commit",
@@ -82,12 +85,17 @@ def blockers_sentence(state_label: str, statuses: list[str]) -> str:
     return f"{state_label} — {number_word(still_open)} of {number_word(total)} blockers {verb} still open; {closed}."
 
 
-def verification_sentence(verdicts: list[str | None], *, pin: str | None, rechecked: bool = True) -> str:
+def verification_sentence(
+    verdicts: list[str | None], *, pin: str | None, rechecked: bool = True, attested: bool = False
+) -> str:
     """How the findings in question (`verdicts`: their verdict at the latest verified commit, None
     where they have none there) fared at `pin` ('d044f40 after the rebase')."""
     if not verdicts:
         return ""
     if pin is None:
+        if attested:
+            # Beside a reviewer's own check, say whose check has not run: Recheck's.
+            return "Not verified by Recheck against any pinned commit yet; the reviewer's own check is below."
         return "Not verified against any pinned commit yet."
     checked = [verdict for verdict in verdicts if verdict]
     verb = "re-checked" if rechecked else "checked"
@@ -108,11 +116,11 @@ def verification_sentence(verdicts: list[str | None], *, pin: str | None, rechec
     return f"{lead}: {join_words(parts)}."
 
 
-def cleanups_sentence(statuses: list[str]) -> str:
+def cleanups_sentence(statuses: list[str], *, not_recorded: int | None = None) -> str:
     total = len(statuses)
     still_open = statuses.count("open")
     if total == 0:
-        return ""
+        return not_recorded_sentence(not_recorded)
     if still_open == 0:
         return "Its one cleanup is resolved." if total == 1 else f"{sentence(all_of(total))} cleanups are resolved."
     if still_open == 1:
@@ -120,15 +128,27 @@ def cleanups_sentence(statuses: list[str]) -> str:
     return f"{sentence(number_word(still_open))} cleanups can land afterwards."
 
 
-def blockers_intro(*, findings: int, cleanups: int, caught_by_ci: int, unchecked: int) -> str:
-    """The blockers page's opening, after the seed: 'The review recorded fourteen findings. Five
-    are cleanups that can land afterwards. The nine below stop this from merging: three that a CI
-    job catches, and six that no job checks at all.'"""
+def blockers_intro(
+    *, findings: int, cleanups: int, caught_by_ci: int, unchecked: int,
+    comments_left: int | None = None, cleanups_not_recorded: int | None = None,
+) -> str:
+    """The blockers page's opening, after the seed: 'The review left fourteen comments. Five are
+    cleanups that can land afterwards. The nine below stop this from merging: three that a CI job
+    catches, and six that no job checks at all.' With the review's own counts when it gives them."""
     blockers = caught_by_ci + unchecked
-    parts = [f"The review recorded {counted(findings, 'finding')}."]
-    if cleanups:
-        are = "is a cleanup" if cleanups == 1 else "are cleanups"
-        parts.append(f"{sentence(number_word(cleanups))} {are} that can land afterwards.")
+    if comments_left:
+        parts = [f"The review left {counted(comments_left, 'comment')}."]
+    else:
+        parts = [f"The review recorded {counted(findings, 'finding')}."]
+    all_cleanups = cleanups + (cleanups_not_recorded or 0)
+    if all_cleanups:
+        are = "is a cleanup" if all_cleanups == 1 else "are cleanups"
+        recorded = ""
+        if cleanups_not_recorded and not cleanups:
+            recorded = f" ({'it is' if all_cleanups == 1 else 'they are'} not recorded here)"
+        elif cleanups_not_recorded:
+            recorded = f" ({number_word(cleanups)} recorded here)"
+        parts.append(f"{sentence(number_word(all_cleanups))} {are} that can land afterwards{recorded}.")
     if blockers == 0:
         parts.append("Nothing stops this from merging.")
         return " ".join(parts)

@@ -30,7 +30,17 @@ from findings.verification.results import (
     unchecked,
 )
 from findings.verification.snippets import check_snippet, snippet_text_at
-from findings.verification.specs import GITLINK, KINDS, NOTE, PATH, PATTERN, SNIPPET, EvidenceSpec
+from findings.verification.specs import (
+    GITLINK,
+    GITLINK_EXPECTATIONS,
+    KINDS,
+    NOTE,
+    PATH,
+    PATTERN,
+    SNIPPET,
+    EvidenceSpec,
+    SubmoduleSource,
+)
 from findings.verification.texts import cache_for
 from findings.verification.verdicts import (
     ERRORED,
@@ -98,6 +108,8 @@ __all__ = [
     "UNVERIFIABLE",
     "CheckResult",
     "EvidenceSpec",
+    "GITLINK_EXPECTATIONS",
+    "SubmoduleSource",
     "check_evidence",
     "compile_pattern",
     "prefetch_files",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 HOLDS = "holds"
 GONE = "gone"
@@ -24,22 +24,28 @@ class CheckResult:
     start_line: int | None = None
     end_line: int | None = None
     detail: str = ""
+    # Figures a check measured beside its verdict (a submodule pin's history), as plain JSON data.
+    facts: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.state not in STATES:
             raise ValueError(f"unknown check state {self.state!r}; expected one of {STATES}")
 
 
-def holds(path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None) -> CheckResult:
-    return CheckResult(HOLDS, path, start_line, end_line, detail)
+def holds(
+    path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None, *, facts=None
+) -> CheckResult:
+    return CheckResult(HOLDS, path, start_line, end_line, detail, facts or {})
 
 
-def gone(path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None) -> CheckResult:
-    return CheckResult(GONE, path, start_line, end_line, detail)
+def gone(
+    path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None, *, facts=None
+) -> CheckResult:
+    return CheckResult(GONE, path, start_line, end_line, detail, facts or {})
 
 
-def error(detail: str) -> CheckResult:
-    return CheckResult(ERROR, None, None, None, detail)
+def error(detail: str, *, facts=None) -> CheckResult:
+    return CheckResult(ERROR, None, None, None, detail, facts or {})
 
 
 def unchecked(detail: str) -> CheckResult:

@@ -4,7 +4,20 @@ bundle format, the API and the forms. Plain Python, like the engine whose checks
 from __future__ import annotations
 
 from findings.verification.patterns import compile_pattern
-from findings.verification.specs import ABSENT, EXISTS, GITLINK, KINDS, MISSING, NOTE, PATH, PATTERN, PRESENT, SNIPPET
+from findings.verification.specs import (
+    ABSENT,
+    EXISTS,
+    GITLINK,
+    GITLINK_EXPECTATIONS,
+    KINDS,
+    MISSING,
+    NOTE,
+    PATH,
+    PATTERN,
+    PINNED_AT,
+    PRESENT,
+    SNIPPET,
+)
 from reviews.git.errors import RecheckError
 from reviews.git.globs import is_glob
 from reviews.git.safety import validate_glob, validate_repo_path
@@ -16,7 +29,9 @@ REQUIRED_FIELDS = {
     GITLINK: ("path", "sha"),
     NOTE: ("text",),
 }
-EXPECTATIONS = {PATTERN: (PRESENT, ABSENT), PATH: (EXISTS, MISSING)}
+EXPECTATIONS = {PATTERN: (PRESENT, ABSENT), PATH: (EXISTS, MISSING), GITLINK: GITLINK_EXPECTATIONS}
+# A kind whose expectation may be left out, and what it then means.
+DEFAULT_EXPECTATIONS = {GITLINK: PINNED_AT}
 
 
 def evidence_problems(fields: dict) -> tuple[dict[str, str], dict]:
@@ -37,7 +52,7 @@ def evidence_problems(fields: dict) -> tuple[dict[str, str], dict]:
     if problems:
         return problems, fields
     cleaned = dict(fields)
-    if kind in EXPECTATIONS and fields["expect"] not in EXPECTATIONS[kind]:
+    if kind in EXPECTATIONS and (fields.get("expect") or DEFAULT_EXPECTATIONS.get(kind)) not in EXPECTATIONS[kind]:
         problems["expect"] = f"{kind} evidence expects one of: {', '.join(EXPECTATIONS[kind])}."
     if kind == SNIPPET and fields["end_line"] < fields["start_line"]:
         problems["end_line"] = "end_line comes before start_line."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SNIPPET = "snippet"
 PATTERN = "pattern"
@@ -13,6 +13,26 @@ KINDS = (SNIPPET, PATTERN, PATH, GITLINK, NOTE)
 
 PRESENT, ABSENT = "present", "absent"  # pattern expectations
 EXISTS, MISSING = "exists", "missing"  # path expectations
+# Gitlink expectations, each holding while the problem it names is still there: the submodule is
+# pinned at the recorded SHA; the pin is not on the reference branch; moving the pin from the one
+# at the PR's base drops commits.
+PINNED_AT, OFF_BRANCH, NOT_FAST_FORWARD = "pinned_at", "off_branch", "not_fast_forward"
+GITLINK_EXPECTATIONS = (PINNED_AT, OFF_BRANCH, NOT_FAST_FORWARD)
+
+
+@dataclass(frozen=True)
+class SubmoduleSource:
+    """Where a submodule's history can be read: its mirror, named ``label`` (owner/name) in
+    messages, and the branch pins are measured against. ``problem`` says why there is no mirror
+    to read (it could not be fetched, or no repository is known for the submodule)."""
+
+    label: str
+    branch: str
+    mirror_dir: str | None = None
+    problem: str = ""
+    # Histories already worked out through this source, by (pin, base pin): several items about
+    # one pin, checked at several commits, ask git the same questions.
+    memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 @dataclass(frozen=True)
 class EvidenceSpec:
@@ -23,7 +43,9 @@ class EvidenceSpec:
     - pattern: ``path`` is a file path or a glob (``src/**/*.py``), ``regex``
       a Python regular expression (MULTILINE), ``expect`` present|absent.
     - path: ``path`` and ``expect`` exists|missing.
-    - gitlink: submodule ``path`` pinned at ``sha`` (7 or more hex digits).
+    - gitlink: submodule ``path`` pinned at ``sha`` (7 or more hex digits); ``expect`` one of
+      pinned_at (the default), off_branch, not_fast_forward. ``submodule`` is where its history
+      is read, ``base_commit`` the PR's base commit (its pin is the one a move starts from).
     - note: free text, not checkable by machine.
 
     ``commit`` (full SHA, or None) is where the evidence was recorded; it lets
@@ -39,3 +61,5 @@ class EvidenceSpec:
     regex: str = ""
     expect: str | None = None
     sha: str | None = None
+    submodule: SubmoduleSource | None = None
+    base_commit: str | None = None

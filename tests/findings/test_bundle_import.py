@@ -113,6 +113,15 @@ def test_a_status_in_the_bundle_is_recorded_in_the_history():
          "findings[0].evidence[1].regex"),
         ({"findings.0.evidence.1": {"kind": "pattern", "path": "a.py", "regex": "x", "expect": "exists"}},
          "findings[0].evidence[1].expect"),
+        ({"findings.0.evidence.3": {"kind": "gitlink", "path": "b", "sha": "3961f399", "expect": "present"}},
+         "findings[0].evidence[3].expect"),
+        ({"findings.0.evidence.3": {"kind": "gitlink", "path": "b", "sha": "3961f399", "branch": "--all"}},
+         "findings[0].evidence[3].branch"),
+        ({"findings.0.evidence.3": {"kind": "gitlink", "path": "b", "sha": "3961f399",
+                                    "submodule": {"slug": "o/n", "clone_url": "ext::sh -c touch%20/tmp/x"}}},
+         "findings[0].evidence[3].submodule.clone_url"),
+        ({"findings.0.evidence.2": {"kind": "path", "path": "a", "expect": "exists", "branch": "main"}},
+         "findings[0].evidence[2].branch"),
         ({"findings.0.evidence.4": {"kind": "unknown"}}, "findings[0].evidence[4].kind"),
         ({"findings.0.evidence.4": {"kind": "note"}}, "findings[0].evidence[4].text"),
         ({"findings": "none"}, "findings"),
@@ -128,6 +137,20 @@ def test_a_malformed_bundle_changes_nothing_and_names_the_field(changes, field):
     assert error.value.field == field, str(error.value)
     assert PullRequest.objects.get().title == "Nemotron SFT loaders"
     assert [list(model.objects.order_by("pk").values()) for model in (Finding, Evidence, Commit, PinnedCommit)] == before
+
+
+def test_gitlink_evidence_names_its_submodules_repository_and_branch():
+    data = bundle(**{"findings.0.evidence.3": {
+        "kind": "gitlink", "commit": "5ed97996", "path": "3rdparty/Megatron-Bridge", "sha": "3961f399",
+        "expect": "off_branch", "branch": "release",
+        "submodule": {"slug": "NVIDIA-NeMo/Megatron-Bridge", "clone_url": "https://github.com/NVIDIA-NeMo/Megatron-Bridge.git"},
+    }})
+
+    review_import(data=data)
+
+    evidence = Evidence.objects.get(kind="gitlink")
+    assert (evidence.expect, evidence.reference_branch) == ("off_branch", "release")
+    assert evidence.submodule_repository.slug == "NVIDIA-NeMo/Megatron-Bridge"
 
 
 def test_evidence_without_a_commit_needs_a_reviewed_commit():

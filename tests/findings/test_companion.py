@@ -196,3 +196,45 @@ def test_a_download_never_serves_stored_pages_a_change_has_outdated(client, data
 
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     assert "Retitled after the render" in archive.read("acme-rl-4108-companion/blockers.html").decode()
+
+
+@pytest.mark.django_db
+def test_the_static_render_inlines_mermaid_whole_only_where_a_page_has_a_diagram():
+    from html.parser import HTMLParser
+
+    from findings.models import Finding
+    from findings.site.companion import companion_pages_html
+    from tests.factories import reviewed_pull_request
+
+    data = reviewed_pull_request(blockers=2, cleanups=1)
+    Finding.objects.filter(pull_request=data.pull_request, number=1).update(body="```mermaid\ngraph LR\nA-->B\n```\n")
+    files, _ = companion_pages_html(pull_request=data.pull_request)
+
+    class Scripts(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.scripts, self.inside = [], False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "script":
+                self.scripts.append("")
+                self.inside = True
+
+        def handle_endtag(self, tag):
+            if tag == "script":
+                self.inside = False
+
+        def handle_data(self, data):
+            if self.inside:
+                self.scripts[-1] += data
+
+    blockers = Scripts()
+    blockers.feed(files["blockers.html"])
+    assert len(blockers.scripts) == 2
+    assert len(blockers.scripts[0]) > 1_000_000 and "globalThis[\"mermaid\"]" in blockers.scripts[0]
+    assert "securityLevel: \"strict\"" in blockers.scripts[1]
+    assert files["blockers.html"].rstrip().endswith("</html>")
+    for name in ("index.html", "cleanups.html"):
+        others = Scripts()
+        others.feed(files[name])
+        assert others.scripts == []

@@ -243,7 +243,8 @@ def test_the_sample_review_uses_every_kind_of_evidence(demo_root):
     assert findings.cleanups().count() == 3
     kinds = set(Evidence.objects.filter(finding__pull_request=pull_request).values_list("kind", "expect"))
     assert kinds == {("snippet", ""), ("pattern", "present"), ("pattern", "absent"), ("path", "exists"),
-                     ("path", "missing"), ("gitlink", ""), ("note", "")}
+                     ("path", "missing"), ("gitlink", ""), ("gitlink", "off_branch"),
+                     ("gitlink", "not_fast_forward"), ("note", "")}
     pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=pull_request)}
     assert {role: commit.sha for role, commit in pins.items()} == {role: EXPECTED_SHAS[role] for role in PINNED}
     assert all(commit.resolved for commit in pins.values())
@@ -265,7 +266,8 @@ def test_loading_the_demo_twice_duplicates_nothing(demo_root):
     counts = row_counts()
     call_command("load_demo", stdout=io.StringIO())
     assert row_counts() == counts
-    assert counts["Repository"] == 2 and counts["PullRequest"] == 2
+    # The two reviewed repositories and the two submodules their gitlink evidence names.
+    assert counts["Repository"] == 4 and counts["PullRequest"] == 2
     assert counts["Finding"] == 9 + 9 and counts["PinnedCommit"] == 1 + 3
 
 
@@ -322,3 +324,31 @@ def test_verifying_4108_offline_is_an_error_that_says_the_repository_is_unreacha
     assert all(verification.detail.startswith("Repository unreachable") for verification in verifications)
     assert not Commit.objects.get(pk=commit.pk).resolved
     assert not Finding.objects.filter(pull_request=loaded.review).exclude(status="open").exists()
+
+
+# --- the toolkit submodule's real history ------------------------------------------------------
+
+
+def test_the_toolkit_is_a_real_repository_with_a_main_line_and_a_feature_branch(sample):
+    from findings.demo.sample_repository import SampleRepository, toolkit_path
+
+    toolkit = SampleRepository(path=toolkit_path(sample.path), commits={})
+    assert git(toolkit, "rev-parse", "main~2").strip() == TOOLKIT_MAIN
+    assert git(toolkit, "rev-parse", "feature/streaming").strip() == TOOLKIT_FEATURE
+    assert git(toolkit, "rev-list", "--left-right", "--count", f"{TOOLKIT_FEATURE}...main").strip() == "3\t4"
+
+
+@pytest.mark.django_db
+def test_the_samples_first_blocker_shows_a_real_pin_history(demo_root):
+    call_command("load_demo", stdout=io.StringIO())
+
+    results = EvidenceResult.objects.filter(
+        evidence__finding__number=1, evidence__finding__pull_request__number=1, evidence__kind="gitlink",
+        verification__commit__sha=EXPECTED_SHAS["reviewed"],
+    ).order_by("evidence__position")
+    assert [result.state for result in results] == ["holds", "holds", "holds"]
+    facts = results[0].facts
+    assert (facts["repository"], facts["branch"], facts["ahead"], facts["behind"]) == ("recheck-demo/toolkit", "main", 3, 4)
+    assert (facts["base_pin"], facts["fast_forward"], facts["added"], facts["dropped"]) == (TOOLKIT_MAIN, False, 3, 2)
+    assert facts["dropped_subjects"] == ["Fix the record validator for empty turns",
+                                         "Validate record fields before yielding them"]

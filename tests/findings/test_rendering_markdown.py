@@ -51,3 +51,27 @@ def test_event_handler_attributes_cannot_be_smuggled_in():
 
 def test_empty_text_renders_nothing():
     assert render_markdown("") == "" and render_markdown("   \n") == ""
+
+
+def test_a_mermaid_block_becomes_a_diagram_placeholder_holding_its_escaped_source():
+    html = render_markdown("See:\n\n```mermaid\ngraph LR\n  A[RL main] --> B[\"<b>Bridge</b> & co\"]\n```\n")
+    assert '<div class="mermaid-diagram"><pre class="mermaid-source">graph LR\n' in html
+    assert 'A[RL main] --&gt; B["&lt;b&gt;Bridge&lt;/b&gt; &amp; co"]' in html
+
+
+def test_a_mermaid_block_cannot_smuggle_markup_out_of_its_source():
+    html = render_markdown("```mermaid\n</pre></div><script>alert(1)</script><a href='javascript:x'>y</a>\n```\n")
+    assert "<script" not in html and "<a " not in html
+    assert html.count("<pre") == 1 and html.count("</pre>") == 1
+
+
+def test_only_the_diagram_placeholder_keeps_a_class():
+    html = render_markdown("```python\nx = 1\n```\n\n<div class=\"mermaid-diagram evil\">x</div>\n")
+    assert attribute_names(html) == set()
+
+
+def test_a_page_knows_when_it_holds_a_diagram():
+    from findings.rendering.markdown import has_diagram
+
+    assert has_diagram("", "text\n\n```mermaid\ngraph LR\nA-->B\n```\n")
+    assert not has_diagram("`mermaid` is mentioned", "```python\nmermaid = 1\n```\n", "")

@@ -180,13 +180,15 @@ def test_the_upsert_both_databases_speak_updates_rows_in_place():
 
     verification = VerificationFactory()
     evidence = EvidenceFactory(finding=verification.finding)
-    columns = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail")
+    columns = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail", "facts")
 
     def store(state, line):
         _upsert(EvidenceResult, columns, conflict=("verification_id", "evidence_id"),
-                update=("state", "start_line", "end_line", "detail"),
-                rows=[(verification.pk, evidence.pk, state, "a.py", line, line, f"at {line}")])
+                update=("state", "start_line", "end_line", "detail", "facts"),
+                rows=[(verification.pk, evidence.pk, state, "a.py", line, line, f"at {line}", f'{{"line": {line}}}')])
 
     store("holds", 3)
     store("gone", 9)
-    assert list(EvidenceResult.objects.values_list("state", "start_line", "detail")) == [("gone", 9, "at 9")]
+    assert list(EvidenceResult.objects.values_list("state", "start_line", "detail", "facts")) == [
+        ("gone", 9, "at 9", {"line": 9})
+    ]

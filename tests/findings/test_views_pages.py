@@ -271,3 +271,18 @@ def test_a_snippet_not_read_yet_says_when_it_will_be(client):
     pull_request = evidence.finding.pull_request
     page = client.get(f"{pull_request.get_absolute_url()}blockers/").content.decode()
     assert "is read from the repository at" in page and evidence.commit.short_sha in page
+
+
+def test_only_pages_with_a_diagram_load_the_local_mermaid(client):
+    from findings.models import Finding
+    from tests.factories import reviewed_pull_request
+
+    data = reviewed_pull_request(blockers=2, cleanups=1)
+    Finding.objects.filter(pull_request=data.pull_request, number=2).update(fix="```mermaid\ngraph LR\nA-->B\n```\n")
+    base = data.pull_request.get_absolute_url()
+    script = '<script src="/static/findings/vendor/mermaid/mermaid.min.js" defer></script>'
+
+    assert script in client.get(base + "blockers/").content.decode()
+    assert script in client.get(base + "findings/2/").content.decode()
+    for url in (base, base + "cleanups/", base + "findings/1/"):
+        assert "mermaid.min.js" not in client.get(url).content.decode()

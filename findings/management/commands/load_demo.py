@@ -3,6 +3,7 @@ from collections import Counter
 from django.core.management.base import BaseCommand, CommandError
 
 from findings.demo import demo_load
+from findings.demo.sample_repository import toolkit_path
 from findings.selectors import pull_request_pins
 from findings.verifying import pull_request_verify
 from recheck.errors import RecheckError
@@ -37,6 +38,7 @@ class Command(BaseCommand):
             )
             return
         self.stdout.write(f"  sample repository: {loaded.sample_repository.path}")
+        self.stdout.write(f"  its vendor/toolkit submodule: {toolkit_path(loaded.sample_repository.path)}")
         if not no_verify:
             self._verify_sample(loaded.sample)
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviews', '0003_repository_github_publishing'),
+        ('reviews', '0004_review_framing_and_attestation'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('findings', '0004_verdict_labels_from_the_vocabulary'),
+        ('findings', '0005_gitlink_history_and_result_facts'),
     ]
 
     operations = [
