@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -20,7 +21,7 @@ from findings.models import (
     VerificationRun,
     WebhookDelivery,
 )
-from findings.services import finding_resolve
+from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from recheck.errors import RecheckError
 from reviews.models import Commit
 
@@ -119,6 +120,15 @@ class FindingAdmin(admin.ModelAdmin):
     autocomplete_fields = ["pull_request"]
     inlines = [EvidenceInline, VerificationInline, HistoryInline]
     actions = ["mark_fixed", "dismiss", "reopen"]
+
+    def save_formset(self, request, form, formset, change):
+        evidence = formset.model is Evidence and change
+        with transaction.atomic():
+            if evidence:
+                finding_evidence_lock(finding=form.instance)
+            super().save_formset(request, form, formset, change)
+            if evidence and (formset.new_objects or formset.changed_objects or formset.deleted_objects):
+                finding_evidence_changed(finding=form.instance)
     fieldsets = [
         (None, {"fields": ["pull_request", "number", "kind", "caught_by", "title", "summary"]}),
         ("Write-up", {"fields": ["body", "fix", "review_comment_url", "path", "line"]}),
@@ -253,6 +263,20 @@ class EvidenceAdmin(admin.ModelAdmin):
     search_fields = ["path", "text", "regex", "finding__title"]
     list_select_related = ["finding__pull_request__repository", "commit"]
     autocomplete_fields = ["finding", "commit", "submodule_repository"]
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            if change:
+                finding_evidence_lock(finding=obj.finding)
+            super().save_model(request, obj, form, change)
+            if change and form.has_changed():
+                finding_evidence_changed(finding=obj.finding)
+
+    def delete_model(self, request, obj):
+        with transaction.atomic():
+            finding_evidence_lock(finding=obj.finding)
+            super().delete_model(request, obj)
+            finding_evidence_changed(finding=obj.finding)
 
 
 class EvidenceResultInline(admin.TabularInline):

@@ -1,6 +1,9 @@
 """What was found: findings, their evidence, and what verification made of them at each commit."""
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from findings import vocabulary as v
@@ -123,6 +126,12 @@ class Finding(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    # Bumped whenever the evidence changes (a re-import, an edit): a verification checked one
+    # version, and the verifications of an older one are dropped, since they no longer say
+    # anything about this evidence.
+    evidence_version = models.PositiveIntegerField(default=1)
+    evidence_changed_at = models.DateTimeField(null=True, blank=True)
 
     objects = FindingQuerySet.as_manager()
 
@@ -295,6 +304,7 @@ class Verification(models.Model):
     checked_at = models.DateTimeField()
     first_checked_at = models.DateTimeField(auto_now_add=True)
     detail = models.TextField(blank=True, help_text="Why the check could not run, when it could not.")
+    evidence_version = models.PositiveIntegerField(default=1, help_text="The finding's evidence version checked.")
 
     objects = FindingRowQuerySet.as_manager()
 
@@ -407,6 +417,17 @@ class VerificationRunQuerySet(models.QuerySet):
     def latest_first(self):
         return self.order_by("-created_at", "-id")
 
+    def live(self):
+        """Active runs whose worker still shows signs of life: a run without one for longer than
+        a task may run (RECHECK_RUN_STALE_SECONDS) is dead, whatever its status says, and is
+        waited on by nobody (the verify button, the gate, a new request) until it is reaped."""
+        return self.active().filter(heartbeat_at__gte=timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
+
+    def dead(self, *, now=None):
+        """Active runs without a sign of life for longer than RECHECK_RUN_STALE_SECONDS."""
+        now = now or timezone.now()
+        return self.active().filter(heartbeat_at__lt=now - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
+
     def covering(self, commit):
         """Runs that will give `commit` its verdicts: at that commit, or at every pin."""
         return self.filter(Q(commit=commit) | Q(commit__isnull=True))
@@ -433,6 +454,12 @@ class VerificationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The last sign of life: set when the run is queued, claimed and as it progresses.
+    heartbeat_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The dead run this one was queued again for; a retry that dies too is not retried again.
+    retry_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retried_as"
+    )
 
     objects = VerificationRunQuerySet.as_manager()
 
@@ -446,6 +473,12 @@ class VerificationRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def is_live(self) -> bool:
+        """Active, and its worker showed a sign of life recently (see VerificationRunQuerySet.live)."""
+        stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+        return self.is_active and self.heartbeat_at >= stale
 
     @property
     def percent(self) -> int:
@@ -487,3 +520,31 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} {self.delivery_id}"
+
+
+class ImportJob(models.Model):
+    """A review bundle imported in the background: a bundle too large to import within a web
+    request is kept here (parsed) and imported by a worker; its status is polled."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    data = models.JSONField(help_text="The parsed bundle; emptied once it is imported.")
+    findings = models.PositiveIntegerField(default=0, help_text="How many findings the bundle has.")
+    report = models.JSONField(null=True, blank=True)
+    errors = models.JSONField(null=True, blank=True)
+    message = models.TextField(blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Import {self.pk}: {self.status}"

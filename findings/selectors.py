@@ -130,8 +130,8 @@ def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None
 
 
 def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
-    """The PR's newest queued or running verification, whatever commit it covers."""
-    return VerificationRun.objects.filter(pull_request=pull_request).active().latest_first().first()
+    """The PR's newest queued or running verification that is not dead, whatever commit it covers."""
+    return VerificationRun.objects.filter(pull_request=pull_request).live().latest_first().first()
 
 
 def finding_verifications(finding: Finding) -> list[Verification]:

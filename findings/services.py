@@ -2,9 +2,10 @@
 else: the admin, the API and the commands all call `finding_resolve`."""
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
-from findings.models import Finding, FindingEvent
+from findings.models import Finding, FindingEvent, Verification
 from recheck.errors import RecheckError, ResolutionError
 from reviews.models import Commit
 from reviews.services import commit_get_or_create
@@ -71,3 +72,21 @@ def finding_resolve(
         finding.resolution_note = note
     finding.save()
     return event
+
+
+@transaction.atomic
+def finding_evidence_lock(*, finding: Finding) -> None:
+    """Lock the finding's row before its evidence is changed: a run storing results for it waits,
+    or has stored them already (and they are dropped by `finding_evidence_changed`)."""
+    Finding.objects.select_for_update().filter(pk=finding.pk).first()
+
+
+@transaction.atomic
+def finding_evidence_changed(*, finding: Finding) -> None:
+    """Record that the finding's evidence changed (an import or an edit): its version moves on and
+    its verifications, which checked the old evidence, are dropped, so no stale verdict counts
+    for the gate, the pages or the exports until it is verified again."""
+    now = timezone.now()
+    Finding.objects.filter(pk=finding.pk).update(evidence_version=F("evidence_version") + 1, evidence_changed_at=now)
+    Verification.objects.filter(finding=finding).delete()
+    finding.refresh_from_db(fields=["evidence_version", "evidence_changed_at"])

@@ -18,30 +18,76 @@ RETRY_FETCH = {
 }
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+# A database that restarts under a run: hand the run back and try again, spaced out.
+RETRY_DATABASE = {"max_retries": 5, "retry_backoff": 10, "retry_backoff_max": 300}
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=RETRY_DATABASE["max_retries"])
 def run_verification(self, run_id: int) -> dict:
     """Verify the pull request of a VerificationRun, reporting progress as the task's state."""
+    from django.db import InterfaceError, OperationalError
+
     from findings.models import VerificationRun
-    from findings.runs import verification_run_claim, verification_run_finish
+    from findings.runs import verification_run_claim, verification_run_finish, verification_run_release
     from findings.verifying import verification_run_execute
 
-    run = verification_run_claim(run_id)
+    try:
+        run = verification_run_claim(run_id)
+    except (OperationalError, InterfaceError) as error:
+        raise self.retry(exc=error, countdown=_backoff(self.request.retries)) from None
     if run is None:
         # A redelivered or duplicated message for a run another worker claimed: nothing to do twice.
         return {"run": run_id, "status": VerificationRun.objects.values_list("status", flat=True).get(pk=run_id)}
 
     def report(done: int, total: int) -> None:
-        if self.request.id and not self.request.is_eager:
+        if not self.request.id or self.request.is_eager:
+            return
+        try:
             self.update_state(state="PROGRESS", meta={"done": done, "total": total, "run": run_id})
+        except Exception as error:  # the result backend (Redis) restarting: the run row is the record
+            logger.warning("Progress of run %s not reported to the result backend: %s", run_id, error)
 
     try:
         return verification_run_execute(run=run, progress=report)
     except SoftTimeLimitExceeded:
         verification_run_finish(run, message="Verification took too long and was stopped.", failed=True)
         raise
-    except Exception as error:
-        verification_run_finish(run, message=f"Verification failed unexpectedly: {error}", failed=True)
+    except (OperationalError, InterfaceError) as error:
+        if self.request.retries < RETRY_DATABASE["max_retries"]:
+            logger.warning("Run %s lost the database (%s); retrying", run_id, error)
+            verification_run_release(run_id, message="The database did not answer; the verification will be retried.")
+            raise self.retry(exc=error, countdown=_backoff(self.request.retries)) from None
+        verification_run_finish(
+            run, message="Verification failed: the database did not answer after several retries.", failed=True
+        )
         raise
+    except Exception:
+        # The exception's text can name internals (paths, hosts): it goes to the log, not to readers.
+        logger.exception("Verification run %s failed", run_id)
+        verification_run_finish(run, message="Verification failed unexpectedly; staff can read why in the worker's log.",
+                                failed=True)
+        raise
+
+
+def _backoff(retries: int) -> int:
+    return min(RETRY_DATABASE["retry_backoff_max"], RETRY_DATABASE["retry_backoff"] * 2**retries)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def run_import(job_id: int) -> dict:
+    """Import a large review bundle kept as an ImportJob."""
+    from findings.imports import import_job_run
+
+    job = import_job_run(job_id)
+    return {"job": job_id, "status": job.status if job else "claimed elsewhere"}
+
+
+@shared_task
+def reap_dead_runs() -> list:
+    """Beat's job: fail the runs whose worker died, and queue each again once."""
+    from findings.runs import verification_runs_reap
+
+    return verification_runs_reap()
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=4, **RETRY_FETCH)

@@ -31,7 +31,7 @@ from findings.verification import (
 from recheck.errors import RecheckError
 from reviews.git import GitReader
 from reviews.git.history import merge_base
-from reviews.mirrors import commits_resolve, repository_fetch, repository_reader
+from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import pull_request_changed, pull_request_pin_commit
 
@@ -49,6 +49,7 @@ class FindingRow:
     pull_request_id: int
     status: str
     resolved_at: object
+    evidence_version: int
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[E
         FindingRow(*row)
         for row in Finding.objects.for_pull_request(pull_request)
         .order_by("number")
-        .values_list("pk", "pull_request_id", "status", "resolved_at")
+        .values_list("pk", "pull_request_id", "status", "resolved_at", "evidence_version")
     ]
     evidence: dict[int, list[EvidenceRow]] = {}
     rows = (
@@ -180,7 +181,7 @@ def _fetch(pull_request: PullRequest) -> str:
         repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
     except RecheckError as error:
         logger.warning("Fetching %s failed: %s", pull_request.repository.slug, error)
-        return str(error)
+        return FETCH_FAILED_PUBLIC
     return ""
 
 
@@ -283,13 +284,14 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
 
     Plain INSERT ... ON CONFLICT statements: building ten thousand model instances and their SQL
     would cost more than checking the evidence did."""
+    outcomes = _still_current(outcomes)
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     _upsert(
         Verification,
-        ("finding_id", "commit_id", "verdict", "checked_at", "first_checked_at", "detail"),
+        ("finding_id", "commit_id", "verdict", "checked_at", "first_checked_at", "detail", "evidence_version"),
         conflict=("finding_id", "commit_id"),
-        update=("verdict", "checked_at", "detail"),
-        rows=[(o.finding.pk, commit.pk, o.verdict, now, now, o.detail) for o in outcomes],
+        update=("verdict", "checked_at", "detail", "evidence_version"),
+        rows=[(o.finding.pk, commit.pk, o.verdict, now, now, o.detail, o.finding.evidence_version) for o in outcomes],
     )
     verifications = {
         verification.finding_id: verification
@@ -318,6 +320,22 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
     # Raw SQL sends no signals: the new verdicts change what the pages and the gate answer.
     pull_request_changed(pull_request_id=pull_request.pk)
     return [verifications[o.finding.pk] for o in outcomes]
+
+
+def _still_current(outcomes: list[Outcome]) -> list[Outcome]:
+    """The outcomes whose finding still has the evidence they were checked against. The findings'
+    rows are locked first: a re-import changes evidence only with its finding's row locked and its
+    version bumped, so from here to the commit nothing checked can change or go away under us."""
+    versions = dict(
+        Finding.objects.select_for_update()
+        .filter(pk__in=[o.finding.pk for o in outcomes])
+        .order_by("pk")
+        .values_list("pk", "evidence_version")
+    )
+    current = [o for o in outcomes if versions.get(o.finding.pk) == o.finding.evidence_version]
+    if len(current) != len(outcomes):
+        logger.info("%d findings' evidence changed while they were verified; not stored", len(outcomes) - len(current))
+    return current
 
 
 _RESULT_COLUMNS = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail", "facts")
@@ -425,11 +443,13 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
             if progress:
                 progress(overall, total)
 
+    changed = 0
     for commit in commits:
         verifications = pull_request_verify(
             pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules
         )
         done_before += per_commit
+        changed = max(changed, per_commit - len(verifications))
         counts: dict[str, int] = {}
         for verification in verifications:
             counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
@@ -437,6 +457,11 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
 
     errors = sum(counts.get("error", 0) for counts in verdicts.values())
     message = _summary(verdicts, fetch_problem)
+    if changed:
+        message += (
+            f"; the evidence of {changed} finding(s) changed during the run, so their results were not kept: "
+            "evidence changed since the last check; re-verify"
+        )
     verification_run_finish(run, message=message, failed=bool(errors) and errors == total)
     _after_verification(pull_request)
     return {"pull_request": pull_request.reference, "verdicts": verdicts, "message": message}

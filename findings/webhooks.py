@@ -10,13 +10,14 @@ The events about Recheck's check (re-runs asked for on GitHub, merge groups, clo
 the App's installations) are recorded the same way and handed to `reporting.events`."""
 import hashlib
 import hmac
-import json
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from django.db import transaction
 
+from findings.exchange.limits import DocumentError, load_json
 from findings.models import VerificationRun, WebhookDelivery
+from findings.runs import QueueUnavailable
 from findings.tracking import pull_request_record_head
 from recheck.errors import RecheckError
 from reporting.events import (
@@ -32,6 +33,8 @@ from reviews.services import pull_request_state_record
 
 HEAD_MOVING_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SIGNATURE_PREFIX = "sha256="
+# PullRequest.number is a PositiveIntegerField: the same range on every database.
+MAX_PULL_REQUEST_NUMBER = 2_147_483_647
 
 
 class WebhookPayloadError(RecheckError):
@@ -60,9 +63,11 @@ def github_payload_parse(body: bytes, content_type: str) -> dict:
         text = body.decode("utf-8")
         if content_type.split(";")[0].strip().lower() == "application/x-www-form-urlencoded":
             text = parse_qs(text).get("payload", [""])[0]
-        payload = json.loads(text)
-    except (UnicodeDecodeError, ValueError):
+        payload = load_json(text)
+    except UnicodeDecodeError:
         raise WebhookPayloadError("The body is not a GitHub event payload (JSON, or a form with payload=).") from None
+    except DocumentError as error:
+        raise WebhookPayloadError(f"The body is not a GitHub event payload: {error}") from None
     if not isinstance(payload, dict):
         raise WebhookPayloadError("The body is not a GitHub event payload: expected a JSON object.")
     return payload
@@ -81,6 +86,8 @@ def _pull_request_event(payload: dict) -> tuple[str, str, int, str]:
         slug = str(payload["repository"]["full_name"])
         number = int(payload["pull_request"]["number"])
         head_sha = str(payload["pull_request"]["head"]["sha"])
+        if not 0 < number <= MAX_PULL_REQUEST_NUMBER:
+            raise ValueError(number)
     except (KeyError, TypeError, ValueError):
         raise WebhookPayloadError(
             "A pull_request payload needs action, repository.full_name, pull_request.number and "
@@ -109,9 +116,20 @@ HANDLED_ACTIONS = {
 }
 
 
-@transaction.atomic
 def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
-    """Act on one signed delivery, at most once per delivery id."""
+    """Act on one signed delivery, at most once per delivery id. Raises QueueUnavailable when its
+    verification could not be queued; the delivery is then not recorded, so GitHub's redelivery
+    acts on it."""
+    try:
+        return _delivery_handle(delivery_id=delivery_id, event=event, payload=payload)
+    except QueueUnavailable:
+        # The delivery committed with its pin, and the enqueue (after the commit) failed.
+        WebhookDelivery.objects.filter(delivery_id=delivery_id).delete()
+        raise
+
+
+@transaction.atomic
+def _delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
     if event == "ping":
         return DeliveryOutcome("pong: the webhook is connected.")
     if event not in HANDLED_EVENTS:

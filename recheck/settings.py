@@ -115,21 +115,35 @@ STORAGES = {
 LOGIN_URL = "admin:login"
 FORMS_URLFIELD_ASSUME_HTTPS = True
 
-# Behind a TLS-terminating proxy in production.
 if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Behind a TLS-terminating proxy, the header it sets (X-Forwarded-Proto) tells Django that the
+    # request came in over https. Only with such a proxy: without one, any client could claim it.
+    _proxy_header = env_str("SECURE_PROXY_SSL_HEADER")
+    if _proxy_header:
+        SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.strip().upper().replace("-", "_"), "https")
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
-    # Usually the TLS proxy redirects and sets HSTS; these are for serving without one.
+    # Off by default so that a first deployment does not pin browsers to https before it works;
+    # the README's production settings turn them on (`check --deploy` passes with them).
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 # --- Recheck -------------------------------------------------------------------------------
 RECHECK_MIRROR_ROOT = Path(env_str("RECHECK_MIRROR_ROOT", str(VAR_DIR / "mirrors")))
 # Local paths as clone URLs let a server read any repository on its disk: off unless asked for.
 RECHECK_ALLOW_LOCAL_REPOSITORIES = env_bool("RECHECK_ALLOW_LOCAL_REPOSITORIES", DEBUG)
+# Forge hosts clone URLs may name (`github.com`, `.example.com` for it and its subdomains); empty
+# allows any public host. Internal addresses are refused either way.
+RECHECK_ALLOWED_GIT_HOSTS = env_list("RECHECK_ALLOWED_GIT_HOSTS", [])
+# Forges on this server's own network (a self-hosted GitLab on 10.x): the only hosts that may
+# resolve to a private address. Empty by default, so nothing internal is reachable.
+RECHECK_INTERNAL_GIT_HOSTS = env_list("RECHECK_INTERNAL_GIT_HOSTS", [])
+# Bundles with more findings than this are imported in the background (202 and a status URL).
+RECHECK_IMPORT_INLINE_FINDINGS = env_int("RECHECK_IMPORT_INLINE_FINDINGS", 1000)
 RECHECK_MAX_BLOB_BYTES = env_int("RECHECK_MAX_BLOB_BYTES", 1_000_000)
 RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)
@@ -174,14 +188,29 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The time limits stay below the visibility timeout, or Redis would hand a running task to a
 # second worker.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
-CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 1500)
-CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
+# A killed worker's message comes back after the visibility timeout; its run, already claimed,
+# is then reaped (below) once it has shown no sign of life for longer than a task may run. The
+# defaults (a 10-minute hard limit, 15-minute visibility) make that minutes, not an hour, and
+# leave a fetch (RECHECK_FETCH_TIMEOUT) and the verification of a large PR room within the soft
+# limit. Raise all three together for reviews that take longer.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 900)}
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600)
+# A verification under way keeps going through a broker blip: its results go to the database, and
+# cancelling it would only make it wait for the reaper.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# A run with no sign of life for this long is dead: no task may run longer than the hard limit.
+RECHECK_RUN_STALE_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("RECHECK_RUN_REAP_MARGIN_SECONDS", 120)
+RECHECK_REAP_INTERVAL_SECONDS = env_int("RECHECK_REAP_INTERVAL_SECONDS", 60)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "track-open-pull-requests": {
         "task": "findings.tasks.track_open_pull_requests",
         "schedule": float(RECHECK_TRACK_INTERVAL_SECONDS),
+    },
+    "reap-dead-runs": {
+        "task": "findings.tasks.reap_dead_runs",
+        "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
     },
 }
 if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
@@ -197,6 +226,12 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
+    ],
+    # JSON bodies are read with nesting, digit and size limits (findings.exchange.limits).
+    "DEFAULT_PARSER_CLASSES": [
+        "findings.api.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,

@@ -1,10 +1,34 @@
+from django import forms
 from django.contrib import admin
 
+from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+from reviews.services import repository_clone_url_check, repository_slug_check
+
+
+class RepositoryForm(forms.ModelForm):
+    """The same slug and clone URL rules as an imported bundle."""
+
+    class Meta:
+        model = Repository
+        fields = "__all__"
+
+    def clean_slug(self):
+        try:
+            return repository_slug_check(self.cleaned_data["slug"])
+        except RecheckError as error:
+            raise forms.ValidationError(f"{error}.") from None
+
+    def clean_clone_url(self):
+        try:
+            return repository_clone_url_check(self.cleaned_data["clone_url"])
+        except RecheckError as error:
+            raise forms.ValidationError(f"{error}.") from None
 
 
 @admin.register(Repository)
 class RepositoryAdmin(admin.ModelAdmin):
+    form = RepositoryForm
     list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error", "publish_checks",
                     "publish_comment"]
     list_filter = ["publish_checks", "publish_comment"]

@@ -14,6 +14,12 @@ from reviews.models import Commit, Repository
 
 logger = logging.getLogger(__name__)
 
+# What readers are told when a fetch fails: git's own message can name internal hosts, addresses
+# and ports, so it is kept for staff (Repository.fetch_error, the admin, the logs).
+FETCH_FAILED_PUBLIC = (
+    "the repository could not be fetched; staff can read why on the repository's page in the admin"
+)
+
 
 def repository_mirror_dir(repository: Repository) -> Path:
     return mirror_dir_for(Path(settings.RECHECK_MIRROR_ROOT), repository.slug)
@@ -25,7 +31,7 @@ def repository_reader(repository: Repository) -> GitReader:
     if not (mirror_dir / "HEAD").exists():
         raise RepositoryError(
             f"{repository.slug} has not been fetched yet"
-            + (f" (last attempt: {repository.fetch_error})" if repository.fetch_error else "")
+            + (" (the last attempt failed; staff can read why in the admin)" if repository.fetch_error else "")
             + ". Check its clone URL and fetch it again."
         )
     return GitReader(mirror_dir, max_blob_bytes=settings.RECHECK_MAX_BLOB_BYTES)
@@ -40,6 +46,8 @@ def repository_fetch(*, repository: Repository, pr_number: int | None = None) ->
             allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES,
             pr_number=pr_number,
             timeout=settings.RECHECK_FETCH_TIMEOUT,
+            allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
+            internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,
         )
     except RepositoryError as error:
         Repository.objects.filter(pk=repository.pk).update(fetch_error=str(error))

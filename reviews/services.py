@@ -8,10 +8,50 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from recheck.errors import RecheckError
-from reviews.git import validate_clone_url
+from recheck.errors import RecheckError, RepositoryError
+from reviews.git import validate_clone_url, validate_slug
+from reviews.git.safety import remote_host
 from reviews.git.submodules import slug_for_url, url_key
-from reviews.models import SLUG_RE, Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+
+
+_REMOTE_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
+
+
+def repository_clone_url_check(url: str) -> str:
+    """`url` as it may be recorded as a repository's clone URL, or a RepositoryError saying why
+    not. Remote URLs must name an allowed, public host (checked again before every fetch); a local
+    path is recorded only where local repositories are allowed, and is checked for existence when
+    it is fetched, not when it is recorded (a bundle may arrive before its repository)."""
+    url = url.strip()
+    try:
+        return validate_clone_url(
+            url,
+            allow_local=False,
+            allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
+            internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,
+        )
+    except RepositoryError:
+        # A refused remote URL stays refused, whatever local sources may do.
+        if settings.RECHECK_ALLOW_LOCAL_REPOSITORIES and remote_host(url) is None and _looks_local(url):
+            return url
+        raise
+
+
+def _looks_local(value: str) -> bool:
+    return (
+        not value.startswith("-")
+        and not _REMOTE_HELPER.match(value)
+        and ("://" not in value or value.startswith("file://"))
+        and not any(ord(char) < 32 for char in value)
+    )
+
+
+def repository_slug_check(slug: str) -> str:
+    """`slug` as forges name repositories: `owner/name`, a `.git` suffix dropped once, no `.` or
+    `..` part. Two spellings of one repository give one slug, and so one mirror."""
+    owner, name = validate_slug(slug.strip() if isinstance(slug, str) else slug)
+    return f"{owner}/{name}"
 
 
 _batched = threading.local()
@@ -136,10 +176,20 @@ def repository_get_or_register(*, clone_url: str, default_branch: str = "") -> R
     for known in Repository.objects.all():
         if url_key(known.clone_url) == key:
             return known
-    url = validate_clone_url(clone_url, allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES)
-    slug = slug_for_url(url)
-    if not re.fullmatch(SLUG_RE, slug):
-        raise RecheckError(f"{clone_url} gives no usable owner/name ({slug!r}); register the repository by hand")
+    # The same rules as any clone URL, internal addresses included; a local path (where allowed)
+    # must exist, since it is fetched right away.
+    url = validate_clone_url(
+        clone_url,
+        allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES,
+        allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
+        internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,
+    )
+    try:
+        slug = repository_slug_check(slug_for_url(url))
+    except RecheckError:
+        raise RecheckError(
+            f"{clone_url} gives no usable owner/name ({slug_for_url(url)!r}); register the repository by hand"
+        ) from None
     if Repository.objects.filter(slug=slug).exists():
         raise RecheckError(
             f"{clone_url} would be registered as {slug}, but {slug} is already registered with another clone "

@@ -1,6 +1,7 @@
 """Write endpoints. Each validates its input, calls the one service that does the work (the same
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
+from django.conf import settings
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
@@ -16,6 +17,7 @@ from findings.api.permissions import HasActionPermission
 from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
+    ImportJobSerializer,
     ImportReportSerializer,
     PublishingSerializer,
     RepositorySerializer,
@@ -28,7 +30,8 @@ from findings.api.throttles import WriteThrottle
 from findings.api.views import findings_with_evidence
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
-from findings.models import Finding, FindingEvent
+from findings.imports import import_job_request
+from findings.models import Finding, FindingEvent, ImportJob
 from findings.runs import verification_run_request
 from findings.services import finding_resolve
 from reviews.models import Repository
@@ -177,6 +180,10 @@ class PlainTextBundleParser(BundleParser):
         responses={
             200: OpenApiResponse(ImportReportSerializer, description="An existing pull request, updated or unchanged."),
             201: OpenApiResponse(ImportReportSerializer, description="A new pull request."),
+            202: OpenApiResponse(
+                ImportJobSerializer,
+                description="A large bundle (or `?background=1`): imported by a worker; poll `status_url`.",
+            ),
             **docs.WRITE_ERRORS,
         },
         examples=[
@@ -206,7 +213,19 @@ class ReviewImport(ActionView):
     ]
 
     def post(self, request):
-        report = review_import(data=request.data, actor=request.user)
+        data = request.data
+        findings = data.get("findings") if isinstance(data, dict) else None
+        large = isinstance(findings, list) and len(findings) > settings.RECHECK_IMPORT_INLINE_FINDINGS
+        if large or request.query_params.get("background") in ("1", "true", "yes"):
+            job = import_job_request(data=data, requested_by=request.user)
+            job.refresh_from_db()
+            status_url = reverse("api:import-detail", kwargs={"pk": job.pk}, request=request)
+            return Response(
+                ImportJobSerializer(job, context={"request": request}).data,
+                status=status.HTTP_202_ACCEPTED,
+                headers={"Location": status_url},
+            )
+        report = review_import(data=data, actor=request.user)
         slug, number = report.pull_request.rsplit("#", 1)
         owner, name = slug.split("/", 1)
         url = reverse(
@@ -218,6 +237,28 @@ class ReviewImport(ActionView):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
             headers={"Location": url},
         )
+
+
+@extend_schema_view(
+    get=extend_schema(
+        tags=["reviews"],
+        operation_id="import_job",
+        summary="The status of a background import",
+        description=(
+            "A bundle of more than RECHECK_IMPORT_INLINE_FINDINGS findings (or one sent with `?background=1`) "
+            "is imported by a worker: the import answers 202 with this URL. `status` is queued, running, done "
+            "(with `report`) or failed (with `errors`, and nothing imported). Needs `findings.import_review`."
+        ),
+        responses={200: ImportJobSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class ImportJobDetail(APIView):
+    permission_classes = [HasActionPermission]
+    required_permission = "findings.import_review"
+
+    def get(self, request, pk: int):
+        job = get_object_or_404(ImportJob, pk=pk)
+        return Response(ImportJobSerializer(job, context={"request": request}).data)
 
 
 @extend_schema_view(

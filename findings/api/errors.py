@@ -1,6 +1,9 @@
 """How the API reports errors: always JSON with a `detail` that says what to do, plus `errors`
 (field, message) pairs when particular fields are at fault. The one domain error, RecheckError,
 becomes a 400 here, so no view needs its own try/except around a service call."""
+import logging
+
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -10,7 +13,11 @@ from rest_framework.views import set_rollback
 from findings.api.permissions import TOKEN_HINT
 from findings.exchange.bundle_import import BundleInvalid
 from findings.exchange.bundle_schema import flatten_errors
+from findings.runs import QueueUnavailable
+from recheck.errorpages import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
 from recheck.errors import BundleError, RecheckError
+
+logger = logging.getLogger(__name__)
 
 NOT_FOUND = "Check the id, slug or number in the URL; GET /api/ lists what exists."
 
@@ -24,6 +31,14 @@ def _summary(pairs: list[tuple[str, str]]) -> str:
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.warning("The database did not answer: %s", exc)
+        set_rollback()
+        return Response({"detail": DATABASE_UNAVAILABLE}, status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    if isinstance(exc, QueueUnavailable):
+        return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, BundleError):
         pairs = exc.errors if isinstance(exc, BundleInvalid) else [(exc.field, exc.message)]
         set_rollback()

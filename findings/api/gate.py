@@ -98,7 +98,7 @@ def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate
         finding.pull_request = pull_request
     # A run at this commit, or at every pin (commit null), will give this commit its verdicts.
     active_run = (
-        VerificationRun.objects.filter(pull_request=pull_request).active().covering(commit).latest_first().first()
+        VerificationRun.objects.filter(pull_request=pull_request).live().covering(commit).latest_first().first()
     )
     return MergeGate(
         pull_request,

@@ -306,6 +306,21 @@ class ImportReportSerializer(serializers.Serializer):
     unchanged = serializers.ListField(child=serializers.CharField())
 
 
+class ImportJobSerializer(serializers.Serializer):
+    job = serializers.IntegerField(source="pk")
+    status = serializers.CharField()
+    findings = serializers.IntegerField(help_text="How many findings the bundle has.")
+    message = serializers.CharField()
+    report = serializers.JSONField(allow_null=True, help_text="Created, updated and unchanged, once done.")
+    errors = serializers.JSONField(allow_null=True, help_text="(field, message) pairs, when it failed.")
+    status_url = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_status_url(self, job) -> str:
+        return reverse("api:import-detail", kwargs={"pk": job.pk}, request=self.context.get("request"))
+
+
 class WebhookResponseSerializer(serializers.Serializer):
     detail = serializers.CharField()
     duplicate = serializers.BooleanField()

@@ -36,6 +36,7 @@ urlpatterns = [
     path("runs/", views.VerificationRunList.as_view(), name="run-list"),
     path("runs/<int:pk>/", views.VerificationRunDetail.as_view(), name="run-detail"),
     path("reviews/import", actions.ReviewImport.as_view(), name="review-import"),
+    path("imports/<int:pk>/", actions.ImportJobDetail.as_view(), name="import-detail"),
     path("hooks/github", webhooks.GitHubWebhook.as_view(), name="github-webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

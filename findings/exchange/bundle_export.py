@@ -116,6 +116,10 @@ def _without_empty(values: dict, keep: tuple[str, ...] = ()) -> dict:
 class _BundleDumper(yaml.SafeDumper):
     """Writes multi-line text (bodies, fixes, snippets) as literal blocks a person can read."""
 
+    def ignore_aliases(self, data) -> bool:
+        # The import refuses aliases (they are how a small text becomes a huge document).
+        return True
+
 
 def _represent_text(dumper: yaml.SafeDumper, value: str):
     # PyYAML falls back to a quoted scalar by itself when a literal block cannot hold the text

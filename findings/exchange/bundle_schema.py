@@ -1,30 +1,18 @@
 """The review bundle format, as DRF serializers: one definition validates the import command,
 the import API and the API schema. Errors are flattened to `findings[2].evidence[0].start_line`."""
-import re
 
-from django.conf import settings
 from rest_framework import serializers
 
 from findings.models import Evidence, Finding
 from recheck.errors import RecheckError
 from findings.verification.rules import evidence_problems
-from reviews.git import validate_clone_url, validate_revision
+from reviews.git import validate_revision
 from reviews.models import SLUG_RE, PinnedCommit, PullRequest
-from reviews.services import commit_sha_checked
+from reviews.services import commit_sha_checked, repository_clone_url_check, repository_slug_check
 
 # Numbers land in PositiveIntegerFields, whose range is the same on every database; a larger one
 # would fail in the database (a server error) instead of being refused here with its field named.
 MAX_NUMBER = 2_147_483_647
-_remote_helper = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
-
-
-def _looks_local(value: str) -> bool:
-    return (
-        not value.startswith("-")
-        and not _remote_helper.match(value)
-        and ("://" not in value or value.startswith("file://"))
-        and not any(ord(char) < 32 for char in value)
-    )
 
 
 def _validate_sha(value: str) -> str:
@@ -59,14 +47,16 @@ class RepositorySerializer(serializers.Serializer):
     web_url = serializers.URLField(required=False, allow_blank=True, default="")
     default_branch = serializers.CharField(required=False, default="main", max_length=200)
 
-    def validate_clone_url(self, value: str) -> str:
-        value = value.strip()
+    def validate_slug(self, value: str) -> str:
         try:
-            return validate_clone_url(value, allow_local=False)
+            return repository_slug_check(value)
         except RecheckError as error:
-            # A local path is checked for existence when it is fetched, not when it is recorded.
-            if settings.RECHECK_ALLOW_LOCAL_REPOSITORIES and _looks_local(value):
-                return value
+            raise serializers.ValidationError(f"{error}.") from None
+
+    def validate_clone_url(self, value: str) -> str:
+        try:
+            return repository_clone_url_check(value)
+        except RecheckError as error:
             raise serializers.ValidationError(f"{error}.") from None
 
 

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from findings.site.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding
-from findings.runs import verification_run_request
+from findings.runs import QueueUnavailable, verification_run_request
 from findings.selectors import (
     finding_history,
     finding_verifications,
@@ -149,7 +149,8 @@ def latest_run(request, owner: str, name: str, number: int):
                 "done": run.done,
                 "total": run.total,
                 "percent": run.percent,
-                "is_active": run.is_active,
+                # A dead run (its worker gone) is not shown as under way while it waits to be reaped.
+                "is_active": run.is_live,
                 "message": run.message,
                 "created_at": run.created_at.isoformat(),
                 "finished_at": run.finished_at.isoformat() if run.finished_at else None,
@@ -163,7 +164,11 @@ def verify_now(request, owner: str, name: str, number: int):
     if not can_verify(request.user):
         raise PermissionDenied("Only staff with the permission to verify pull requests can start a verification.")
     pull_request = _pull_request_or_404(owner, name, number)
-    run = verification_run_request(pull_request=pull_request, requested_by=request.user)
+    try:
+        run = verification_run_request(pull_request=pull_request, requested_by=request.user)
+    except QueueUnavailable as error:
+        messages.error(request, str(error))
+        return redirect(pull_request.get_absolute_url())
     if not run.created:
         messages.info(request, f"A verification of {pull_request.reference} is already under way.")
     else:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import fcntl
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from reviews.git.errors import RepositoryError
 from reviews.git.process import run_git, stderr_text
-from reviews.git.safety import validate_clone_url, validate_slug
+from reviews.git.safety import Resolver, clone_url_addresses, slug_directory, validate_clone_url
 
 _BASE_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 _USERINFO = re.compile(r"(?<=://)[^/@]*@")
@@ -33,9 +33,10 @@ class FetchResult:
 
 
 def mirror_dir_for(root: Path, slug: str) -> Path:
-    """Where the mirror of ``owner/name`` lives under ``root``: root/owner/name.git."""
-    owner, name = validate_slug(slug)
-    return Path(root) / owner / f"{name}.git"
+    """Where the mirror of ``owner/name`` lives under ``root``: root/owner/name.git. Different
+    slugs always get different directories."""
+    owner, directory = slug_directory(slug)
+    return Path(root) / owner / directory
 
 
 def fetch_mirror(
@@ -45,18 +46,49 @@ def fetch_mirror(
     allow_local: bool,
     pr_number: int | None = None,
     timeout: float = 300,
+    allowed_hosts: Sequence[str] = (),
+    internal_hosts: Sequence[str] = (),
+    resolve: Resolver | None = None,
 ) -> FetchResult:
     """Create the bare mirror if missing and fetch branches, tags and the PR head.
 
     Raises RepositoryError (with git's message) when the source is unsafe,
-    unreachable or the fetch fails.
+    unreachable or the fetch fails. The host is resolved again right before
+    each fetch and refused when any address is internal; an https fetch then
+    connects to exactly the addresses that were checked.
     """
-    url = validate_clone_url(url, allow_local=allow_local)
+    url = validate_clone_url(
+        url, allow_local=allow_local, allowed_hosts=allowed_hosts, internal_hosts=internal_hosts, resolve=resolve
+    )
+    target = _Target(url, allowed_hosts=tuple(allowed_hosts), internal_hosts=tuple(internal_hosts), resolve=resolve)
     if pr_number is not None and (isinstance(pr_number, bool) or not isinstance(pr_number, int) or pr_number < 1):
         raise RepositoryError(f"{pr_number!r} is not a pull request number; give a positive integer")
     mirror_dir = Path(mirror_dir).absolute()
     with _locked(mirror_dir):
-        return _create_and_fetch(url, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout)
+        return _create_and_fetch(target, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class _Target:
+    url: str
+    allowed_hosts: tuple[str, ...]
+    internal_hosts: tuple[str, ...]
+    resolve: Resolver | None
+
+    def pinned_config(self) -> list[str]:
+        """Check the host now and return the git config that makes curl use the addresses just
+        checked, so a name that resolves differently a moment later (DNS rebinding) changes
+        nothing. ssh has no such option: there the check right before the fetch is what holds."""
+        checked = clone_url_addresses(
+            self.url, allowed_hosts=self.allowed_hosts, internal_hosts=self.internal_hosts, resolve=self.resolve
+        )
+        if checked is None:
+            return []
+        remote, addresses = checked
+        if remote.scheme != "https":
+            return []
+        listed = ",".join(f"[{address}]" if ":" in address else address for address in addresses)
+        return [f"http.curloptResolve={remote.host}:{remote.port}:{listed}"]
 
 
 @contextmanager
@@ -76,18 +108,19 @@ def _locked(mirror_dir: Path) -> Iterator[None]:
 
 
 def _create_and_fetch(
-    url: str, mirror_dir: Path, *, allow_local: bool, pr_number: int | None, timeout: float
+    target: _Target, mirror_dir: Path, *, allow_local: bool, pr_number: int | None, timeout: float
 ) -> FetchResult:
     created = _ensure_bare_repository(mirror_dir)
     pr_ref = f"refs/pull/{pr_number}/head" if pr_number is not None else None
     refspecs = list(_BASE_REFSPECS)
     if pr_ref:
         refspecs.append(f"+{pr_ref}:{pr_ref}")
-    failure = _fetch(url, mirror_dir, refspecs, allow_local=allow_local, timeout=timeout)
+    url = target.url
+    failure = _fetch(target, mirror_dir, refspecs, allow_local=allow_local, timeout=timeout)
     pr_ref_missing = False
     if failure is not None and pr_ref:
         # Not every forge publishes refs/pull/N/head; the rest is still worth having.
-        failure = _fetch(url, mirror_dir, list(_BASE_REFSPECS), allow_local=allow_local, timeout=timeout)
+        failure = _fetch(target, mirror_dir, list(_BASE_REFSPECS), allow_local=allow_local, timeout=timeout)
         pr_ref_missing = failure is None
     if failure is not None:
         raise RepositoryError(
@@ -126,14 +159,16 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
     return True
 
 
-def _fetch(url: str, mirror_dir: Path, refspecs: list[str], *, allow_local: bool, timeout: float) -> str | None:
+def _fetch(target: _Target, mirror_dir: Path, refspecs: list[str], *, allow_local: bool, timeout: float) -> str | None:
     """Run one fetch; None on success, else git's trimmed error output."""
+    url = target.url
     completed = run_git(
         ["fetch", "--quiet", "--no-recurse-submodules", "--no-write-fetch-head",
          "--end-of-options", url, *refspecs],
         git_dir=mirror_dir,
         allow_local=allow_local,
         timeout=timeout,
+        config=target.pinned_config(),
     )
     if completed.returncode == 0:
         return None

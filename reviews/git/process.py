@@ -75,9 +75,13 @@ def git_env(*, allow_local: bool = False) -> dict[str, str]:
     return env
 
 
-def git_argv(args: Sequence[str], *, git_dir: Path | None = None, allow_local: bool = False) -> list[str]:
-    """The full argument list for ``git [hardening] [--git-dir D] <args>``."""
+def git_argv(
+    args: Sequence[str], *, git_dir: Path | None = None, allow_local: bool = False, config: Sequence[str] = ()
+) -> list[str]:
+    """The full argument list for ``git [hardening] [-c config...] [--git-dir D] <args>``."""
     argv = [GIT, *git_config_args(allow_local=allow_local)]
+    for setting in config:
+        argv += ["-c", setting]
     if git_dir is not None:
         argv += ["--git-dir", str(git_dir)]
     return argv + list(args)
@@ -90,13 +94,14 @@ def run_git(
     allow_local: bool = False,
     timeout: float = 120,
     input: bytes | None = None,
+    config: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[bytes]:
     """Run one git command and return it, whatever its exit status.
 
     Raises RepositoryError only when git cannot be started or times out;
     callers decide what a non-zero exit means.
     """
-    argv = git_argv(args, git_dir=git_dir, allow_local=allow_local)
+    argv = git_argv(args, git_dir=git_dir, allow_local=allow_local, config=config)
     try:
         return subprocess.run(
             argv,

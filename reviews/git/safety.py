@@ -7,7 +7,11 @@ return the normalised value so callers store what was actually checked.
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -47,13 +51,38 @@ def _has_control(text: str) -> bool:
     return _CONTROL.search(text) is not None
 
 
-def validate_clone_url(url: str, *, allow_local: bool) -> str:
+def validate_clone_url(
+    url: str,
+    *,
+    allow_local: bool,
+    allowed_hosts: Sequence[str] = (),
+    internal_hosts: Sequence[str] = (),
+    resolve: Resolver | None = None,
+) -> str:
     """Return ``url`` if git may fetch from it, else raise RepositoryError.
 
     Accepted: ``https://host/path``, ``ssh://[user@]host[:port]/path`` and
     scp-like ``user@host:path``. With ``allow_local`` also ``file://`` URLs
     and existing local directories, returned as an absolute path.
+
+    The host must be in ``allowed_hosts`` when that is given, and must not be
+    or resolve (with ``resolve``, the system resolver by default) to an
+    internal address (unless it is one of ``internal_hosts``, a forge this
+    server is meant to reach on its own network). A name that does not resolve now is accepted: the
+    check is made again, strictly, right before git connects
+    (``clone_url_addresses``).
     """
+    checked = _validate_clone_url_syntax(url, allow_local=allow_local)
+    remote = remote_host(checked)
+    if remote is not None:
+        _check_host(
+            remote, url=checked, allowed_hosts=allowed_hosts, internal_hosts=internal_hosts,
+            resolve=resolve or resolve_host, strict=False,
+        )
+    return checked
+
+
+def _validate_clone_url_syntax(url: str, *, allow_local: bool) -> str:
     if not isinstance(url, str) or not url:
         raise RepositoryError("the repository URL is empty; give an https:// or ssh:// URL")
     if len(url) > _MAX_URL:
@@ -127,6 +156,185 @@ def _check_authority(url: str, *, user_pattern: str) -> None:
         raise RepositoryError(f"refusing {url!r}: port {port} is out of range")
     if not slash or not path.strip("/"):
         raise RepositoryError(f"refusing {url!r}: it names no repository path; give host/owner/name")
+
+
+Resolver = Callable[[str, int], Iterable[str]]
+_DEFAULT_PORTS = {"https": 443, "ssh": 22}
+
+
+@dataclass(frozen=True)
+class RemoteHost:
+    """Where a clone URL makes git connect: ``scheme`` is https or ssh."""
+
+    scheme: str
+    host: str
+    port: int
+
+
+def remote_host(url: str) -> RemoteHost | None:
+    """The host and port an already validated clone URL connects to; None for a local source."""
+    scheme = _SCHEME.match(url)
+    if scheme:
+        name = scheme.group(1).lower()
+        if name not in _DEFAULT_PORTS:
+            return None
+        hostport = url.split("://", 1)[1].partition("/")[0].rpartition("@")[2]
+        match = _HOSTPORT.fullmatch(hostport)
+        if not match:
+            return None
+        port = int(match.group("port")) if match.group("port") else _DEFAULT_PORTS[name]
+        return RemoteHost(name, _plain_host(match.group("host")), port)
+    scp = _SCP_LIKE.fullmatch(url)
+    if scp and "/" not in url.split(":", 1)[0]:
+        return RemoteHost("ssh", _plain_host(scp.group("host")), 22)
+    return None
+
+
+def _plain_host(host: str) -> str:
+    # Names are case-insensitive and may end in the root's dot; both spell the same host.
+    return host.strip("[]").lower().rstrip(".")
+
+
+def resolve_host(host: str, port: int) -> list[str]:
+    """Every address the system resolver gives for ``host``, as text, in its order."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address ``host`` spells without DNS, in any spelling the C library accepts (``127.1``,
+    ``2130706433``, ``0x7f.1``, ``017700000001``, ``::ffff:127.0.0.1``), or None for a name."""
+    host = _plain_host(host)
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if not re.fullmatch(r"[0-9A-Fa-fXx.]+", host):
+        return None
+    try:
+        # inet_aton reads the legacy forms (one to four parts, decimal, octal or hex) exactly as
+        # curl and ssh do when they are handed such a host.
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries and that a host would reach through it."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def internal_reason(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why ``address`` is no place for this server to connect to, or None for a public address."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(address)
+        if embedded is not None:
+            reason = internal_reason(embedded)
+            return f"{reason} (as {embedded})" if reason else None
+    for reason, flag in (
+        ("unspecified", address.is_unspecified),
+        ("loopback", address.is_loopback),
+        ("link-local", address.is_link_local),
+        ("multicast", address.is_multicast),
+        ("private", address.is_private),
+        ("reserved", address.is_reserved),
+        ("unique-local or site-local", getattr(address, "is_site_local", False)),
+    ):
+        if flag:
+            return f"a {reason} address"
+    if not address.is_global:
+        return "not a public address"
+    return None
+
+
+def clone_url_addresses(
+    url: str,
+    *,
+    allowed_hosts: Sequence[str] = (),
+    internal_hosts: Sequence[str] = (),
+    resolve: Resolver | None = None,
+) -> tuple[RemoteHost, list[str]] | None:
+    """Right before git connects: the host of ``url`` and the addresses it resolves to now, every
+    one of them public. Raises RepositoryError when the host is not allowed, does not resolve or
+    any address is internal. None for a local source."""
+    remote = remote_host(url)
+    if remote is None:
+        return None
+    addresses = _check_host(
+        remote, url=url, allowed_hosts=allowed_hosts, internal_hosts=internal_hosts,
+        resolve=resolve or resolve_host, strict=True,
+    )
+    return remote, addresses
+
+
+def _check_host(
+    remote: RemoteHost,
+    *,
+    url: str,
+    allowed_hosts: Sequence[str],
+    internal_hosts: Sequence[str],
+    resolve: Resolver,
+    strict: bool,
+) -> list[str]:
+    shown = _redact_userinfo(url)
+    if allowed_hosts and not host_is_allowed(remote.host, allowed_hosts):
+        raise RepositoryError(
+            f"refusing {shown!r}: {remote.host} is not one of the forge hosts this server fetches from "
+            "(RECHECK_ALLOWED_GIT_HOSTS)"
+        )
+    literal = literal_address(remote.host)
+    if literal is not None:
+        addresses = [str(literal)]
+    else:
+        try:
+            addresses = [str(address) for address in resolve(remote.host, remote.port)]
+        except (OSError, UnicodeError):
+            if strict:
+                raise RepositoryError(f"cannot resolve the host of {shown!r}; check the URL or retry later") from None
+            return []
+        if strict and not addresses:
+            raise RepositoryError(f"cannot resolve the host of {shown!r}; check the URL or retry later")
+    if host_is_allowed(remote.host, internal_hosts):
+        return addresses
+    for text in addresses:
+        reason = internal_reason(ipaddress.ip_address(text.split("%", 1)[0]))
+        if reason:
+            raise RepositoryError(
+                f"refusing {shown!r}: its host {remote.host} is {reason}; this server only fetches from "
+                "public forges"
+            )
+    return addresses
+
+
+def host_is_allowed(host: str, allowed_hosts: Sequence[str]) -> bool:
+    """Whether ``host`` is one of ``allowed_hosts``; an entry ``.example.com`` also allows its
+    subdomains."""
+    host = _plain_host(host)
+    for entry in allowed_hosts:
+        entry = entry.strip().lower().rstrip(".")
+        if not entry:
+            continue
+        if host == entry.lstrip(".") or (entry.startswith(".") and host.endswith(entry)):
+            return True
+    return False
+
+
+_USERINFO = re.compile(r"(?<=://)[^/@]*@")
+
+
+def _redact_userinfo(url: str) -> str:
+    return _USERINFO.sub("***@", url)
 
 
 def _validate_local_path(url: str, *, allow_local: bool) -> str:
@@ -217,15 +425,37 @@ def _normalise(path: str, *, what: str) -> str:
 
 
 def validate_slug(slug: str) -> tuple[str, str]:
-    """Split ``owner/name`` (a trailing ``.git`` is dropped) or raise RepositoryError."""
+    """Split ``owner/name`` (a trailing ``.git`` is dropped, once) or raise RepositoryError.
+
+    Forges name owners and repositories with letters, digits, ``.``, ``_`` and ``-``; a name of
+    ``.`` or ``..`` (also as ``..git``) would be a directory of its own in a path.
+    """
+    owner, name = _split_slug(slug)
+    if name.endswith(".git"):
+        name = name[: -len(".git")]
+    if name in ("", ".", ".."):
+        raise RepositoryError(f"{slug!r} is not a repository slug; give it as owner/name")
+    return owner, name
+
+
+def _split_slug(slug: str) -> tuple[str, str]:
     match = _SLUG.fullmatch(slug) if isinstance(slug, str) else None
     if not match:
         raise RepositoryError(
             f"{slug!r} is not a repository slug; give it as owner/name, e.g. django/django"
         )
     owner, name = match.group("owner"), match.group("name")
-    if name.endswith(".git"):
-        name = name[: -len(".git")]
-    if name in ("", ".", "..") or owner.endswith(".git"):
+    if name in (".", "..") or owner.endswith(".git"):
         raise RepositoryError(f"{slug!r} is not a repository slug; give it as owner/name")
     return owner, name
+
+
+def slug_directory(slug: str) -> tuple[str, str]:
+    """The two directory names of a recorded slug's mirror, ``(owner, name + ".git")``.
+
+    Nothing is dropped (a slug recorded as ``o/n.git`` before slugs were normalised gets
+    ``n.git.git``), so two different slugs never map to one directory.
+    """
+    validate_slug(slug)
+    owner, name = _split_slug(slug)
+    return owner, f"{name}.git"

@@ -285,3 +285,28 @@ def test_an_import_moves_the_pull_requests_generation_once_not_once_a_row():
     moves = [q for q in queries.captured_queries if 'SET "generation"' in q["sql"] and "reviews_pullrequest" in q["sql"]]
     assert len(moves) == 1
     assert PullRequest.objects.get().generation == before + 1
+
+
+def test_owner_name_and_owner_name_dot_git_are_one_repository_with_one_mirror(settings):
+    from reviews.mirrors import repository_mirror_dir
+
+    plain = copy.deepcopy(BUNDLE)
+    suffixed = copy.deepcopy(BUNDLE)
+    suffixed["repository"]["slug"] = "NVIDIA-NeMo/RL.git"
+    suffixed["pull_request"]["number"] = 4109
+    review_import(data=plain)
+    review_import(data=suffixed)
+    repository = Repository.objects.get()
+    assert repository.slug == "NVIDIA-NeMo/RL"
+    assert set(repository.pull_requests.values_list("number", flat=True)) == {4108, 4109}
+    assert repository_mirror_dir(repository) == settings.RECHECK_MIRROR_ROOT / "NVIDIA-NeMo" / "RL.git"
+
+
+@pytest.mark.parametrize("slug", ["acme/..", "acme/.", "acme/..git", "acme/a b", "acme/x/y"])
+def test_a_slug_that_is_no_forge_name_is_refused_with_its_field(slug):
+    data = copy.deepcopy(BUNDLE)
+    data["repository"]["slug"] = slug
+    with pytest.raises(BundleInvalid) as caught:
+        review_import(data=data)
+    assert caught.value.errors[0][0] == "repository.slug"
+    assert not Repository.objects.exists()

@@ -137,7 +137,11 @@ def test_a_snippet_whose_code_could_not_be_read_says_why(client, tmp_path):
     page = text_of(client.get(pull_request.get_absolute_url() + "blockers/").content.decode())
     unreadable = page[page.index("The code could not be read"):]
     assert unreadable.startswith("The code could not be read from the repository at d044f40 : Repository unreachable:")
-    assert "does not exist or is not a directory" in unreadable[:300]
+    # Readers are told that the fetch failed; why (git's own words) is for staff, on the repository.
+    assert "the repository could not be fetched" in unreadable[:300]
+    assert "does not exist or is not a directory" not in page
+    pull_request.repository.refresh_from_db()
+    assert "does not exist or is not a directory" in pull_request.repository.fetch_error
 
 
 def test_the_markdown_export_counts_the_cleanups_not_recorded(demo):

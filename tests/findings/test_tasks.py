@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import connections
 
 from findings.models import CompanionPages, Verification, VerificationRun
-from findings.runs import verification_run_request
+from findings.runs import QueueUnavailable, verification_run_request
 from findings.tasks import fetch_repository, run_verification, track_open_pull_requests, track_pull_request_head
 from recheck.celery import app
 from reviews.models import Commit, PinnedCommit
@@ -217,7 +217,9 @@ def test_a_broker_that_cannot_take_the_run_marks_it_failed_with_what_to_do(repo,
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
 
     monkeypatch.setattr(run_verification, "delay", unreachable)
-    run = verification_run_request(pull_request=pull_request)
-    run.refresh_from_db()
+    with pytest.raises(QueueUnavailable, match="retry in"):
+        verification_run_request(pull_request=pull_request)
+    run = VerificationRun.objects.get()
     assert run.status == "failed"
     assert "could not be queued" in run.message and "CELERY_BROKER_URL" in run.message
+    assert "6379" not in run.message  # where the broker lives is for the log, not for readers

@@ -30,7 +30,17 @@ def closed_port() -> int:
 
 def test_the_mirror_of_a_slug_lives_under_owner_and_name(tmp_path):
     assert mirror_dir_for(tmp_path, "acme/app") == tmp_path / "acme" / "app.git"
-    assert mirror_dir_for(tmp_path, "acme/app.git") == tmp_path / "acme" / "app.git"
+
+
+def test_two_slugs_never_share_a_mirror_directory(tmp_path):
+    # Slugs are normalised when recorded; one recorded before that still gets its own directory.
+    assert mirror_dir_for(tmp_path, "acme/app.git") != mirror_dir_for(tmp_path, "acme/app")
+
+
+@pytest.mark.parametrize("slug", ["a/..", "a/.", "a/...git", "a/..git", "../x", "a/b/c"])
+def test_a_slug_naming_a_directory_gets_no_mirror(tmp_path, slug):
+    with pytest.raises(RepositoryError, match="slug"):
+        mirror_dir_for(tmp_path, slug)
 
 
 def test_a_malformed_slug_gets_no_mirror_directory(tmp_path):
@@ -104,7 +114,7 @@ def test_an_unreachable_https_server_is_reported_with_gits_reason(mirror_dir):
     url = f"https://127.0.0.1:{closed_port()}/acme/app.git"
 
     with pytest.raises(RepositoryError) as caught:
-        fetch_mirror(url=url, mirror_dir=mirror_dir, allow_local=False, timeout=60)
+        fetch_mirror(url=url, mirror_dir=mirror_dir, allow_local=False, timeout=60, internal_hosts=["127.0.0.1"])
 
     message = str(caught.value)
     assert f"could not fetch {url}" in message
@@ -116,7 +126,7 @@ def test_credentials_in_the_url_stay_out_of_error_messages(mirror_dir):
     url = f"https://user:s3cret@127.0.0.1:{closed_port()}/acme/app.git"
 
     with pytest.raises(RepositoryError) as caught:
-        fetch_mirror(url=url, mirror_dir=mirror_dir, allow_local=False, timeout=60)
+        fetch_mirror(url=url, mirror_dir=mirror_dir, allow_local=False, timeout=60, internal_hosts=["127.0.0.1"])
 
     assert "s3cret" not in str(caught.value)
 

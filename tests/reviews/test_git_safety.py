@@ -19,7 +19,7 @@ from reviews.git import (
         "https://github.com/django/django",
         "https://gitlab.example.com:8443/group/sub/repo.git",
         "https://x-access-token:abc123@github.com/owner/repo.git",
-        "https://[2001:db8::1]/owner/repo.git",
+        "https://[2606:4700:4700::1111]/owner/repo.git",
         "ssh://git@github.com/owner/repo.git",
         "ssh://git@github.com:2222/owner/repo.git",
         "ssh://github.com/owner/repo.git",

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('findings', '0005_gitlink_history_and_result_facts'),
+        ('findings', '0008_background_imports'),
     ]
 
     operations = [
