@@ -47,3 +47,13 @@ def pytest_report_header(config):
 def _mirror_root_per_test(settings, tmp_path):
     """Each test fetches into its own mirror root, so no test sees another's mirrors."""
     settings.RECHECK_MIRROR_ROOT = tmp_path / "mirrors"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The cache outlives a test's database transaction, and row ids repeat between tests."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

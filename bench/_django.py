@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 
-def setup(name: str) -> Path:
+def setup(name: str, *, broker: bool = False) -> Path:
     root = Path(tempfile.mkdtemp(prefix=f"recheck-bench-{name}-"))
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "recheck.settings")
@@ -15,7 +15,8 @@ def setup(name: str) -> Path:
     os.environ["RECHECK_MIRROR_ROOT"] = str(root / "mirrors")
     os.environ["RECHECK_ALLOW_LOCAL_REPOSITORIES"] = "1"
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ.pop("CELERY_BROKER_URL", None)
+    if not broker:
+        os.environ.pop("CELERY_BROKER_URL", None)
 
     import django
     from django.core.management import call_command

@@ -1,6 +1,6 @@
 """Requests per second of the API's busiest reads, next to a trivial DRF endpoint in the same run.
 
-    python bench/api_bench.py [--seconds 3] [--findings 100000] [--explain]
+    python bench/api_bench.py [--seconds 1] [--pairs 5] [--findings 100000] [--explain]
 
 Builds a throwaway database (a temporary SQLite file, or a test database next to DATABASE_URL's,
 created and dropped by Django's test machinery), fills it with findings spread over a few pull
@@ -10,6 +10,7 @@ network). The ratio to the trivial endpoint says what the endpoint costs beyond 
 --explain prints the database's plan for each list's count and page queries."""
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -17,6 +18,7 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("SECRET_KEY", "benchmark-only-not-secret")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 os.environ["RECHECK_PUBLIC_READ"] = "1"
@@ -26,6 +28,8 @@ warnings.filterwarnings("ignore", message="No directory at")  # WhiteNoise: no c
 
 import django  # noqa: E402
 django.setup()
+
+from _interleave import interleave, spread  # noqa: E402
 
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -109,15 +113,22 @@ def build(total: int) -> dict:
 
 
 def measure(client: Client, url: str, seconds: float) -> float:
-    for _ in range(3):  # warm caches and lazy imports
-        response = client.get(url)
-        assert response.status_code == 200, (url, response.status_code, response.content[:300])
+    """Requests per second of `url` over `seconds`."""
     count = 0
     started = time.perf_counter()
     while (elapsed := time.perf_counter() - started) < seconds:
         client.get(url)
         count += 1
     return count / elapsed
+
+
+def _deep_cursor(client: Client, pages: int) -> str:
+    """The cursor URL of about page `pages` of the findings, reached by following `next` with big pages."""
+    url, walked = "/api/findings/?cursor=&page_size=200", 0
+    while walked < pages * 50:
+        url = client.get(url).json()["next"]
+        walked += 200
+    return url.replace("page_size=200", "page_size=50").replace("http://testserver", "")
 
 
 def explain(client: Client, url: str) -> None:
@@ -133,7 +144,8 @@ def explain(client: Client, url: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="Time per URL (default 3).")
+    parser.add_argument("--seconds", type=float, default=1.0, help="Time per URL and pair side (default 1).")
+    parser.add_argument("--pairs", type=int, default=5, help="Trivial/endpoint pairs, interleaved (default 5).")
     parser.add_argument("--findings", type=int, default=100_000, help="Findings to create (default 100000).")
     parser.add_argument("--explain", action="store_true", help="Print query plans of the list queries.")
     options = parser.parse_args()
@@ -179,20 +191,35 @@ def run(data: dict, options) -> None:
         ("findings: path prefix", "/api/findings/?path=src/module_5/&page_size=50"),
         ("findings: text search q", "/api/findings/?q=module%2096&page_size=50"),
         ("findings, ordering=-updated_at", "/api/findings/?ordering=-updated_at&page_size=50"),
+        ("findings, cursor page 1", "/api/findings/?cursor=&page_size=50"),
+        ("findings, a deep cursor page", "DEEP_CURSOR"),
         (f"gate, typical PR ({TYPICAL_FINDINGS} findings)", f"/api/repos/acme/bench/pulls/{typical.number}/gate"),
         (f"gate, PR of {options.findings // PULL_REQUESTS:,} findings ({open_blockers:,} open blockers)",
          f"/api/repos/acme/bench/pulls/{big.number}/gate?commit={head.sha[:12]}"),
     ]
     client = Client()
-    trivial = None
-    print(f"{'endpoint':58} {'req/s':>8} {'ms/req':>8} {'vs trivial':>10}")
+    urls = [(label, _deep_cursor(client, middle) if url == "DEEP_CURSOR" else url) for label, url in urls]
+    trivial_url = urls.pop(0)[1]
+    for _, url in [(None, trivial_url), *urls]:  # warm caches and lazy imports, and check each answers
+        for _ in range(3):
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.status_code, response.content[:300])
+    print(f"{'endpoint':58} {'req/s':>8} {'ms/req':>8} {'vs trivial':>18}  load")
     for label, url in urls:
-        rate = measure(client, url, options.seconds)
-        trivial = trivial or rate
-        print(f"{label:58} {rate:8.0f} {1000 / rate:8.2f} {rate / trivial:10.3f}")
+        # The trivial endpoint and this one alternate, pair after pair, so the machine's load
+        # falls on both alike; figures are medians of the pairs, ranges in brackets.
+        result = interleave(
+            label, options.pairs,
+            lambda: 1 / measure(client, trivial_url, options.seconds),
+            lambda url=url: 1 / measure(client, url, options.seconds),
+        )
+        rates = [1 / seconds for seconds in result.subjects]
+        relative = [1 / ratio for ratio in result.ratios]
+        print(f"{label:58} {statistics.median(rates):8.0f} {1000 * statistics.median(result.subjects):8.2f} "
+              f"{spread(relative, '{:.3f}'):>18}  {min(result.loads):.1f}-{max(result.loads):.1f}")
         if options.explain and url.startswith("/api/findings/"):
             explain(client, url)
-
+    print(f"trivial DRF endpoint: {1 / statistics.median(result.floors):.0f} req/s in the last pairs")
 
 if __name__ == "__main__":
     main()

@@ -6,19 +6,27 @@ time to verify them all at the last commit and store the results. The floor, mea
 run, is what any verifier must at least do: extract the files at that commit (`git archive`) and
 search them for the snippets' first lines (`grep -rF -f`).
 
-    .venv/bin/python bench/verify_bench.py [--files 2000] [--commits 300] [--evidence 10000]
+    .venv/bin/python bench/verify_bench.py [--files 2000] [--commits 300] [--evidence 10000] [--pairs 7]
+
+Floor and subject runs alternate (--pairs of them), and each figure is the median and range of the
+pairs, with the load average beside each pair: on a shared machine the ratio is what holds.
 """
 import argparse
 import cProfile
 import pstats
+import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _django import setup  # noqa: E402
+from _interleave import interleave, load_average, print_pairs, spread  # noqa: E402
 
 WORDS = ["loader", "sample", "encoder", "packing", "tolerance", "dataset", "cooker", "media", "audio", "token"]
 
@@ -74,6 +82,8 @@ def build_repository(path: Path, files: int, lines: int, commits: int, seed: int
                 tree[target].extend(block)
                 changed.extend([source, target])
         for name in dict.fromkeys(changed):
+            if name not in tree:  # edited, then renamed in the same commit
+                continue
             stream.append(f"M 100644 inline {name}\n".encode())
             blob("".join(tree[name]))
         if index == recorded_at_index:
@@ -88,14 +98,15 @@ def build_repository(path: Path, files: int, lines: int, commits: int, seed: int
     return shas, {"index": recorded_at_index, "tree": snapshot}
 
 
-def record_review(repo_path: Path, shas: list[str], snapshot: dict, evidence_count: int, per_finding: int):
+def record_review(repo_path: Path, shas: list[str], snapshot: dict, evidence_count: int, per_finding: int,
+                  slug: str = "bench/big"):
     from django.utils import timezone
 
     from findings.models import Evidence, Finding
     from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
     rng = random.Random(11)
-    repository = Repository.objects.create(slug="bench/big", clone_url=str(repo_path))
+    repository = Repository.objects.create(slug=slug, clone_url=str(repo_path))
     pull_request = PullRequest.objects.create(repository=repository, number=1, title="A large pull request")
     recorded = Commit.objects.create(repository=repository, sha=shas[snapshot["index"]], resolved=True,
                                      committed_at=timezone.now(), message="recorded")
@@ -123,18 +134,15 @@ def record_review(repo_path: Path, shas: list[str], snapshot: dict, evidence_cou
     return pull_request, target, evidence
 
 
-def measure_floor(mirror: Path, sha: str, first_lines: list[str], workdir: Path) -> float:
-    workdir.mkdir()
-    patterns = workdir / "patterns.txt"
-    patterns.write_text("".join(line.strip() + "\n" for line in first_lines))
-    extract = workdir / "extract"
-    extract.mkdir()
+def measure_floor(mirror: Path, sha: str, patterns: Path, scratch: Path) -> float:
+    """Extract the files at `sha` into tmpfs and grep them for the snippets' first lines."""
+    extract = Path(tempfile.mkdtemp(dir=scratch))
     started = time.perf_counter()
-    subprocess.run(
-        f"git -C '{mirror}' archive --format=tar {sha} | tar -x -C '{extract}'", shell=True, check=True
-    )
+    subprocess.run(f"git -C '{mirror}' archive --format=tar {sha} | tar -x -C '{extract}'", shell=True, check=True)
     subprocess.run(["grep", "-rF", "-f", str(patterns), str(extract)], stdout=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(extract)
+    return elapsed
 
 
 def main() -> None:
@@ -144,12 +152,16 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=300)
     parser.add_argument("--evidence", type=int, default=10_000)
     parser.add_argument("--per-finding", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=3, help="Runs of each side; the best counts.")
+    parser.add_argument("--pairs", type=int, default=7, help="Floor/subject pairs, interleaved (default 7).")
+    parser.add_argument("--subjects", default="engine,command",
+                        help="engine (the warm engine and storage), command (manage.py verify --json end to end).")
     parser.add_argument("--profile", action="store_true", help="Print where the verification spends its time.")
+    parser.add_argument("--memory", action="store_true", help="Also print the peak memory of a cold verification.")
     parser.add_argument("--sort", default="cumulative", help="Profile order: cumulative or tottime.")
     args = parser.parse_args()
 
     root = setup("verify")
+    from django.core.management import call_command
     from django.db import connection
     from django.db.models import Count
 
@@ -166,31 +178,58 @@ def main() -> None:
     repository_fetch(repository=pull_request.repository)
     print(f"review: {args.evidence} snippet evidence items in {args.evidence // args.per_finding} findings, "
           f"recorded at commit {snapshot['index']}, verified at commit {len(shas) - 1} "
-          f"on {connection.vendor}")
+          f"on {connection.vendor}; load average {load_average():.1f} on {os.cpu_count()} cores")
 
-    first_lines = [item.text.splitlines()[0] for item in evidence]
-    # Best of several runs on both sides, so the page cache and a busy neighbour do not decide.
-    floors = sorted(measure_floor(source, shas[-1], first_lines, root / f"floor{n}") for n in range(args.repeat + 2))
-    floor = floors[0]
+    # The floor extracts to tmpfs: on a disk the extraction itself is what varies from run to run.
+    scratch = Path(tempfile.mkdtemp(prefix="recheck-floor-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
+    patterns = scratch / "patterns.txt"
+    patterns.write_text("".join(item.text.splitlines()[0].strip() + "\n" for item in evidence))
 
-    timings = []
-    for attempt in range(args.repeat):
-        profiler = cProfile.Profile() if args.profile and attempt == 0 else None
+    def floor() -> float:
+        return measure_floor(source, shas[-1], patterns, scratch)
+
+    def engine() -> float:
         started = time.perf_counter()
-        if profiler:
-            profiler.enable()
         pull_request_verify(pull_request=pull_request, commit=target, fetch=False)
-        timings.append(time.perf_counter() - started)
-        if profiler:
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats(args.sort).print_stats(25)
-    elapsed = min(timings)
+        return time.perf_counter() - started
 
+    def command() -> float:
+        started = time.perf_counter()
+        with open(os.devnull, "w") as sink:
+            call_command("verify", pull_request.repository.slug, str(pull_request.number), "--commit", target.sha,
+                         "--json", stdout=sink)
+        return time.perf_counter() - started
+
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        pull_request_verify(pull_request=pull_request, commit=target, fetch=False)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(25)
+
+    engine()  # the first run reads every blob; the pairs measure the warm engine, as the target says
+    if args.memory:
+        # A cold run (a new reader, so nothing cached) under tracemalloc: the peak of what Python
+        # allocates while verifying, whatever the process held before.
+        from findings.verification import texts
+
+        texts._caches.clear()
+        tracemalloc.start()
+        started = time.perf_counter()
+        pull_request_verify(pull_request=pull_request, commit=target, fetch=False)
+        elapsed = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(f"cold run under tracemalloc: peak {peak / 2**20:.0f} MiB ({elapsed:.2f}s, slowed by the tracing)")
+    subjects = {"engine": (engine, "warm engine + storage", "<= 3x"), "command": (command, "verify --json", "<= 5x")}
+    for name in args.subjects.split(","):
+        function, label, target_text = subjects[name]
+        result = interleave(label, args.pairs, floor, function)
+        print_pairs(result, target=target_text)
+        if name == "engine":
+            print(f"  checks/s: {spread([args.evidence / t for t in result.subjects], '{:,.0f}')}")
+    shutil.rmtree(scratch, ignore_errors=True)
     verdicts = dict(Verification.objects.values_list("verdict").annotate(Count("id")))
-    print(f"floor (git archive + grep -rF -f): {floor:.2f}s  (runs: {', '.join(f'{t:.2f}' for t in floors)})")
-    print(f"verification + storage:            {elapsed:.2f}s  (runs: {', '.join(f'{t:.2f}' for t in timings)}) "
-          f"({args.evidence / elapsed:,.0f} checks/s)")
-    print(f"ratio to floor:                    {elapsed / floor:.2f}x  (target: within 3x)")
     print(f"verdicts: {verdicts}")
 
 

@@ -15,3 +15,8 @@ def enqueue(task_name: str, *args, **kwargs):
 def enqueue_later(task_name: str, *args, countdown: float):
     """Like `enqueue`, to run no sooner than `countdown` seconds from now (a retry's backoff)."""
     return current_app.tasks[task_name].apply_async(args, countdown=countdown)
+
+
+def tasks_run_in_process() -> bool:
+    """Whether `enqueue` runs the task right here (no broker configured) rather than handing it on."""
+    return bool(current_app.conf.task_always_eager)

@@ -12,7 +12,49 @@ from findings import vocabulary as v
 from reviews.models import SHA_RE, Commit, PinnedCommit, PullRequest, Repository
 
 
-class FindingQuerySet(models.QuerySet):
+class ChangesPullRequestQuerySet(models.QuerySet):
+    """Bulk writes (`update`, `bulk_create`, `bulk_update`) send no signals, so these querysets
+    move the generation of the pull requests they touch themselves (see `findings.signals`): no
+    caller can forget to. `pull_request_field` is the lookup from a row to its PR's id."""
+
+    pull_request_field = "pull_request_id"
+
+    def _pull_request_ids(self) -> set[int]:
+        return set(self.order_by().values_list(self.pull_request_field, flat=True).distinct())
+
+    def update(self, **kwargs):
+        ids = self._pull_request_ids()
+        count = super().update(**kwargs)
+        _pull_requests_changed(ids)
+        return count
+
+    def bulk_create(self, objs, *args, **kwargs):
+        created = super().bulk_create(objs, *args, **kwargs)
+        _pull_requests_changed(self._pull_request_ids_of(created))
+        return created
+
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        count = super().bulk_update(objs, fields, *args, **kwargs)
+        _pull_requests_changed(self._pull_request_ids_of(objs))
+        return count
+
+    def _pull_request_ids_of(self, objs) -> set[int]:
+        if self.pull_request_field == "pull_request_id":
+            return {obj.pull_request_id for obj in objs}
+        finding_ids = {obj.finding_id for obj in objs}
+        return set(Finding.objects.filter(pk__in=finding_ids).values_list("pull_request_id", flat=True).distinct())
+
+
+def _pull_requests_changed(ids) -> None:
+    if ids:
+        PullRequest.objects.filter(pk__in=ids).update(generation=models.F("generation") + 1)
+
+
+class FindingRowQuerySet(ChangesPullRequestQuerySet):
+    pull_request_field = "finding__pull_request_id"
+
+
+class FindingQuerySet(ChangesPullRequestQuerySet):
     def open(self):
         return self.filter(status=Finding.Status.OPEN)
 
@@ -284,6 +326,8 @@ class Evidence(models.Model):
     )
     caption = models.CharField(max_length=500, blank=True)
 
+    objects = FindingRowQuerySet.as_manager()
+
     class Meta:
         ordering = ["finding_id", "position"]
         verbose_name_plural = "evidence"
@@ -361,6 +405,8 @@ class Verification(models.Model):
     first_checked_at = models.DateTimeField(auto_now_add=True)
     detail = models.TextField(blank=True, help_text="Why the check could not run, when it could not.")
     evidence_version = models.PositiveIntegerField(default=1, help_text="The finding's evidence version checked.")
+
+    objects = FindingRowQuerySet.as_manager()
 
     class Meta:
         ordering = ["finding_id", "checked_at"]
@@ -548,6 +594,9 @@ class CompanionPages(models.Model):
     index_html = models.TextField()
     blockers_html = models.TextField()
     cleanups_html = models.TextField()
+    generation = models.PositiveBigIntegerField(
+        default=0, help_text="The pull request's generation the pages were rendered at: they are current while it is."
+    )
 
     class Meta:
         verbose_name_plural = "companion pages"

@@ -15,7 +15,7 @@ from findings.models import VerificationRun
 from recheck.errors import RecheckError
 from reporting.services import verification_run_report
 from reviews.models import PullRequest
-from reviews.services import commit_get_or_create
+from reviews.services import commit_get_or_create, pull_request_changed
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +97,7 @@ def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_o
                 message="The verification could not be queued: the task queue is not answering. "
                 "Request it again in a moment (staff: check that CELERY_BROKER_URL is reachable).",
             )
+            pull_request_changed(pull_request_id=run.pull_request_id)
             if failed:
                 verification_run_report(run=run)
             raise QueueUnavailable(
@@ -166,6 +167,8 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
             message=message,
         )
     )
+    # The gate stops reporting the run as under way.
+    pull_request_changed(pull_request_id=run.pull_request_id)
     verification_run_report(run=run)
 
 

@@ -1,5 +1,5 @@
 """Reads about findings that need more than one queryset."""
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 
 from findings.models import (
     EvidenceResult,
@@ -34,6 +34,45 @@ def pull_request_is_verified_at(pull_request: PullRequest, commit: Commit) -> bo
             pull_request=pull_request, commit=commit, status=VerificationRun.Status.DONE
         ).exists()
     )
+
+
+def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]:
+    """Each finding of the PR (by number) with its verdict at `commit` (None when not verified
+    there) and its evidence results in evidence order, as `manage.py verify` reports them.
+
+    Two flat queries joined in Python: prefetching the results' evidence would list every evidence
+    id in one condition, which SQLite refuses past about a thousand ("Expression tree is too large")."""
+    findings: dict[int, dict] = {}
+    verdict_there = Verification.objects.filter(finding=OuterRef("pk"), commit=commit).values("verdict")[:1]
+    for pk, number, verdict in (
+        Finding.objects.for_pull_request(pull_request)
+        .annotate(verdict_there=Subquery(verdict_there))
+        .order_by("number")
+        .values_list("pk", "number", "verdict_there")
+    ):
+        findings[pk] = {"number": number, "verdict": verdict, "evidence": []}
+    rows = (
+        EvidenceResult.objects.filter(verification__commit=commit, verification__finding__pull_request=pull_request)
+        .order_by("verification__finding_id", "evidence__position")
+        .values_list(
+            "verification__finding_id", "evidence__position", "evidence__kind", "state", "path", "start_line",
+            "end_line", "detail", "facts",
+        )
+    )
+    for finding_id, position, kind, state, path, start_line, end_line, detail, facts in rows:
+        findings[finding_id]["evidence"].append(
+            {
+                "index": position,
+                "kind": kind,
+                "state": state,
+                "path": path or None,
+                "start_line": start_line,
+                "end_line": end_line,
+                "detail": detail,
+                **({"facts": facts} if facts else {}),
+            }
+        )
+    return list(findings.values())
 
 
 def pull_request_latest_verified_commit(pull_request: PullRequest) -> Commit | None:

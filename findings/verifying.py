@@ -7,9 +7,10 @@ replaces rather than duplicates), and applies the rules that keep machines from 
 import gc
 import json
 import logging
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from django.db import connection, transaction
@@ -18,7 +19,7 @@ from django.utils import timezone
 from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
 from findings.submodules import SubmoduleMirrors
 from findings.runs import verification_run_advance, verification_run_finish, verification_run_start
-from findings.enqueue import enqueue
+from findings.enqueue import enqueue, tasks_run_in_process
 from findings.verification import (
     CheckResult,
     EvidenceSpec,
@@ -32,7 +33,7 @@ from reviews.git import GitReader
 from reviews.git.history import merge_base
 from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
-from reviews.services import pull_request_pin_commit
+from reviews.services import pull_request_changed, pull_request_pin_commit
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +101,8 @@ class _Context:
     target: str
     pull_request: PullRequest
     submodules: SubmoduleMirrors
+    # Snippet texts read from the repository, (evidence id, text), stored together afterwards.
+    texts_read: list[tuple[int, str]] = field(default_factory=list)
 
     @cached_property
     def base_commit(self) -> str | None:
@@ -127,13 +130,14 @@ def _verify_and_store(
                 outcomes.append(_verify_finding(context, finding, evidence.get(finding.pk, [])))
                 if progress:
                     progress(index, len(findings))
+            _store_snippet_texts(context.texts_read)
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
         findings, evidence = loaded or _load(pull_request)
         outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
         if progress:
             progress(len(findings), len(findings))
-    return _store(commit, outcomes)
+    return _store(pull_request, commit, outcomes)
 
 
 @contextmanager
@@ -215,7 +219,7 @@ def _check(context: _Context, evidence: EvidenceRow) -> CheckResult:
             text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
         except RecheckError as error:
             return CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
-        Evidence.objects.filter(pk=evidence.pk, text="").update(text=text)
+        context.texts_read.append((evidence.pk, text))
     spec = EvidenceSpec(
         kind=evidence.kind,
         commit=recorded_at,
@@ -239,6 +243,27 @@ def _check(context: _Context, evidence: EvidenceRow) -> CheckResult:
     return check_evidence(reader, spec, target)
 
 
+def _store_snippet_texts(texts: list[tuple[int, str]]) -> None:
+    """Keep the snippet texts read from the repository, so the pages show them and later runs need
+    not read them again: one UPDATE ... FROM (VALUES ...) per batch, not one per item. Only where
+    the text is still empty, so a text a person stored meanwhile is never overwritten."""
+    if not texts:
+        return
+    quote = connection.ops.quote_name
+    table = quote(Evidence._meta.db_table)
+    per_statement = min(1000, (connection.features.max_query_params or 65535) // 2)
+    with transaction.atomic(), connection.cursor() as cursor:
+        for start in range(0, len(texts), per_statement):
+            batch = texts[start : start + per_statement]
+            # Both databases name the columns of a VALUES list column1, column2, ...
+            cursor.execute(
+                f"UPDATE {table} SET {quote('text')} = batch.column2 "
+                f"FROM (VALUES {', '.join(['(%s, %s)'] * len(batch))}) AS batch "
+                f"WHERE {table}.{quote('id')} = batch.column1 AND {table}.{quote('text')} = ''",
+                [value for row in batch for value in row],
+            )
+
+
 def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str) -> Outcome:
     results = [
         (
@@ -253,7 +278,7 @@ def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str
 
 
 @transaction.atomic
-def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
+def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
     """Replace the verifications of these findings at `commit`, and their results, with upserts:
     a re-run or a duplicated task updates the rows in place, and a concurrent run waits on them.
 
@@ -292,6 +317,8 @@ def _store(commit: Commit, outcomes: list[Outcome]) -> list[Verification]:
         ],
     )
     _flag_regressions(commit, outcomes)
+    # Raw SQL sends no signals: the new verdicts change what the pages and the gate answer.
+    pull_request_changed(pull_request_id=pull_request.pk)
     return [verifications[o.finding.pk] for o in outcomes]
 
 
@@ -379,6 +406,9 @@ def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:
     Finding.objects.filter(pk__in=regressed).update(possibly_regressed=True)
 
 
+PROGRESS_INTERVAL_SECONDS = 0.25
+
+
 def verification_run_execute(*, run: VerificationRun, progress: Progress | None = None, fetch: bool = True) -> dict:
     """Carry out a claimed run (see `verification_run_claim`): at its commit (pinned as `rebased`
     unless already pinned), or at every pinned commit. Progress goes to the run row and to
@@ -397,15 +427,19 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
     verdicts: dict[str, dict[str, int]] = {}
     done_before = 0
     reported = 0
-    # About a hundred progress writes per run, whatever its size.
+    written_at = time.monotonic()
+    # At most about a hundred progress writes per run, whatever its size, and a few a second: each
+    # is a commit of its own, and a fast run would spend more on telling its progress than on
+    # making it.
     step = max(1, total // 100)
 
     def advance(done: int, _total: int) -> None:
-        nonlocal reported
+        nonlocal reported, written_at
         overall = done_before + done
-        if overall - reported >= step or done == per_commit:
+        now = time.monotonic()
+        if (overall - reported >= step and now - written_at >= PROGRESS_INTERVAL_SECONDS) or done == per_commit:
             verification_run_advance(run, by=overall - reported)
-            reported = overall
+            reported, written_at = overall, now
             if progress:
                 progress(overall, total)
 
@@ -444,5 +478,11 @@ def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:
 
 
 def _after_verification(pull_request: PullRequest) -> None:
-    """Re-render the companion pages once the new verdicts are committed."""
+    """Have a worker re-render the stored companion pages once the new verdicts are committed.
+
+    Without a worker (tasks run in-process) nothing is rendered now: whoever verified would wait
+    for pages they do not look at. The stored pages are out of date by their generation, so the
+    next download or `render_companion` renders them afresh."""
+    if tasks_run_in_process():
+        return
     transaction.on_commit(lambda: enqueue("findings.tasks.render_companion_pages", pull_request.pk))

@@ -8,7 +8,7 @@ from django.conf import settings
 from findings.api.gate import MergeGate, pull_request_gate
 from findings.models import Evidence, EvidenceResult, Finding, Verdict
 from findings.selectors import findings_of
-from findings.site.pages import FindingView, Links, PullRequestPage, finding_views
+from findings.site.pages import FindingView, Links, PullRequestPage, finding_views, list_page_numbers
 from findings.site.wording import counted
 from findings.vocabulary import REGRESSED_VERDICTS, verdict_phrase
 from reviews.models import Commit, PullRequest
@@ -112,8 +112,12 @@ def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool
     gate = pull_request_gate(pull_request=pull_request, commit=commit)
     conclusion = gate_conclusion(gate, run_failed=run_failed)
     links = Links(pull_request=pull_request)
-    views = finding_views(findings_of(pull_request), latest_commit=commit, links=links)
-    page = PullRequestPage(pull_request=pull_request, pins=[], latest_pin=None, findings=views, links=links)
+    findings = list(findings_of(pull_request))
+    views = finding_views(findings, latest_commit=commit, links=links, page_numbers=list_page_numbers(findings))
+    # Every finding in full: the report lists them all, grouped as the blockers page groups them.
+    page = PullRequestPage(
+        pull_request=pull_request, pins=[], latest_pin=None, findings=views, links=links, cards=views
+    )
     title = _title(gate, conclusion, run_failed)
     return CommitReport(
         pull_request=pull_request,

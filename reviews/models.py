@@ -122,6 +122,11 @@ class PullRequest(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    generation = models.PositiveBigIntegerField(
+        default=0,
+        editable=False,
+        help_text="Counts the changes to what its pages and its merge gate show; answers are cached by it.",
+    )
 
     objects = PullRequestQuerySet.as_manager()
 
@@ -135,6 +140,16 @@ class PullRequest(models.Model):
     def __str__(self) -> str:
         return f"{self.repository.slug}#{self.number}"
 
+    def save(self, *args, **kwargs):
+        # The generation only ever moves forward, by `pull_request_changed`: a PR loaded before a
+        # change and saved after it must not write the older generation back, or answers cached
+        # under that generation would be served again.
+        if self.pk is not None and not kwargs.get("force_insert") and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                field.name for field in self._meta.concrete_fields if not field.primary_key and field.name != "generation"
+            ]
+        super().save(*args, **kwargs)
+
     @property
     def reference(self) -> str:
         return f"{self.repository.slug}#{self.number}"
@@ -146,6 +161,14 @@ class PullRequest(models.Model):
 class CommitQuerySet(models.QuerySet):
     def unresolved(self):
         return self.filter(resolved=False)
+
+    def update(self, **kwargs):
+        # A commit's SHA shows on every page of its repository's pull requests (a fetch resolves
+        # abbreviations with an update, which sends no signal): move their generations forward.
+        repositories = set(self.order_by().values_list("repository_id", flat=True).distinct())
+        count = super().update(**kwargs)
+        PullRequest.objects.filter(repository_id__in=repositories).update(generation=models.F("generation") + 1)
+        return count
 
 
 class Commit(models.Model):
@@ -190,6 +213,13 @@ class PinnedCommitQuerySet(models.QuerySet):
 
     def heads(self):
         return self.filter(role=PinnedCommit.Role.HEAD)
+
+    def update(self, **kwargs):
+        # Pins decide the gate's default commit and the pages' timeline; see `pull_request_changed`.
+        pull_requests = set(self.order_by().values_list("pull_request_id", flat=True).distinct())
+        count = super().update(**kwargs)
+        PullRequest.objects.filter(pk__in=pull_requests).update(generation=models.F("generation") + 1)
+        return count
 
 
 class PinnedCommit(models.Model):

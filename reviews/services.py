@@ -1,9 +1,12 @@
 """Writes about reviewed code: repositories, commits and pins."""
 import re
+import threading
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
 
 from access.audit import audit_changes, audit_record
 from recheck.errors import RecheckError, RepositoryError
@@ -50,6 +53,38 @@ def repository_slug_check(slug: str) -> str:
     `..` part. Two spellings of one repository give one slug, and so one mirror."""
     owner, name = validate_slug(slug.strip() if isinstance(slug, str) else slug)
     return f"{owner}/{name}"
+
+
+_batched = threading.local()
+
+
+def pull_request_changed(*, pull_request_id: int) -> None:
+    """Record that something the PR's pages or merge gate show has changed. Answers cached under
+    the previous generation are never served again. Called by signals on every model save and
+    delete those answers read (`findings.signals`), and by the writes that bypass them (raw SQL,
+    `QuerySet.update`)."""
+    if pull_request_id in getattr(_batched, "ids", ()):
+        return
+    PullRequest.objects.filter(pk=pull_request_id).update(generation=F("generation") + 1)
+
+
+@contextmanager
+def pull_request_changes_batched(*, pull_request_id: int):
+    """Many writes to one PR inside one transaction (an import of thousands of rows) move its
+    generation once, when they are done, rather than once a row. Nobody sees the writes before the
+    transaction commits, so one move before the commit is as good as many."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("batching the changes of a pull request needs a transaction around them")
+    ids = _batched.__dict__.setdefault("ids", set())
+    if pull_request_id in ids:  # already batched further out
+        yield
+        return
+    ids.add(pull_request_id)
+    try:
+        yield
+    finally:
+        ids.discard(pull_request_id)
+    pull_request_changed(pull_request_id=pull_request_id)
 
 
 def commit_lookup(*, repository: Repository, sha: str) -> Commit | None:

@@ -286,3 +286,39 @@ def make_api_token(user, *, scopes=("read", "verify", "import", "resolve", "sett
     if repositories:
         token.repositories.set(repositories)
     return secret
+
+
+def large_reviewed_pull_request(*, findings: int, slug: str = "acme/large", number: int = 1, kind: str = ""):
+    """A PR of `findings` findings (three blockers to each cleanup, or all of one `kind`; a third
+    caught by CI), each with a snippet of distinct code, verified at its rebased commit: made with bulk
+    inserts, so thousands take a second."""
+    repository = RepositoryFactory(slug=slug)
+    pull_request = PullRequestFactory(repository=repository, number=number, title="A very large pull request")
+    reviewed = CommitFactory(repository=repository, sha=make_sha(f"{slug}-{number}-reviewed"))
+    rebased = CommitFactory(repository=repository, sha=make_sha(f"{slug}-{number}-rebased"))
+    PinnedCommitFactory(pull_request=pull_request, commit=reviewed, role="reviewed")
+    PinnedCommitFactory(pull_request=pull_request, commit=rebased, role="rebased")
+    rows = Finding.objects.bulk_create(
+        Finding(
+            pull_request=pull_request, number=n, kind=kind or ("cleanup" if n % 4 == 0 else "blocker"),
+            caught_by="ci" if n % 3 == 0 else "none", title=f"Finding number {n}", summary=f"What {n} is about.",
+            body=f"The loader **drops** sample {n} when the tolerance is `0`.", path=f"pkg/module_{n}.py", line=10,
+        )
+        for n in range(1, findings + 1)
+    )
+    evidence = Evidence.objects.bulk_create(
+        Evidence(
+            finding=finding, position=0, kind="snippet", commit=reviewed, path=finding.path, start_line=10,
+            end_line=12, text=f"def load_{finding.number}(sample):\n    tolerance = 0\n    return sample\n",
+        )
+        for finding in rows
+    )
+    verifications = Verification.objects.bulk_create(
+        Verification(finding=finding, commit=rebased, verdict="present", checked_at=timezone.now()) for finding in rows
+    )
+    EvidenceResult.objects.bulk_create(
+        EvidenceResult(verification=verification, evidence=item, state="holds", path=item.path, start_line=10,
+                       end_line=12)
+        for verification, item in zip(verifications, evidence, strict=True)
+    )
+    return pull_request

@@ -18,6 +18,16 @@ from reviews.models import Commit, PullRequest
 
 REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
 
+# A bound on how long an answer nobody asks for again stays in the cache; staleness is ruled out by
+# the generation in the key, not by this.
+GATE_CACHE_SECONDS = 3600
+
+
+def gate_cache_key(*, pull_request: PullRequest, commit: Commit, origin: str) -> str:
+    """The cache key of the gate's answer: the PR at its current generation, the commit as
+    recorded (its SHA changes when an abbreviation is resolved), and the site the URLs point at."""
+    return f"gate:1:{pull_request.pk}:{pull_request.generation}:{commit.pk}:{commit.sha}:{origin}"
+
 
 @dataclass(frozen=True)
 class GateEntry:

@@ -1,6 +1,7 @@
 """Read endpoints: repositories, pull requests, findings, evidence, verifications, status history,
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
+from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
@@ -29,7 +30,7 @@ from findings.api.filters import (
 from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
 from findings.search import explain_matches, parse_search
-from findings.api.gate import MergeGate, pull_request_gate
+from findings.api.gate import GATE_CACHE_SECONDS, MergeGate, gate_cache_key, pull_request_gate
 from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
 from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, limited_to_token, token_repository_ids
@@ -530,10 +531,19 @@ class PullRequestGate(ReadMixin, APIView):
                     f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>, or let the GitHub "
                     "webhook pin each push."
                 )
-        gate = pull_request_gate(pull_request=pull_request, commit=commit)
-        # Built as plain data: a pull request with thousands of open blockers would spend most of
-        # its time in serializer fields. GateSerializer describes the shape in the schema.
-        return Response(self._present(gate, verify_url))
+        # Cached by the PR's generation, which every change to what the gate reads moves forward
+        # (findings.signals): a cached answer is never one a write has made stale. Answers with a
+        # run under way are not cached, since they report its progress.
+        key = gate_cache_key(pull_request=pull_request, commit=commit, origin=request.build_absolute_uri("/"))
+        answer = cache.get(key)
+        if answer is None:
+            gate = pull_request_gate(pull_request=pull_request, commit=commit)
+            # Built as plain data: a pull request with thousands of open blockers would spend most of
+            # its time in serializer fields. GateSerializer describes the shape in the schema.
+            answer = self._present(gate, verify_url)
+            if gate.active_run is None:
+                cache.set(key, answer, GATE_CACHE_SECONDS)
+        return Response(answer)
 
     def _present(self, gate: MergeGate, verify_url: str) -> dict:
         def entry(item):

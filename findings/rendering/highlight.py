@@ -1,32 +1,71 @@
-"""Evidence snippets as highlighted HTML with the line numbers they have in the file."""
+"""Evidence snippets as highlighted HTML with the line numbers they have in the file.
+
+A page of thousands of snippets highlights each distinct text once: lexers are looked up once per
+file name and reused, one formatter serves every snippet, and the highlighted code is cached by
+its text and language. The line numbers, which differ between copies of the same text, are put
+around the cached code afterwards, in the same table pygments' `linenos="table"` makes."""
+from functools import lru_cache
+
 from django.utils.safestring import SafeString, mark_safe
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_for_filename
-from pygments.util import ClassNotFound
+from pygments.lexers import TextLexer, find_lexer_class_for_filename
 
 # Lexers strip leading and trailing blank lines by default, which would shift every line number
 # after a snippet that starts on an empty line.
 _LEXER_OPTIONS = {"stripnl": False, "ensurenl": True}
 
+# Only the highlighted lines: the table and the numbers are ours, so the output can be shared by
+# every snippet of the same text whatever line it starts on.
+_FORMATTER = HtmlFormatter(nowrap=True)
 
-def lexer_for(path: str, code: str = "") -> Lexer:
-    """The lexer pygments picks for `path`'s file name, or plain text when it knows none."""
-    try:
-        return get_lexer_for_filename(path.rsplit("/", 1)[-1], code, **_LEXER_OPTIONS)
-    except ClassNotFound:
-        return TextLexer(**_LEXER_OPTIONS)
+# Distinct snippet texts of the largest pages we serve; each entry is a few kilobytes at most.
+HIGHLIGHT_CACHE_SIZE = 20_000
+
+
+def lexer_for(path: str) -> Lexer:
+    """The lexer pygments picks for `path`'s file name, or plain text when it knows none. By name
+    only, so every snippet of a file gets the same one and the lookup is done once per name. One
+    instance per language serves every text: lexers keep no state between texts."""
+    return _lexer_of_class(_lexer_class_for(path.rsplit("/", 1)[-1]))
+
+
+@lru_cache(maxsize=4096)
+def _lexer_class_for(file_name: str) -> type[Lexer]:
+    return find_lexer_class_for_filename(file_name) or TextLexer
+
+
+@lru_cache(maxsize=None)
+def _lexer_of_class(lexer_class: type[Lexer]) -> Lexer:
+    return lexer_class(**_LEXER_OPTIONS)
+
+
+@lru_cache(maxsize=HIGHLIGHT_CACHE_SIZE)
+def _highlighted_lines(code: str, lexer: Lexer) -> tuple[str, int]:
+    """The code's lines highlighted, and how many there are. Cached by text and language: the
+    lexer is the one shared instance for its file names."""
+    html = highlight(code, lexer, _FORMATTER)
+    return html, html.count("\n")
 
 
 def highlight_snippet(code: str, *, path: str, start_line: int = 1) -> SafeString:
     """`code` highlighted for `path`'s language, its lines numbered from `start_line`.
 
     The numbers sit in their own table column so copying the code does not copy them."""
-    formatter = HtmlFormatter(
-        linenos="table",
-        linenostart=max(start_line or 1, 1),
-        cssclass="highlight",
-        wrapcode=True,
+    lexer = lexer_for(path)
+    lines, count = _highlighted_lines(code or "\n", lexer)
+    first = max(start_line or 1, 1)
+    numbers = "\n".join(f'<span class="normal">{number}</span>' for number in range(first, first + count))
+    # `lines` is pygments' output, which escapes the code; the numbers are integers.
+    return mark_safe(
+        '<div class="highlight"><table class="highlighttable"><tr>'
+        f'<td class="linenos"><div class="linenodiv"><pre>{numbers}</pre></div></td>'
+        f'<td class="code"><div><pre><span></span><code>{lines}</code></pre></div></td>'
+        "</tr></table></div>\n"
     )
-    return mark_safe(highlight(code or "\n", lexer_for(path, code), formatter))
+
+
+def highlight_cache_clear() -> None:
+    _highlighted_lines.cache_clear()
+

@@ -53,15 +53,28 @@ def companion_pages_html(*, pull_request: PullRequest) -> tuple[dict[str, str], 
     return files, page.latest_commit
 
 
+def _current_generation(pull_request: PullRequest) -> int:
+    return PullRequest.objects.filter(pk=pull_request.pk).values_list("generation", flat=True).get()
+
+
 def companion_render(*, pull_request: PullRequest) -> CompanionPages:
     """Render the three pages at the latest verified commit and store them (replacing any before),
-    so running it twice leaves one row with the newer pages."""
+    so running it twice leaves one row with the newer pages. Pages rendered at the PR's current
+    generation are current (every change the pages show moves it): they are kept, not rendered
+    again."""
+    # Read before rendering: a change made while the pages render moves the generation past the
+    # one stored, so the next render is not skipped.
+    generation = _current_generation(pull_request)
+    stored = CompanionPages.objects.filter(pull_request=pull_request).first()
+    if stored is not None and stored.generation == generation:
+        return stored
     files, commit = companion_pages_html(pull_request=pull_request)
     pages, _ = CompanionPages.objects.update_or_create(
         pull_request=pull_request,
         defaults={
             "commit": commit,
             "rendered_at": timezone.now(),
+            "generation": generation,
             "index_html": files["index.html"],
             "blockers_html": files["blockers.html"],
             "cleanups_html": files["cleanups.html"],
@@ -71,9 +84,9 @@ def companion_render(*, pull_request: PullRequest) -> CompanionPages:
 
 
 def companion_files(*, pull_request: PullRequest) -> dict[str, str]:
-    """The stored render of the three pages, or a fresh one (not stored) if none is."""
+    """The stored render of the three pages while it is current, or a fresh one (not stored)."""
     stored = CompanionPages.objects.filter(pull_request=pull_request).first()
-    if stored is not None:
+    if stored is not None and stored.generation == _current_generation(pull_request):
         return {
             "index.html": stored.index_html,
             "blockers.html": stored.blockers_html,

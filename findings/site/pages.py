@@ -1,8 +1,10 @@
 """What the three companion pages of a pull request show, built once for the live views and the
 static render. Every read happens here, in a fixed number of queries however many findings."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
+from django.core.paginator import Paginator
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
@@ -69,9 +71,12 @@ class Links:
     def latest_run(self) -> str:
         return "" if self.static else reverse("findings:latest_run", kwargs=self.kwargs)
 
-    def finding_anchor(self, finding: Finding) -> str:
+    def finding_anchor(self, finding: Finding, *, page_number: int = 1) -> str:
+        """Where the finding's section is: its kind's page, and on the live site the page of the
+        list it falls on (the static render has every finding on one page)."""
         page = "blockers" if finding.kind == Finding.Kind.BLOCKER else "cleanups"
-        return f"{self.page(page)}#{finding.anchor}"
+        query = f"?page={page_number}" if page_number > 1 and not self.static else ""
+        return f"{self.page(page)}{query}#{finding.anchor}"
 
     def finding_detail(self, finding: Finding) -> str:
         """The finding's own page; the static render has none, so it gets nothing."""
@@ -169,10 +174,14 @@ class FindingView:
         return self.verification.verdict if self.verification else ""
 
 
-def finding_views(findings, *, latest_commit: Commit | None, links: Links) -> list[FindingView]:
-    """The findings (evidence prefetched) with their verification at `latest_commit`."""
+def finding_views(
+    findings, *, latest_commit: Commit | None, links: Links, page_numbers: dict[int, int] | None = None
+) -> list[FindingView]:
+    """The findings (evidence prefetched) with their verification at `latest_commit`.
+    `page_numbers` (finding id -> page of its list) points their anchors at the right page."""
     findings = list(findings)
     verifications = verifications_at(findings, latest_commit)
+    page_numbers = page_numbers or {}
     views = []
     for finding in findings:
         verification = verifications.get(finding.pk)
@@ -192,11 +201,93 @@ def finding_views(findings, *, latest_commit: Commit | None, links: Links) -> li
                 finding=finding,
                 verification=verification,
                 evidence=evidence_views,
-                anchor_url=links.finding_anchor(finding),
+                anchor_url=links.finding_anchor(finding, page_number=page_numbers.get(finding.pk, 1)),
                 detail_url=links.finding_detail(finding),
             )
         )
     return views
+
+
+@dataclass
+class FindingSummary:
+    """A finding as the lists and counts of the pages need it: no evidence, its verdict only."""
+
+    finding: Finding
+    verdict: str
+    anchor_url: str
+    detail_url: str = ""
+
+
+def finding_summaries(
+    pull_request: PullRequest, *, latest_commit: Commit | None, links: Links
+) -> tuple[list[FindingSummary], dict[int, int]]:
+    """Every finding of the PR by number with its verdict at `latest_commit`, in two queries; and
+    finding id -> the page of its kind's list it is shown on (lists go in `_page_order`)."""
+    findings = list(Finding.objects.for_pull_request(pull_request).only(*SUMMARY_FIELDS).order_by("number"))
+    verdicts = (
+        dict(
+            Verification.objects.filter(finding__pull_request=pull_request, commit=latest_commit)
+            .order_by()
+            .values_list("finding_id", "verdict")
+        )
+        if latest_commit
+        else {}
+    )
+    for finding in findings:
+        finding.pull_request = pull_request
+    page_numbers = list_page_numbers(findings, static=links.static)
+    summaries = [
+        FindingSummary(
+            finding=finding,
+            verdict=verdicts.get(finding.pk, ""),
+            anchor_url=links.finding_anchor(finding, page_number=page_numbers[finding.pk]),
+            detail_url=links.finding_detail(finding),
+        )
+        for finding in findings
+    ]
+    return summaries, page_numbers
+
+
+# Findings with their evidence on one page of the blockers or the cleanups list: a PR of thousands
+# of findings would otherwise send megabytes of highlighted code at once.
+FINDINGS_PER_PAGE = 25
+
+# How many findings of each kind the overview lists by name; the rest are on their own pages.
+GLANCE_LIMIT = 25
+
+# What the counts, the status line and the overview's lists read of a finding.
+SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
+
+
+def list_page_numbers(findings, *, static: bool = False) -> dict[int, int]:
+    """Finding id -> the page of its kind's list it is shown on, for all of a PR's `findings`
+    (the static render has one page)."""
+    page_numbers: dict[int, int] = {}
+    position = {Finding.Kind.BLOCKER: 0, Finding.Kind.CLEANUP: 0}
+    for finding in sorted(findings, key=_page_order):
+        page_numbers[finding.pk] = 1 if static else position[finding.kind] // FINDINGS_PER_PAGE + 1
+        position[finding.kind] += 1
+    return page_numbers
+
+
+def finding_list_page(finding: Finding) -> int:
+    """The page of its kind's list (blockers or cleanups) that `finding` is shown on, in one query:
+    the findings before it in `_page_order` count."""
+    same_kind = Finding.objects.filter(pull_request_id=finding.pull_request_id, kind=finding.kind)
+    before = Q(number__lt=finding.number)
+    if finding.kind == Finding.Kind.BLOCKER:
+        if finding.caught_by == Finding.CaughtBy.CI:
+            before &= Q(caught_by=Finding.CaughtBy.CI)
+        else:
+            before = Q(caught_by=Finding.CaughtBy.CI) | (before & ~Q(caught_by=Finding.CaughtBy.CI))
+    return same_kind.filter(before).count() // FINDINGS_PER_PAGE + 1
+
+
+def _page_order(finding: Finding) -> tuple:
+    """Blockers first, those caught by CI before the rest, as the blockers page groups them; then
+    the cleanups by number."""
+    blocker = finding.kind == Finding.Kind.BLOCKER
+    return (not blocker, blocker and finding.caught_by != Finding.CaughtBy.CI, finding.number)
 
 
 @dataclass
@@ -215,12 +306,20 @@ class PinView:
 
 @dataclass
 class PullRequestPage:
+    """What the pages of a PR show. `findings` are all of them, light (titles, statuses,
+    verdicts: the counts, the status line and the overview's lists); `cards` are the findings
+    shown in full with their evidence: one page of the blockers or the cleanups list live, all
+    of them in the static render."""
+
     pull_request: PullRequest
     pins: list[PinView]
     latest_pin: PinnedCommit | None
-    findings: list[FindingView]
+    findings: list[FindingSummary]
     links: Links
     static: bool = False
+    cards: list[FindingView] = field(default_factory=list)
+    # The Paginator page of the list shown in full, live; None in the static render.
+    list_page: object = None
 
     @property
     def repository(self):
@@ -241,33 +340,46 @@ class PullRequestPage:
         return wording.pin_phrase(self.latest_pin.commit.short_sha, self.latest_pin.role)
 
     @cached_property
-    def blockers(self) -> list[FindingView]:
+    def blockers(self) -> list[FindingSummary]:
         return [view for view in self.findings if view.finding.kind == Finding.Kind.BLOCKER]
 
     @cached_property
-    def cleanups(self) -> list[FindingView]:
+    def cleanups(self) -> list[FindingSummary]:
         return [view for view in self.findings if view.finding.kind == Finding.Kind.CLEANUP]
+
+    @property
+    def glance_blockers(self) -> list[FindingSummary]:
+        return self.blockers[:GLANCE_LIMIT]
+
+    @property
+    def glance_cleanups(self) -> list[FindingSummary]:
+        return self.cleanups[:GLANCE_LIMIT]
+
+    @property
+    def cleanup_cards(self) -> list[FindingView]:
+        return [view for view in self.cards if view.finding.kind == Finding.Kind.CLEANUP]
 
     @cached_property
     def blocker_groups(self) -> list[dict]:
         """Blockers grouped as the review groups them: what CI catches first, then what nothing checks."""
+        shown = [view for view in self.cards if view.finding.kind == Finding.Kind.BLOCKER]
         groups = [
             {
                 "key": caught_by,
                 "title": title,
                 "subtitle": subtitle,
-                "findings": [view for view in self.blockers if view.finding.caught_by == caught_by],
+                "findings": [view for view in shown if view.finding.caught_by == caught_by],
             }
             for caught_by, title, subtitle in vocabulary.BLOCKER_GROUPS
         ]
         return [group for group in groups if group["findings"]]
 
     @property
-    def open_blockers(self) -> list[FindingView]:
+    def open_blockers(self) -> list[FindingSummary]:
         return [view for view in self.blockers if view.finding.status == Finding.Status.OPEN]
 
     @property
-    def open_cleanups(self) -> list[FindingView]:
+    def open_cleanups(self) -> list[FindingSummary]:
         return [view for view in self.cleanups if view.finding.status == Finding.Status.OPEN]
 
     @cached_property
@@ -297,7 +409,9 @@ class PullRequestPage:
             pull_request = self.pull_request
             return has_diagram(pull_request.before, pull_request.change, pull_request.status_note)
         framing = (self.pull_request.opening, self.pull_request.closing) if current == "blockers" else ()
-        views = self.blockers if current == "blockers" else self.cleanups
+        # The findings the page shows in full: the others' Markdown is not on it.
+        kind = Finding.Kind.BLOCKER if current == "blockers" else Finding.Kind.CLEANUP
+        views = [view for view in self.cards if view.finding.kind == kind]
         return has_diagram(*framing) or any(finding_has_diagram(view) for view in views)
 
     @property
@@ -316,7 +430,8 @@ class PullRequestPage:
         }
         columns = [f"{pin.pin.commit.short_sha} {pin.pin.get_role_display().lower()}" for pin in self.pins]
         rows = []
-        for view in self.findings:
+        # The findings the overview names: a grid of thousands of rows would outweigh the page.
+        for view in (self.glance_blockers + self.glance_cleanups)[:GLANCE_LIMIT]:
             cells = []
             for pin in self.pins:
                 verification = by_cell.get((view.finding.pk, pin.pin.commit_id))
@@ -344,20 +459,46 @@ class PullRequestPage:
         )
 
 
+# The kind of finding each page shows in full.
+PAGE_KINDS = {"overview": None, "blockers": Finding.Kind.BLOCKER, "cleanups": Finding.Kind.CLEANUP}
+
+
 def finding_has_diagram(view: FindingView) -> bool:
     notes = [item.evidence.text for item in view.evidence if item.kind == Evidence.Kind.NOTE]
     return has_diagram(view.finding.body, view.finding.fix, *notes)
 
 
-def pull_request_page(pull_request: PullRequest, *, static: bool = False) -> PullRequestPage:
-    """Everything the three pages of `pull_request` show, at its latest verified commit."""
+def pull_request_page(
+    pull_request: PullRequest, *, static: bool = False, current: str | None = None, page_number=1
+) -> PullRequestPage:
+    """Everything the pages of `pull_request` show, at its latest verified commit. Live, only the
+    `current` page's own findings are built in full, a page of its list at a time; the static
+    render (`static=True`) builds every finding for its three pages."""
     links = Links(pull_request=pull_request, static=static)
     pins = pull_request_pins(pull_request)
     latest = latest_verified_pin(pins)
+    latest_commit = latest.commit if latest else None
     counts = pull_request_verdict_counts(pull_request)
-    findings = finding_views(
-        findings_of(pull_request), latest_commit=latest.commit if latest else None, links=links
-    )
+    summaries, page_numbers = finding_summaries(pull_request, latest_commit=latest_commit, links=links)
+    list_page = None
+    if static:
+        shown_ids = None
+    elif PAGE_KINDS.get(current):
+        in_order = sorted(
+            (view.finding for view in summaries if view.finding.kind == PAGE_KINDS[current]), key=_page_order
+        )
+        list_page = Paginator([finding.pk for finding in in_order], FINDINGS_PER_PAGE).get_page(page_number)
+        shown_ids = list(list_page.object_list)
+    else:
+        shown_ids = []
+    cards = []
+    if shown_ids is None or shown_ids:
+        findings = findings_of(pull_request)
+        if shown_ids is not None:
+            findings = findings.filter(pk__in=shown_ids)
+        cards = finding_views(
+            sorted(findings, key=_page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
+        )
     return PullRequestPage(
         pull_request=pull_request,
         pins=[
@@ -370,9 +511,11 @@ def pull_request_page(pull_request: PullRequest, *, static: bool = False) -> Pul
             for pin in pins
         ],
         latest_pin=latest,
-        findings=findings,
+        findings=summaries,
         links=links,
         static=static,
+        cards=cards,
+        list_page=list_page,
     )
 
 

@@ -26,7 +26,14 @@ from findings.selectors import (
 from findings.site.access import can_verify, readable
 from findings.site.charts import bar_chart
 from findings.site.matrix import verification_matrix
-from findings.site.pages import Links, finding_has_diagram, finding_views, page_context, pull_request_page
+from findings.site.pages import (
+    Links,
+    finding_has_diagram,
+    finding_list_page,
+    finding_views,
+    page_context,
+    pull_request_page,
+)
 from findings.site.search import FindingSearchForm
 from reporting.selectors import pull_request_failed_calls
 from reviews.models import PullRequest, Repository
@@ -114,7 +121,7 @@ def file_page(request, owner: str, name: str, path: str):
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     pull_request = _pull_request_or_404(owner, name, number)
-    page = pull_request_page(pull_request)
+    page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
     context = page_context(page, current=current)
     context.update(
         run=pull_request_active_run(pull_request),
@@ -159,7 +166,10 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     links = Links(pull_request=pull_request)
     related = finding_related(finding)
     # The finding's verification at the latest commit comes from the list already loaded.
-    [view] = finding_views([finding], latest_commit=latest.commit if latest else None, links=links)
+    [view] = finding_views(
+        [finding], latest_commit=latest.commit if latest else None, links=links,
+        page_numbers={finding.pk: finding_list_page(finding)},
+    )
     matrix = verification_matrix(finding, pins=pins, verifications=verifications)
     return render(
         request,

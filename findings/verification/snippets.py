@@ -158,7 +158,7 @@ class _SnippetSearch:
         before = self.cache.file(self.reader, self.commit, self.path)
         if before is None or before.problem:
             return old
-        return self.cache.line_map(before, current).map(old)
+        return self.cache.line_map(self.reader, before, current).map(old)
 
     def _in_other_files(self, *, exclude: str | None) -> CheckResult | None:
         if self.commit is None:

@@ -12,7 +12,6 @@ import weakref
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
-from difflib import SequenceMatcher
 
 from reviews.git.errors import RecheckError
 from reviews.git import Blob, GitReader, split_lines
@@ -25,8 +24,6 @@ _CORPUS_LIMIT = 8
 # Building a line index of every changed file costs as much as a few hundred substring searches of
 # their text, so a corpus is searched until it has been asked this many times, then indexed.
 _CORPUS_SCANS_BEFORE_INDEX = 256
-# SequenceMatcher without autojunk is precise but slow on very long inputs.
-_PRECISE_DIFF_LINES = 5000
 
 
 class Needle:
@@ -158,23 +155,22 @@ def rarest_line(needle: Needle, index: dict[str, list]) -> tuple[int, list | Non
 
 
 class LineMap:
-    """Maps 0-based line numbers of an old version of a file onto the new version."""
+    """Maps 0-based line numbers of an old version of a file onto the new version, by the hunks
+    of git's diff between the two (``GitReader.blob_line_changes``): the lines between hunks are
+    the unchanged blocks."""
 
     __slots__ = ("_starts", "_blocks")
 
-    def __init__(self, old: list[str], new: list[str]) -> None:
-        prefix = 0
-        limit = min(len(old), len(new))
-        while prefix < limit and old[prefix] == new[prefix]:
-            prefix += 1
-        suffix = 0
-        while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
-            suffix += 1
-        old_mid, new_mid = old[prefix : len(old) - suffix], new[prefix : len(new) - suffix]
-        matcher = SequenceMatcher(None, old_mid, new_mid, autojunk=len(new_mid) > _PRECISE_DIFF_LINES)
-        blocks = [(0, 0, prefix)]
-        blocks += [(a + prefix, b + prefix, size) for a, b, size in matcher.get_matching_blocks() if size]
-        blocks.append((len(old) - suffix, len(new) - suffix, suffix))
+    def __init__(self, hunks: list[tuple[int, int, int, int]], old_length: int) -> None:
+        blocks = []
+        old_at = new_at = 0
+        for old_start, old_count, new_start, new_count in hunks:
+            # With -U0, a count of 0 names the line after which lines were added (or removed).
+            old_change = old_start - 1 if old_count else old_start
+            new_change = new_start - 1 if new_count else new_start
+            blocks.append((old_at, new_at, max(old_change - old_at, 0)))
+            old_at, new_at = old_change + old_count, new_change + new_count
+        blocks.append((old_at, new_at, max(old_length - old_at, 0)))
         self._blocks = blocks
         self._starts = [a for a, _, _ in blocks]
 
@@ -302,13 +298,14 @@ class TextCache:
             _, (_, dropped_cost) = self._files.popitem(last=False)
             self._chars -= dropped_cost
 
-    def line_map(self, old: FileText, new: FileText) -> LineMap:
+    def line_map(self, reader: GitReader, old: FileText, new: FileText) -> LineMap:
+        """Where the lines of ``old`` are in ``new``, from git's diff of the two blobs."""
         key = (old.sha, new.sha)
         mapping = self._line_maps.get(key)
         if mapping is None:
             if len(self._line_maps) >= _LINE_MAP_LIMIT:
                 self._line_maps.clear()
-            mapping = self._line_maps[key] = LineMap(old.keys, new.keys)
+            mapping = self._line_maps[key] = LineMap(reader.blob_line_changes(old.sha, new.sha), len(old.lines))
         return mapping
 
     def renames(self, reader: GitReader, old: str, new: str) -> dict[str, str]:

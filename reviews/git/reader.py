@@ -261,6 +261,21 @@ class GitReader:
             self._changes[key] = cached
         return list(cached)
 
+    def blob_line_changes(self, old_blob: str, new_blob: str) -> list[tuple[int, int, int, int]]:
+        """The hunks of git's diff between two blobs, as (old start, old count, new start, new
+        count) with git's -U0 numbering: a count of 0 means lines inserted (or removed) after that
+        line. Differences only in trailing whitespace or CR line ends are not changes."""
+        if old_blob == new_blob:
+            return []
+        completed = run_git(
+            ["diff", "--no-color", "--no-ext-diff", "--ignore-space-at-eol", "-U0", "--end-of-options",
+             old_blob, new_blob],
+            git_dir=self.git_dir,
+        )
+        if completed.returncode not in (0, 1):
+            raise RepositoryError(f"cannot compare blobs {old_blob} and {new_blob}: {stderr_text(completed)}")
+        return _parse_hunk_headers(completed.stdout)
+
     # -- the cat-file process ------------------------------------------------
 
     def _lookup(self, spec: str, *, limit: int | None) -> tuple[str, _Object | None]:
@@ -470,6 +485,16 @@ def _parse_ls_tree(output: bytes) -> list[str]:
         if meta.split(b" ")[1] == b"blob":
             paths.append(_decode_path(path))
     return paths
+
+
+_HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def _parse_hunk_headers(output: bytes) -> list[tuple[int, int, int, int]]:
+    return [
+        (int(a), int(b) if b else 1, int(c), int(d) if d else 1)
+        for a, b, c, d in _HUNK_HEADER.findall(output)
+    ]
 
 
 def _parse_name_status(output: bytes) -> list[Change]:

@@ -217,6 +217,76 @@ def test_a_local_path_is_accepted_where_local_repositories_are_allowed(settings,
     assert Repository.objects.get().clone_url == str(tmp_path / "not-cloned-yet")
 
 
+def _statistics_of(table: str):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # What the planner believes the table holds: ANALYZE sets it, inside this test's
+            # transaction, where autovacuum cannot see the rows.
+            cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+            return cursor.fetchone()[0]
+        cursor.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")
+        if not cursor.fetchone()[0]:
+            return 0
+        cursor.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = %s", [table])
+        return cursor.fetchone()[0]
+
+
+def test_a_large_import_refreshes_the_planners_statistics(django_capture_on_commit_callbacks):
+    from django.db import connection
+
+    from findings.exchange.bundle_import import ANALYZE_AFTER_ROWS
+
+    before = _statistics_of("findings_finding")
+    assert before < ANALYZE_AFTER_ROWS
+    with django_capture_on_commit_callbacks(execute=True):
+        review_import(data={
+            "repository": {"slug": "acme/big", "clone_url": "https://github.com/acme/big.git"},
+            "pull_request": {"number": 1, "title": "Big"},
+            "findings": [
+                {"number": n, "kind": "blocker", "title": f"Finding {n}", "evidence": []}
+                for n in range(1, ANALYZE_AFTER_ROWS + 1)
+            ],
+        })
+    assert _statistics_of("findings_finding") > before
+    assert _statistics_of("findings_finding") >= (ANALYZE_AFTER_ROWS if connection.vendor == "postgresql" else 1)
+
+
+def test_a_small_import_leaves_the_statistics_to_the_database(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        review_import(data={
+            "repository": {"slug": "acme/small", "clone_url": "https://github.com/acme/small.git"},
+            "pull_request": {"number": 1, "title": "Small"},
+            "findings": [{"number": 1, "kind": "blocker", "title": "One", "evidence": []}],
+        })
+    assert not [callback for callback in callbacks if "analyze" in getattr(callback, "__name__", "")]
+
+
+def test_an_import_moves_the_pull_requests_generation_once_not_once_a_row():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def bundle(title):
+        return {
+            "repository": {"slug": "acme/gen", "clone_url": "https://github.com/acme/gen.git"},
+            "pull_request": {"number": 1, "title": "Gen"},
+            "findings": [
+                {"number": n, "kind": "blocker", "title": f"{title} {n}",
+                 "evidence": [{"kind": "note", "text": "a"}, {"kind": "note", "text": "b"}]}
+                for n in range(1, 51)
+            ],
+        }
+
+    review_import(data=bundle("First"))
+    before = PullRequest.objects.get().generation
+    with CaptureQueriesContext(connection) as queries:
+        review_import(data=bundle("Second"))
+    moves = [q for q in queries.captured_queries if 'SET "generation"' in q["sql"] and "reviews_pullrequest" in q["sql"]]
+    assert len(moves) == 1
+    assert PullRequest.objects.get().generation == before + 1
+
+
 def test_owner_name_and_owner_name_dot_git_are_one_repository_with_one_mirror(settings):
     from reviews.mirrors import repository_mirror_dir
 

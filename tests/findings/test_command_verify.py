@@ -65,3 +65,24 @@ def test_an_unreachable_repository_is_a_clear_error(repo, tmp_path):
     pull_request.repository.save()
     with pytest.raises(CommandError, match="Cannot verify"):
         run_verify("acme/loader", "7", "--commit", repo.reviewed)
+
+
+def test_verify_does_not_wait_for_pages_it_does_not_show_and_a_download_has_the_new_verdicts(repo, client, settings):
+    from findings.site.companion import companion_render
+    from findings.models import CompanionPages
+
+    settings.RECHECK_PUBLIC_READ = True
+    pull_request = import_review(repo)
+    stored = companion_render(pull_request=pull_request)
+    assert 'class="badge verdict-present"' not in stored.blockers_html
+
+    run_verify("acme/loader", "7", "--commit", repo.reviewed)
+
+    # Without a worker the command rendered nothing: the stored pages are as they were...
+    assert CompanionPages.objects.get().rendered_at == stored.rendered_at
+    # ...and, out of date, are not what a reader downloads.
+    response = client.get(pull_request.get_absolute_url() + "companion.zip")
+    import zipfile
+
+    blockers = zipfile.ZipFile(io.BytesIO(response.content)).read("acme-loader-7-companion/blockers.html").decode()
+    assert 'class="badge verdict-present"' in blockers

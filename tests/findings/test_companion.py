@@ -177,6 +177,27 @@ def test_the_task_shrugs_at_a_pull_request_that_is_gone(db):
     assert not CompanionPages.objects.exists()
 
 
+def test_pages_rendered_at_the_current_generation_are_kept_and_a_change_renders_them_again(data):
+    first = companion_render(pull_request=data.pull_request)
+    assert companion_render(pull_request=data.pull_request).rendered_at == first.rendered_at
+
+    Finding.objects.filter(pk=data.blockers[0].pk).update(title="A title changed in bulk")
+    again = companion_render(pull_request=data.pull_request)
+    assert again.rendered_at > first.rendered_at and "A title changed in bulk" in again.blockers_html
+
+
+def test_a_download_never_serves_stored_pages_a_change_has_outdated(client, data):
+    companion_render(pull_request=data.pull_request)
+    blocker = data.blockers[0]
+    blocker.title = "Retitled after the render"
+    blocker.save()
+
+    response = client.get(data.pull_request.get_absolute_url() + "companion.zip")
+
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert "Retitled after the render" in archive.read("acme-rl-4108-companion/blockers.html").decode()
+
+
 @pytest.mark.django_db
 def test_the_static_render_inlines_mermaid_whole_only_where_a_page_has_a_diagram():
     from html.parser import HTMLParser

@@ -1,5 +1,7 @@
 import re
 
+import pytest
+
 from findings.rendering.highlight import highlight_snippet, lexer_for
 
 
@@ -34,3 +36,36 @@ def test_an_unknown_file_type_falls_back_to_plain_text():
 def test_code_is_escaped_not_interpreted():
     html = highlight_snippet('x = "</pre><script>alert(1)</script>"\n', path="a.py", start_line=1)
     assert "<script>" not in html
+
+
+SAMPLES = [
+    ("def load():\n    return None\n", "src/loader.py", 259),
+    ("\n\nx = 1\n", "src/a.py", 10),
+    ("key: value\n  - item\n", "conf/sft.yaml", 1),
+    ("no newline at the end", "NOTES.unknown-extension", 7),
+    ('x = "</pre><script>alert(1)</script>"\n', "a.py", 3),
+    ("", "empty.py", 1),
+]
+
+
+@pytest.mark.parametrize(("code", "path", "start_line"), SAMPLES)
+def test_the_cached_highlight_is_what_pygments_makes_of_the_snippet_on_its_own(code, path, start_line):
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+
+    formatter = HtmlFormatter(linenos="table", linenostart=start_line, cssclass="highlight", wrapcode=True)
+    assert highlight_snippet(code, path=path, start_line=start_line) == highlight(
+        code or "\n", lexer_for(path), formatter
+    )
+
+
+def test_a_text_is_highlighted_once_whatever_line_it_starts_on():
+    from findings.rendering import highlight as module
+
+    module.highlight_cache_clear()
+    for start_line in (1, 50, 900):
+        html = highlight_snippet("total = compute(1)\n", path="pkg/a.py", start_line=start_line)
+        assert line_numbers(html) == [start_line]
+    info = module._highlighted_lines.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
+    assert lexer_for("pkg/a.py") is lexer_for("other/b.py")

@@ -283,3 +283,20 @@ def test_many_files_are_more_than_a_pipe_holds(repo):
     with GitReader(repo.git_dir) as reader:
         blobs = reader.read_blobs(sha, [f"many/file_{n}.txt" for n in range(300)])
     assert len(blobs) == 300 and blobs["many/file_299.txt"].data == b"file 299\n" * 400
+
+
+def test_it_gives_the_hunks_of_gits_diff_between_two_blobs(repo, tmp_path):
+    from findings.verification.texts import LineMap
+
+    old_text = "".join(f"line {n}\n" for n in range(1, 11))
+    new_text = old_text.replace("line 3\n", "").replace("line 7\n", "line 7\nadded a\nadded b\n") + "end\r\n"
+    first = repo.write("f.txt", old_text).commit("old")
+    second = repo.write("f.txt", new_text.replace("line 9\n", "line 9   \n")).commit("new")
+    with GitReader(repo.git_dir) as reader:
+        old_blob, new_blob = reader.tree_entry(first, "f.txt").sha, reader.tree_entry(second, "f.txt").sha
+        hunks = reader.blob_line_changes(old_blob, new_blob)
+        assert reader.blob_line_changes(old_blob, old_blob) == []
+    # Line 3 removed, two lines after line 7, one at the end; line 9's trailing spaces are no change.
+    assert hunks == [(3, 1, 2, 0), (7, 0, 7, 2), (10, 0, 12, 1)]
+    mapping = LineMap(hunks, old_length=10)
+    assert [mapping.map(line) for line in (0, 1, 3, 6, 7, 9)] == [0, 1, 2, 5, 8, 10]

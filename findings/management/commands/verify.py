@@ -3,9 +3,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from findings.models import Finding, Verification
 from access.audit import audit_source
 from findings.runs import verification_run_begin
+from findings.selectors import verification_report
 from findings.verifying import verification_run_execute
 from recheck.errors import RecheckError
 from reviews.mirrors import commit_resolve
@@ -58,35 +58,11 @@ class Command(BaseCommand):
 
     def _report(self, pull_request: PullRequest, commit) -> dict:
         commit.refresh_from_db()
-        verifications = {
-            verification.finding_id: verification
-            for verification in Verification.objects.filter(finding__pull_request=pull_request, commit=commit)
-            .prefetch_related("results__evidence")
+        return {
+            "pull_request": pull_request.reference,
+            "commit": commit.sha,
+            "findings": verification_report(pull_request, commit),
         }
-        findings = []
-        for finding in Finding.objects.for_pull_request(pull_request).order_by("number"):
-            verification = verifications.get(finding.pk)
-            results = sorted(verification.results.all(), key=lambda r: r.evidence.position) if verification else []
-            findings.append(
-                {
-                    "number": finding.number,
-                    "verdict": verification.verdict if verification else None,
-                    "evidence": [
-                        {
-                            "index": result.evidence.position,
-                            "kind": result.evidence.kind,
-                            "state": result.state,
-                            "path": result.path or None,
-                            "start_line": result.start_line,
-                            "end_line": result.end_line,
-                            "detail": result.detail,
-                            **({"facts": result.facts} if result.facts else {}),
-                        }
-                        for result in results
-                    ],
-                }
-            )
-        return {"pull_request": pull_request.reference, "commit": commit.sha, "findings": findings}
 
     def _print_table(self, report: dict) -> None:
         self.stdout.write(self.style.MIGRATE_HEADING(f"{report['pull_request']} at {report['commit']}"))
