@@ -36,7 +36,7 @@ from findings.api.serializers import (
     VerifyResponseSerializer,
 )
 from findings.api.throttles import WriteThrottle
-from findings.api.views import findings_with_evidence
+from findings.api.views import findings_with_evidence, tags_with_counts
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
 from findings.imports import import_job_request
@@ -199,10 +199,8 @@ class TagDescription(ActionView):
 
     def put(self, request, slug: str):
         allowed = token_repository_ids(request)
-        # A token limited to repositories describes only the tags their findings carry.
-        if allowed is not None and not Finding.objects.filter(
-            tags__slug=slug, pull_request__repository__in=allowed
-        ).exists():
+        # A token limited to repositories describes only the tags it can read (tags_with_counts).
+        if allowed is not None and not tags_with_counts(allowed).filter(slug=slug).exists():
             raise NotFound(f"No tag {slug} is used here.")
         body = TagDescriptionRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
