@@ -123,7 +123,7 @@ STORAGES = {
     },
 }
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "account_login"
 FORMS_URLFIELD_ASSUME_HTTPS = True
 
 # --- Signing in ----------------------------------------------------------------------------------

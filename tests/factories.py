@@ -4,7 +4,7 @@ import itertools
 
 import factory
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
@@ -33,6 +33,12 @@ class UserFactory(factory.django.DjangoModelFactory):
         for name in extracted or []:
             app_label, codename = name.split(".")
             user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+
+    @factory.post_generation
+    def groups(user, create, extracted, **kwargs):
+        """`groups=["Reviewer"]` puts the user in the roles' groups (made by a migration)."""
+        for name in extracted or []:
+            user.groups.add(Group.objects.get(name=name))
 
 
 class RepositoryFactory(factory.django.DjangoModelFactory):

@@ -37,6 +37,7 @@ from findings.api.serializers import (
 )
 from findings.api.throttles import WriteThrottle
 from findings.api.views import findings_with_evidence, tags_with_counts
+from access.permissions import ACTION_SCOPES, Action
 from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
 from findings.exchange.bundle_schema import BundleSerializer
 from findings.imports import import_job_request
@@ -57,8 +58,11 @@ from reviews.services import repository_publishing_update
 class ActionView(APIView):
     permission_classes = [HasActionPermission, TokenScope]
     throttle_classes = [WriteThrottle]
-    required_permission: str
-    required_scope: str
+    required_action: Action
+
+    @property
+    def required_scope(self) -> str:
+        return ACTION_SCOPES[self.required_action]
 
 
 @extend_schema_view(
@@ -76,8 +80,7 @@ class ActionView(APIView):
     )
 )
 class PullRequestVerify(ActionView):
-    required_permission = "findings.verify_pullrequest"
-    required_scope = "verify"
+    required_action = Action.VERIFY
 
     def post(self, request, owner: str, name: str, number: int):
         pull_request = pull_request_by_number(
@@ -122,8 +125,7 @@ class PullRequestVerify(ActionView):
     )
 )
 class FindingResolve(ActionView):
-    required_permission = "findings.resolve_finding"
-    required_scope = "resolve"
+    required_action = Action.RESOLVE
 
     def post(self, request, pk: int):
         finding = _get_finding(request, pk)
@@ -168,8 +170,7 @@ def _get_finding(request, pk: int) -> Finding:
     )
 )
 class FindingTags(ActionView):
-    required_permission = "findings.change_finding"
-    required_scope = "import"
+    required_action = Action.WRITE
 
     def put(self, request, pk: int):
         finding = _get_finding(request, pk)
@@ -194,8 +195,7 @@ class FindingTags(ActionView):
     )
 )
 class TagDescription(ActionView):
-    required_permission = "findings.change_tag"
-    required_scope = "import"
+    required_action = Action.WRITE
 
     def put(self, request, slug: str):
         allowed = token_repository_ids(request)
@@ -242,8 +242,7 @@ def _other_finding(request, value: str) -> Finding:
     )
 )
 class FindingLinks(ActionView):
-    required_permission = "findings.change_finding"
-    required_scope = "import"
+    required_action = Action.WRITE
 
     def post(self, request, pk: int):
         finding = _get_finding(request, pk)
@@ -272,8 +271,7 @@ class FindingLinks(ActionView):
     )
 )
 class FindingLinkDetail(ActionView):
-    required_permission = "findings.change_finding"
-    required_scope = "import"
+    required_action = Action.WRITE
 
     def delete(self, request, pk: int, link: int):
         finding = _get_finding(request, pk)
@@ -358,8 +356,7 @@ class PlainTextBundleParser(BundleParser):
     )
 )
 class ReviewImport(ActionView):
-    required_permission = "findings.import_review"
-    required_scope = "import"
+    required_action = Action.IMPORT
     parser_classes = [
         JSONBundleParser, YAMLBundleParser, LegacyYAMLBundleParser, TextYAMLBundleParser, PlainTextBundleParser
     ]
@@ -422,7 +419,7 @@ class ReviewImport(ActionView):
 )
 class ImportJobDetail(APIView):
     permission_classes = [HasActionPermission]
-    required_permission = "findings.import_review"
+    required_action = Action.IMPORT
 
     def get(self, request, pk: int):
         # An import is its requester's, and a token limited to repositories sees only imports into
@@ -460,8 +457,7 @@ def _import_slug(job: ImportJob) -> str:
     )
 )
 class RepositoryPublishing(ActionView):
-    required_permission = "reviews.change_repository"
-    required_scope = "settings"
+    required_action = Action.SETTINGS
 
     def patch(self, request, owner: str, name: str):
         repositories = limited_to_token(Repository.objects.all(), request, "pk")

@@ -9,6 +9,7 @@ from django.conf import settings
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from access.audit import audit_refusal
+from access.permissions import refusal, user_may
 from access.models import ApiToken
 from access.scopes import READ
 
@@ -86,20 +87,16 @@ class TokenScope(BasePermission):
 
 
 class HasActionPermission(BasePermission):
-    """The model permission the view names in `required_permission` (e.g. findings.import_review)."""
+    """The action the view names in `required_action`, as `access.permissions.user_may` decides it."""
 
     def has_permission(self, request, view) -> bool:
         if not (request.user and request.user.is_authenticated):
             self.message = f"This action needs authentication. {TOKEN_HINT}"
             _refuse(request, view, self.message)
             return False
-        permission = view.required_permission
-        self.message = (
-            f"User {request.user.get_username()!r} lacks the permission {permission}: "
-            "ask an admin to grant it (Django admin, Users, or create_api_token --grant)."
-        )
-        if request.user.has_perm(permission):
+        if user_may(request.user, view.required_action):
             return True
+        self.message = refusal(request.user, view.required_action)
         _refuse(request, view, self.message)
         return False
 

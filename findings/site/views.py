@@ -1,7 +1,6 @@
 """The site's views: load, call a page builder or a service, render. Reads live in
 `findings.selectors` and `findings.site.pages`."""
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import Http404, HttpResponse, JsonResponse
@@ -9,7 +8,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from findings.site.companion import companion_files, companion_zip_bytes, zip_name
-from access.audit import audit_refusal
 from findings.models import Evidence, Finding, Tag
 from findings.runs import QueueUnavailable, verification_run_request
 from findings.figures import file_findings, repository_figures
@@ -23,7 +21,8 @@ from findings.selectors import (
     pull_request_pins,
     pull_requests_overview,
 )
-from findings.site.access import can_verify, readable
+from access.permissions import Action, user_may
+from findings.site.access import pull_request_for, readable, require_action
 from findings.site.charts import bar_chart
 from findings.site.matrix import verification_matrix
 from findings.site.pages import (
@@ -36,13 +35,9 @@ from findings.site.pages import (
 )
 from findings.site.search import FindingSearchForm
 from reporting.selectors import pull_request_failed_calls
-from reviews.models import PullRequest, Repository
+from reviews.models import Repository
 
 SEARCH_PAGE_SIZE = 25
-
-
-def _pull_request_or_404(owner: str, name: str, number: int) -> PullRequest:
-    return get_object_or_404(PullRequest.objects.by_reference(f"{owner}/{name}", number).select_related("repository"))
 
 
 @require_GET
@@ -120,12 +115,12 @@ def file_page(request, owner: str, name: str, path: str):
 
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
-    pull_request = _pull_request_or_404(owner, name, number)
+    pull_request = pull_request_for(request, owner, name, number)
     page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
     context = page_context(page, current=current)
     context.update(
         run=pull_request_active_run(pull_request),
-        can_verify=can_verify(request.user),
+        can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
         github_failures=pull_request_failed_calls(pull_request),
     )
     return render(request, f"findings/pull_request/{current}.html", context)
@@ -195,7 +190,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
 @readable
 def latest_run(request, owner: str, name: str, number: int):
     """The PR's latest verification run, polled by the pages while one is active."""
-    run = pull_request_latest_run(_pull_request_or_404(owner, name, number))
+    run = pull_request_latest_run(pull_request_for(request, owner, name, number))
     if run is None:
         return JsonResponse({"run": None})
     return JsonResponse(
@@ -218,12 +213,9 @@ def latest_run(request, owner: str, name: str, number: int):
 
 @require_POST
 def verify_now(request, owner: str, name: str, number: int):
-    pull_request = _pull_request_or_404(owner, name, number)
-    if not can_verify(request.user):
-        message = "Only staff with the permission to verify pull requests can start a verification."
-        audit_refusal(action="verification.request", target=pull_request.reference,
-                      repository=pull_request.repository, message=message)
-        raise PermissionDenied(message)
+    pull_request = pull_request_for(request, owner, name, number)
+    require_action(request, Action.VERIFY, pull_request.repository,
+                   audit_action="verification.request", target=pull_request.reference)
     try:
         run = verification_run_request(pull_request=pull_request, requested_by=request.user)
     except QueueUnavailable as error:
@@ -241,7 +233,7 @@ def verify_now(request, owner: str, name: str, number: int):
 @require_GET
 @readable
 def companion_zip(request, owner: str, name: str, number: int):
-    pull_request = _pull_request_or_404(owner, name, number)
+    pull_request = pull_request_for(request, owner, name, number)
     files = companion_files(pull_request=pull_request)
     if not files:
         raise Http404("Nothing to render.")

@@ -28,8 +28,8 @@ def verify_url():
 
 @pytest.fixture
 def staff_verifier(db):
-    """A staff maintainer who may start verifications."""
-    return UserFactory(username="verifier", is_staff=True, permissions=["findings.verify_pullrequest"])
+    """A reviewer (the group the roles migration made) who may start verifications; no staff status."""
+    return UserFactory(username="verifier", groups=["Reviewer"])
 
 
 def test_an_anonymous_reader_reads_every_page_when_reading_is_public(client, data, settings):
@@ -43,7 +43,7 @@ def test_an_anonymous_reader_is_sent_to_log_in_when_reading_is_private(client, d
     for url in reader_urls(data.pull_request):
         response = client.get(url)
         assert response.status_code == 302, url
-        assert response["Location"].startswith(reverse("admin:login") + "?next=")
+        assert response["Location"].startswith(reverse("account_login") + "?next=")
 
 
 def test_a_logged_in_reader_reads_when_reading_is_private(client, data, settings):
@@ -69,7 +69,7 @@ def test_an_unknown_owner_name_number_or_finding_is_not_found(client, data, url)
     assert client.get(url).status_code == 404
 
 
-def test_only_a_staff_user_with_the_permission_sees_verify_now(client, data, staff_verifier, staff_maintainer):
+def test_only_a_user_allowed_to_verify_sees_verify_now(client, data, staff_verifier, staff_maintainer):
     url = data.pull_request.get_absolute_url()
     assert "Verify now" not in client.get(url).content.decode()
     client.force_login(staff_maintainer)  # staff, but without findings.verify_pullrequest
@@ -90,12 +90,13 @@ def test_staff_without_the_permission_cannot_start_a_verification(client, data, 
     assert not VerificationRun.objects.exists()
 
 
-def test_a_permitted_user_who_is_not_staff_cannot_either(client, data, verify_url):
-    client.force_login(UserFactory(permissions=["findings.verify_pullrequest"]))
+def test_a_reader_cannot_either(client, data, verify_url):
+    client.force_login(UserFactory(groups=["Reader"]))
     assert client.post(verify_url).status_code == 403
+    assert not VerificationRun.objects.exists()
 
 
-def test_a_staff_maintainer_queues_a_verification_and_comes_back_with_a_message(
+def test_a_reviewer_queues_a_verification_and_comes_back_with_a_message(
     client, data, verify_url, staff_verifier, django_capture_on_commit_callbacks
 ):
     client.force_login(staff_verifier)
@@ -136,6 +137,6 @@ def test_a_refusal_and_a_missing_page_explain_themselves(client, data, verify_ur
     settings.DEBUG = False
     refused = client.post(verify_url)
     assert refused.status_code == 403
-    assert "Only staff with the permission to verify pull requests" in refused.content.decode()
+    assert "Log in to start verifications of acme/rl" in refused.content.decode()
     missing = client.get("/acme/rl/pull/1/")
     assert missing.status_code == 404 and "There is no such repository, pull request or finding" in missing.content.decode()

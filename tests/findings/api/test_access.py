@@ -75,12 +75,12 @@ def test_an_anonymous_write_is_refused_with_how_to_authenticate(anonymous_reader
 @pytest.mark.parametrize(
     ("action", "permission"),
     [
-        ("verify", "findings.verify_pullrequest"),
-        ("resolve", "findings.resolve_finding"),
-        ("import", "findings.import_review"),
+        ("verify", "needs the Reviewer role"),
+        ("resolve", "needs the Maintainer role"),
+        ("import", "needs the Reviewer role"),
     ],
 )
-def test_a_token_without_the_permission_is_told_which_one_it_lacks(token_without_permission, review, action,
+def test_a_token_without_the_permission_is_told_which_role_it_lacks(token_without_permission, review, action,
                                                                     permission):
     url, payload = writes(review)[action]
     response = token_without_permission.post(url, payload, format="json")
