@@ -94,11 +94,23 @@ def audit_record(
         token_label=token.label if token is not None else "",
         source=source or _source.get() or (_request_source(request) if request is not None else "system"),
         ip=client_ip(request) if request is not None else None,
-        target=target[:300],
+        target=_without_nul(target)[:300],
         repository=repository,
-        changes=changes or {},
-        message=message,
+        changes=_without_nul(changes or {}),
+        message=_without_nul(message),
     )
+
+
+def _without_nul(value):
+    """`value` with NUL characters spelled out: a hostile path or field may carry them, PostgreSQL's
+    text and jsonb cannot hold them, and a refusal must still be recorded."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\0")
+    if isinstance(value, dict):
+        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_without_nul(item) for item in value]
+    return value
 
 
 def audit_refusal(**kwargs) -> AuditEntry:

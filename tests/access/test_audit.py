@@ -388,3 +388,14 @@ def test_a_repository_setting_refused_to_a_token_without_the_scope_is_recorded_a
                                                  format="json")
     assert response.status_code == 403 and "'settings'" in response.json()["detail"]
     assert only(action="repository.settings").outcome == "refused"
+
+
+def test_a_refusal_of_a_path_with_a_nul_byte_is_still_recorded(finding):
+    """A hostile URL reaches the audit log as text PostgreSQL can store."""
+    from access.audit import audit_refusal
+
+    entry = audit_refusal(action="finding.resolve", target="/api/findings/1\x00/resolve", message="no\x00",
+                          changes={"note": ["a\x00", None]})
+    entry.refresh_from_db()
+    assert entry.target == "/api/findings/1\\0/resolve" and entry.message == "no\\0"
+    assert entry.changes == {"note": ["a\\0", None]}
