@@ -292,3 +292,10 @@ def test_the_code_pages_read_in_bounded_queries(client, browsed, django_assert_m
         assert client.get(browsed.url(path="src/app.py")).status_code == 200
     with django_assert_max_num_queries(6):
         assert client.get(browsed.url(path="no/such/file")).status_code == 404
+
+
+def test_the_static_render_has_no_code_links(browsed):
+    from findings.site.pages import pull_request_page
+
+    assert all(pin.code_url == "" for pin in pull_request_page(browsed.pull_request, static=True).pins)
+    assert all(pin.code_url for pin in pull_request_page(browsed.pull_request, current="overview").pins)
