@@ -79,6 +79,9 @@ def test_lines_are_selected_from_the_keyboard(live_server, browsed):
         context = signed_in(browser, live_server, UserFactory(username="kim", groups=["Reviewer"]))
         page = context.new_page()
         page.goto(live_server.url + browsed.url(path="src/app.py"))
+        # The line numbers are one Tab stop: after the first, Tab leaves the code.
+        tab_stops = page.eval_on_selector_all("a[data-line]", "links => links.filter(l => l.tabIndex === 0).length")
+        assert tab_stops == 1
         page.focus('a[data-line="3"]')
         page.keyboard.press("Enter")
         assert urlsplit(page.url).fragment == "L3" and selected_lines(page) == [3]

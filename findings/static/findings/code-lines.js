@@ -9,7 +9,22 @@
   var table = document.querySelector(".code-lines");
   if (!table) return;
   var bar = document.querySelector("[data-code-selection]");
-  var total = table.querySelectorAll("a[data-line]").length;
+  var links = table.querySelectorAll("a[data-line]");
+  var total = links.length;
+  // One Tab stop for all the line numbers (a roving tabindex): the arrows move between them, so
+  // tabbing past a long file takes one key press, not one per line.
+  var roving = links[0];
+  for (var index = 1; index < total; index++) links[index].tabIndex = -1;
+  function rove(link) {
+    if (link === roving) return;
+    roving.tabIndex = -1;
+    link.tabIndex = 0;
+    roving = link;
+  }
+  table.addEventListener("focusin", function (event) {
+    var link = event.target.closest("a[data-line]");
+    if (link) rove(link);
+  });
   var anchor = null; // the line a shift-click or Shift+Enter extends from
   var range = null; // [first, last]
 
@@ -120,6 +135,7 @@
     if (!wanted) return;
     anchor = wanted[0];
     select(wanted[0], wanted[1], { keepHash: true });
+    rove(lineLink(wanted[0]));
     if (scroll) row(wanted[0]).scrollIntoView({ block: "center" });
   }
 
