@@ -52,11 +52,25 @@ class PinLink:
     current: bool = False
 
 
+def shown_path(path: str | None) -> str:
+    """A path as a page can show it: git keeps names that are not UTF-8 as they are (the git layer
+    holds them with surrogate escapes), and a page is UTF-8 text."""
+    return (path or "").encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 @dataclass(frozen=True)
 class ChangedRow:
     change: ChangedFile
     # Where the file is: at this commit, or at the base for a deleted file.
     url: str
+
+    @property
+    def path(self) -> str:
+        return shown_path(self.change.path)
+
+    @property
+    def old_path(self) -> str:
+        return shown_path(self.change.old_path)
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,14 @@ class FileRow:
     file: TreeFile
     url: str  # "" for a submodule: its content is another repository's
     change: ChangedFile | None = None
+
+    @property
+    def path(self) -> str:
+        return shown_path(self.file.path)
+
+    @property
+    def change_label(self) -> str:
+        return shown_path(self.change.label) if self.change else ""
 
 
 @dataclass

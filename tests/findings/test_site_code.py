@@ -299,3 +299,54 @@ def test_the_static_render_has_no_code_links(browsed):
 
     assert all(pin.code_url == "" for pin in pull_request_page(browsed.pull_request, static=True).pins)
     assert all(pin.code_url for pin in pull_request_page(browsed.pull_request, current="overview").pins)
+
+
+def pin_head(browsed: Browsed) -> str:
+    """Commit what the test wrote, pin it as the PR's head and fetch it."""
+    head = browsed.repo.commit("head")
+    commit = Commit.objects.create(repository=browsed.pull_request.repository, sha=head, resolved=True)
+    PinnedCommit.objects.create(pull_request=browsed.pull_request, commit=commit, role="head")
+    repository_fetch(repository=browsed.pull_request.repository)
+    return head
+
+
+def test_a_symbolic_link_an_empty_file_and_an_endless_one_each_say_what_they_are(client, browsed):
+    from findings.site.code import MAX_LINES
+
+    (browsed.repo.path / "current").symlink_to("src/app.py")
+    (browsed.repo.path / "outside").symlink_to("../../etc/passwd")
+    browsed.repo.write("empty.txt", "").write("blank.txt", "\n" * (MAX_LINES + 1))
+    head = pin_head(browsed)
+    link = client.get(browsed.url(head, "current"))
+    assert link.status_code == 200 and "is a symbolic link to src/app.py" in text(link)
+    assert f'href="{browsed.url(head, "src/app.py")}"' in link.content.decode()
+    outside = client.get(browsed.url(head, "outside"))
+    assert outside.status_code == 200 and "open the file it points to" not in text(outside)
+    empty = client.get(browsed.url(head, "empty.txt"))
+    assert empty.status_code == 200 and "This file is empty" in text(empty) and "code-lines" not in text(empty)
+    blank = client.get(browsed.url(head, "blank.txt"))
+    assert blank.status_code == 200 and "more than the code browser shows on one page" in text(blank)
+    assert 'id="L1"' not in blank.content.decode()
+
+
+def test_a_file_name_that_is_not_utf_8_is_listed_and_no_page_breaks(client, browsed):
+    (browsed.repo.path / "src").joinpath(b"caf\xe9.py".decode("utf-8", "surrogateescape")).write_text("x = 1\n")
+    head = pin_head(browsed)
+    response = client.get(browsed.url(head))
+    assert response.status_code == 200
+    assert f'href="{browsed.url(head, "src/caf%E9.py")}"' in response.content.decode()
+    # Django hands a view such a name percent-encoded: it is not found, and the page says so.
+    opened = client.get(browsed.url(head, "src/caf%E9.py"))
+    assert opened.status_code == 404 and "No such file at this commit" in text(opened)
+
+
+def test_an_abbreviation_two_pins_share_asks_for_more_of_the_sha(client, browsed):
+    repository = browsed.pull_request.repository
+    for sha in ("abcdef1" + "0" * 33, "abcdef1" + "1" * 33):
+        commit = Commit.objects.create(repository=repository, sha=sha, resolved=True)
+        PinnedCommit.objects.create(pull_request=browsed.pull_request, commit=commit, role="rebased")
+    response = client.get(browsed.url("abcdef1"))
+    assert response.status_code == 404
+    assert "abcdef1 is the start of 2 pinned commits; give more of the SHA" in text(response)
+    assert client.get(browsed.url("abcdef10")).status_code == 404  # one pin, which the mirror lacks
+    assert "has no commit abcdef1000" in text(client.get(browsed.url("abcdef10")))
