@@ -1,6 +1,6 @@
 from django.urls import path
 
-from findings.site import views
+from findings.site import code_views, views
 
 app_name = "findings"
 
@@ -16,6 +16,9 @@ urlpatterns = [
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+    # The code browser: the repository at a commit pinned to the PR, and one file there.
+    path(PULL_REQUEST + "code/<str:sha>/", code_views.code_tree, name="code_tree"),
+    path(PULL_REQUEST + "code/<str:sha>/<path:path>", code_views.code_file, name="code_file"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
     path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),

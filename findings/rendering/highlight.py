@@ -69,3 +69,27 @@ def highlight_snippet(code: str, *, path: str, start_line: int = 1) -> SafeStrin
 def highlight_cache_clear() -> None:
     _highlighted_lines.cache_clear()
 
+
+
+def highlight_file(code: str, *, path: str) -> SafeString:
+    """A whole file highlighted for `path`'s language, one table row per line: the row's id is
+    `L<n>` (so `#L10` scrolls to it) and its number a link to that anchor, which the code browser
+    makes focusable and selectable. Not cached: a file is highlighted once per page, and a cache
+    of whole files would hold megabytes per entry."""
+    # git and editors count lines at LF only; pygments also breaks lines at a lone CR, which would
+    # shift every number after it away from the line the snippet reader takes at that number.
+    text = (code or "\n").replace("\r\n", "\n").replace("\r", "")
+    lines = highlight(text, lexer_for(path), _FORMATTER).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    # pygments closes its spans at every line end, so each line is balanced HTML on its own;
+    # what it emits is escaped, and the numbers are integers.
+    return mark_safe(
+        '<div class="highlight code-file"><table class="code-lines"><tbody>'
+        + "".join(
+            f'<tr id="L{number}"><td class="lineno"><a href="#L{number}" data-line="{number}">{number}</a></td>'
+            f'<td class="line-code">{line}</td></tr>'
+            for number, line in enumerate(lines, start=1)
+        )
+        + "</tbody></table></div>\n"
+    )

@@ -71,6 +71,10 @@ class Links:
     def latest_run(self) -> str:
         return "" if self.static else reverse("findings:latest_run", kwargs=self.kwargs)
 
+    def code_tree(self, sha: str) -> str:
+        """The code browser's files at a pinned commit; the static render has no code browser."""
+        return "" if self.static else reverse("findings:code_tree", kwargs={**self.kwargs, "sha": sha})
+
     def finding_anchor(self, finding: Finding, *, page_number: int = 1) -> str:
         """Where the finding's section is: its kind's page, and on the live site the page of the
         list it falls on (the static render has every finding on one page)."""
@@ -296,6 +300,7 @@ class PinView:
     verdict_counts: dict[str, int]
     is_latest_verified: bool
     commit_link: str
+    code_url: str = ""
 
     @property
     def verdict_summary(self) -> str:
@@ -507,6 +512,7 @@ def pull_request_page(
                 verdict_counts=counts.get(pin.commit_id, {}),
                 is_latest_verified=latest is not None and pin.pk == latest.pk,
                 commit_link=pull_request.repository.commit_link(pin.commit.sha),
+                code_url=links.code_tree(pin.commit.sha),
             )
             for pin in pins
         ],

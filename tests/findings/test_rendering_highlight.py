@@ -69,3 +69,23 @@ def test_a_text_is_highlighted_once_whatever_line_it_starts_on():
     info = module._highlighted_lines.cache_info()
     assert (info.misses, info.hits) == (1, 2)
     assert lexer_for("pkg/a.py") is lexer_for("other/b.py")
+
+
+def test_a_whole_file_gets_one_row_and_anchor_per_line():
+    from findings.rendering.highlight import highlight_file
+
+    html = highlight_file('"""A docstring\nover two lines"""\nx = 1\n\ny = 2', path="src/a.py")
+    rows = re.findall(r'<tr id="L(\d+)"><td class="lineno"><a href="#L(\d+)" data-line="(\d+)">', html)
+    assert [int(number) for number, _, _ in rows] == [1, 2, 3, 4, 5]
+    # A token over two lines is closed and reopened at the line end: every row is balanced HTML.
+    for row in html.split("<tr ")[1:]:
+        assert row.count("<span") == row.count("</span>")
+    assert '<span class="k">' not in html.split('id="L4"')[1].split("</tr>")[0]  # the empty line
+
+
+def test_a_whole_file_is_numbered_as_git_counts_lines():
+    from findings.rendering.highlight import highlight_file
+
+    html = highlight_file("one\r\ntwo\rstill two\nthree\n", path="notes.txt")
+    assert html.count("<tr ") == 3 and "still two" in html.split('id="L2"')[1].split("</tr>")[0]
+    assert "&lt;script&gt;" in highlight_file("<script>alert(1)</script>\n", path="x.txt")
