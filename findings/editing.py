@@ -3,9 +3,8 @@
 `finding_save` creates or updates one finding's own fields; `finding_evidence_set` gives a finding
 its whole ordered evidence list (an editor's add, change, remove or reorder of one item is a new
 list). Both take values already validated by the bundle format (`findings.exchange.bundle_schema`,
-whose evidence rules are the engine's `evidence_problems`): `finding_input_check` runs that
-validation for callers that hold one finding, so the site and the import refuse the same input
-with the same words.
+whose evidence rules are the engine's `evidence_problems`; `finding_validate` there validates one
+finding), so the site and the import refuse the same input with the same words.
 
 `finding_write` is what an editor calls: both, atomically, with one history event and one audit
 entry. The import calls the two services per finding and records its history in bulk and its
@@ -46,21 +45,6 @@ class FindingSave:
         return sorted(self.before)
 
 
-def finding_input_check(data: dict) -> dict:
-    """Validate one finding given in the bundle's shape (number, kind, ..., location, evidence)
-    with the bundle format itself. Returns the validated data; raises FindingError naming the
-    first field at fault (`evidence[1].regex`), with `errors` listing every (field, message)."""
-    from findings.exchange.bundle_schema import FindingSerializer, flatten_errors
-
-    serializer = FindingSerializer(data=data)
-    if serializer.is_valid():
-        return serializer.validated_data
-    errors = flatten_errors(serializer.errors)
-    error = FindingError(*errors[0])
-    error.errors = errors
-    raise error
-
-
 def finding_values(item: dict) -> dict:
     """A validated finding (bundle shape) as the fields `finding_save` takes."""
     location = item.get("location") or {}
@@ -77,7 +61,9 @@ def finding_values(item: dict) -> dict:
     }
 
 
-@transaction.atomic
+# Without a savepoint of their own: the import calls these once per finding of a bundle that can
+# hold thousands, inside its transaction; an error rolls the caller's whole transaction back.
+@transaction.atomic(savepoint=False)
 def finding_save(
     *,
     pull_request: PullRequest,
@@ -126,7 +112,7 @@ def finding_save(
     return FindingSave(finding=finding, created=created, before={} if created else before)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def finding_evidence_set(
     *,
     finding: Finding,
@@ -236,21 +222,21 @@ def _evidence_described(finding: Finding) -> list[str]:
 def finding_write(
     *,
     pull_request: PullRequest,
-    data: dict,
+    item: dict,
     actor: AbstractBaseUser | None,
     source: str,
     finding: Finding | None = None,
     default_commit: Commit | None = None,
 ) -> FindingSave:
-    """Create (`finding` None) or edit a finding from `data`, one finding in the bundle's shape:
-    validated by the bundle format, its fields and its whole evidence list saved in one
+    """Create (`finding` None) or edit a finding from `item`, one finding in the bundle's shape as
+    `bundle_schema.finding_validate` returns it: its fields and its whole evidence list saved in one
     transaction, with one history event (who, when, which fields) and one audit entry (before and
     after). A creation onto a number already taken is refused, as a renumbering is. Nothing
     changed records nothing. Raises FindingError naming the field; the refusal is audited."""
-    target = f"{pull_request.reference} finding {finding.number if finding else data.get('number', '')}"
+    target = f"{pull_request.reference} finding {finding.number if finding else item['number']}"
     action = "finding.edit" if finding else "finding.create"
     try:
-        return _finding_write(pull_request, data, actor, source, finding, default_commit, action, target)
+        return _finding_write(pull_request, item, actor, source, finding, default_commit, action)
     except RecheckError as error:
         audit_refusal(
             action=action, actor=actor, source=source, target=target, repository=pull_request.repository,
@@ -260,8 +246,7 @@ def finding_write(
 
 
 @transaction.atomic
-def _finding_write(pull_request, data, actor, source, finding, default_commit, action, target) -> FindingSave:
-    item = finding_input_check(data)
+def _finding_write(pull_request, item, actor, source, finding, default_commit, action) -> FindingSave:
     if finding is None and Finding.objects.filter(pull_request=pull_request, number=item["number"]).exists():
         raise FindingError(
             "number", f"Finding number {item['number']} is taken on {pull_request.reference}; choose a free number."
@@ -280,9 +265,7 @@ def _finding_write(pull_request, data, actor, source, finding, default_commit, a
         saved.before[EVIDENCE_CHANGE] = evidence_before
         changes[EVIDENCE_CHANGE] = [evidence_before, _evidence_described(saved.finding)]
     if saved.created:
-        changes = {name: [None, value] for name, value in audit_changes(
-            {}, {name: getattr(saved.finding, name) for name in ("number", *FINDING_FIELDS)}
-        ).items()}
+        changes = audit_changes({}, {name: getattr(saved.finding, name) for name in ("number", *FINDING_FIELDS)})
         changes[EVIDENCE_CHANGE] = [None, _evidence_described(saved.finding)]
     if not (saved.created or saved.before):
         return saved

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from findings.site import views
+from findings.site import editor_views, views
 
 app_name = "findings"
 
@@ -16,6 +16,14 @@ urlpatterns = [
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+    # Writing findings: the editor, checking evidence, the Markdown preview and the bundle page.
+    path("preview/", editor_views.markdown_preview, name="markdown_preview"),
+    path("import/", editor_views.bundle_import, name="bundle_import"),
+    path(PULL_REQUEST + "findings/new/", editor_views.finding_new, name="finding_new"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/edit/", editor_views.finding_edit, name="finding_edit"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/evidence/new/", editor_views.evidence_new,
+         name="evidence_new"),
+    path(PULL_REQUEST + "evidence/check/", editor_views.evidence_check, name="evidence_check"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
     path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),

@@ -155,7 +155,7 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
     # the bundle makes (so a finding's history reads created, then fixed).
     FindingEvent.objects.bulk_create(events, batch_size=1000)
     imported = []
-    for index, (item, (finding, created, changed)) in enumerate(zip(bundle["findings"], saved)):
+    for index, (item, (finding, created, changed)) in enumerate(zip(bundle["findings"], saved, strict=True)):
         status_changed = _import_status(finding, item, f"findings[{index}]", actor)
         tags_changed = "tags" in item and finding_tags_set(finding=finding, slugs=item["tags"])
         report.record(f"finding {finding.number}", created, changed or status_changed or tags_changed)
