@@ -29,7 +29,8 @@ def review(tmp_path):
     """A PR on a real repository, fetched: src/loader.py has `tolerance = 0` on line 7 at the
     reviewed commit; a later commit changes line 8."""
     repo = GitRepoBuilder(tmp_path)
-    reviewed = repo.write("src/loader.py", LOADER).write("src/other.py", "tolerance = 0  # here too\n").commit("add")
+    reviewed = repo.write("src/loader.py", LOADER).write("src/other.py", "tolerance = 0  # here too\n").write(
+        "data.txt", "x" * 5000 + "\n").commit("add")
     later = repo.write("src/loader.py", LOADER.replace("while tolerance == 0", "while tolerance <= 0")).commit("fix")
     repository = RepositoryFactory(slug="acme/rl", clone_url=repo.url)
     repository_fetch(repository=repository)
@@ -273,3 +274,23 @@ def test_the_editor_answers_in_a_bounded_number_of_queries(review, django_assert
     assert len(page.context["rows"]) == 30
     with django_assert_max_num_queries(12):
         assert reviewer.get(url("finding_new", review)).status_code == 200
+
+
+def test_a_pattern_that_backtracks_without_end_is_stopped_by_the_engines_timeout(review, monkeypatch):
+    from findings.verification import patterns
+
+    monkeypatch.setattr(patterns, "SEARCH_TIMEOUT_SECONDS", 0.2)
+    answer = check(login("rae", "Reviewer"), review, review.reviewed, kind="pattern", path="data.txt",
+                   regex=r"(x+x+)+y", expect="present").json()
+    assert answer["state"] == "error" and answer["verdict_label"] == "Check failed"
+    assert "took more than 0.2s" in answer["detail"]
+
+
+def test_the_findings_history_shows_who_recorded_and_who_edited_it(review):
+    reviewer = login("rae", "Reviewer")
+    reviewer.post(url("finding_new", review), new_finding_post(review))
+    reviewer.post(url("finding_edit", review, finding_number=1), new_finding_post(review, title="Loops forever"))
+    page = reviewer.get(url("finding", review, finding_number=1)).content.decode()
+    history = page[page.index('id="history-title"'):]
+    assert "Recorded" in history and "Edited" in history and "Changed title." in history
+    assert history.count("by rae") == 2
