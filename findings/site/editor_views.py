@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from access.permissions import Action, user_may
 from findings import vocabulary as v
 from findings.editing import finding_write
-from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, BundleInvalid, parse_bundle, review_import
 from findings.exchange.bundle_schema import EvidenceSerializer, finding_validate, flatten_errors
 from findings.models import Evidence, Finding, FindingEvent
 from findings.rendering.markdown import render_markdown
@@ -242,7 +242,8 @@ def bundle_import(request):
         require_action(request, Action.IMPORT, None, audit_action="review.import", target="")
         return render(request, "findings/editor/bundle_import.html", context)
     upload = request.FILES.get("file")
-    raw = upload.read(settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1) if upload else request.POST.get("text", "")
+    # One byte past the limit is enough for parse_bundle to refuse it with the limit named.
+    raw = upload.read(MAX_BUNDLE_BYTES + 1) if upload else request.POST.get("text", "")
     context["text"] = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     try:
         data = parse_bundle(raw)

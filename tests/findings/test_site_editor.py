@@ -21,6 +21,8 @@ from tests.gitrepo import GitRepoBuilder
 
 pytestmark = pytest.mark.django_db
 
+PIN = "3961f399" + "0" * 32
+
 LOADER = "".join(f"line_{n} = {n}\n" for n in range(1, 7)) + "tolerance = 0\nwhile tolerance == 0:\n    pass\n"
 
 
@@ -30,7 +32,7 @@ def review(tmp_path):
     reviewed commit; a later commit changes line 8."""
     repo = GitRepoBuilder(tmp_path)
     reviewed = repo.write("src/loader.py", LOADER).write("src/other.py", "tolerance = 0  # here too\n").write(
-        "data.txt", "x" * 5000 + "\n").commit("add")
+        "data.txt", "x" * 5000 + "\n").gitlink("vendor/lib", PIN).commit("add")
     later = repo.write("src/loader.py", LOADER.replace("while tolerance == 0", "while tolerance <= 0")).commit("fix")
     repository = RepositoryFactory(slug="acme/rl", clone_url=repo.url)
     repository_fetch(repository=repository)
@@ -228,9 +230,12 @@ def test_a_path_and_a_gitlink_are_checked_live(review, tmp_path):
     assert exists["state"] == "holds"
     missing = check(client, review, review.reviewed, kind="path", path="src/gone.py", expect="exists").json()
     assert missing["state"] == "gone"
-    gitlink = check(client, review, review.reviewed, kind="gitlink", path="src/loader.py",
-                    sha="a" * 40).json()
-    assert gitlink["state"] == "gone" and gitlink["pin"] == "" and "no longer a submodule" in gitlink["detail"]
+    gitlink = check(client, review, review.reviewed, kind="gitlink", path="vendor/lib", sha=PIN[:12]).json()
+    assert gitlink["state"] == "holds" and gitlink["pin"] == PIN  # the pin read from the tree
+    moved = check(client, review, review.reviewed, kind="gitlink", path="vendor/lib", sha="a" * 40).json()
+    assert moved["state"] == "gone" and moved["pin"] == PIN
+    not_one = check(client, review, review.reviewed, kind="gitlink", path="src/loader.py", sha="a" * 40).json()
+    assert not_one["state"] == "gone" and not_one["pin"] == "" and "no longer a submodule" in not_one["detail"]
     note = check(client, review, review.reviewed, kind="note", text="Asked.").json()
     assert note["state"] == "unchecked" and note["verdict"] == "unverifiable"
 
