@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from access.audit import audit_changes, audit_record, audit_refusal
 from findings.models import Evidence, Finding, FindingEvent
@@ -236,7 +236,14 @@ def finding_write(
     target = f"{pull_request.reference} finding {finding.number if finding else item['number']}"
     action = "finding.edit" if finding else "finding.create"
     try:
-        return _finding_write(pull_request, item, actor, source, finding, default_commit, action)
+        try:
+            return _finding_write(pull_request, item, actor, source, finding, default_commit, action)
+        except IntegrityError:
+            # Two people took the same number at once: the unique constraint decided.
+            raise FindingError(
+                "number", f"Finding number {item['number']} was just taken on {pull_request.reference}; "
+                "choose a free number and save again.",
+            ) from None
     except RecheckError as error:
         audit_refusal(
             action=action, actor=actor, source=source, target=target, repository=pull_request.repository,

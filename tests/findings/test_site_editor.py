@@ -99,6 +99,16 @@ def test_lines_that_cannot_be_read_are_said_and_the_item_still_offered(review):
     assert "could not be read" in page.content.decode() and "has 9 lines" in page.content.decode()
 
 
+def test_a_selection_path_that_leaves_the_repository_is_refused_and_nothing_is_read(review):
+    reviewer = login("rae", "Reviewer")
+    page = reviewer.get(url("finding_new", review), {"commit": review.reviewed, "path": "../../etc/passwd", "lines": "1"})
+    assert page.status_code == 200 and "could not be read" in page.content.decode()
+    assert page.context["rows"][0]["values"]["text"] == ""
+    saved = reviewer.post(url("finding_new", review), new_finding_post(review, **{"evidence-0-path": "../../etc/passwd"}))
+    assert saved.status_code == 400 and "evidence[0].path" in saved.context["errors"]
+    assert not Finding.objects.exists()
+
+
 def test_bad_input_is_shown_beside_its_field_and_writes_nothing(review):
     reviewer = login("rae", "Reviewer")
     response = reviewer.post(url("finding_new", review), new_finding_post(
