@@ -125,13 +125,18 @@ def finding_evidence_set(
 
     An item's `commit` is a SHA recorded for the repository; without one it is recorded at
     `default_commit` (the PR's reviewed commit); notes need none. A snippet given without its text
-    keeps the text read from the repository at its path. When anything changed on a finding that
-    already existed (not `fresh`), its evidence version moves on and its verdicts are dropped
+    keeps the text read from the repository at its path. `fresh` says the finding was created in
+    this transaction (so it has no evidence yet). When anything changed on a finding that already
+    existed, its evidence version moves on and its verdicts are dropped
     (`finding_evidence_changed`): they checked the old evidence. Returns whether anything changed.
     Raises FindingError naming `evidence[i].<field>`."""
     repository = finding.pull_request.repository
-    finding_evidence_lock(finding=finding)
-    existing = {evidence.position: evidence for evidence in finding.evidence.all()}
+    existing = {}
+    if not fresh:
+        # A finding created in this transaction has no evidence and no run can see it: only an
+        # existing one is locked and read (four queries a finding fewer for a large import).
+        finding_evidence_lock(finding=finding)
+        existing = {evidence.position: evidence for evidence in finding.evidence.all()}
     changed = False
     for position, item in enumerate(items):
         values = {

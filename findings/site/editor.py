@@ -5,7 +5,7 @@ and messages all come from the bundle format and the engine."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -31,7 +31,7 @@ VERBATIM = ("text", "regex")
 FINDING_TEXT_FIELDS = ("kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url")
 EVIDENCE_KEY = re.compile(r"^evidence-(\d+)-kind$")
 LINES = re.compile(r"^\s*(\d{1,9})\s*(?:[-–:]\s*(\d{1,9}))?\s*$")
-# A reviewer picks an item to change from the end of the list or adds at most this many at once.
+# Rows past this in one posted form are not read: a forged form cannot make the save loop for ever.
 MAX_EVIDENCE_ITEMS = 200
 
 
@@ -139,7 +139,6 @@ class Prefill:
     location_path: str = ""
     location_line: int | None = None
     problem: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 def selection_prefill(pull_request: PullRequest, query, *, kind: str = Evidence.Kind.SNIPPET) -> Prefill | None:
