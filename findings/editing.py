@@ -136,12 +136,17 @@ def finding_evidence_set(
         # A finding created in this transaction has no evidence and no run can see it: only an
         # existing one is locked and read (four queries a finding fewer for a large import).
         finding_evidence_lock(finding=finding)
-        existing = {evidence.position: evidence for evidence in finding.evidence.all()}
+        # With their commits: comparing an item's commit must not load one per item.
+        existing = {
+            evidence.position: evidence
+            for evidence in finding.evidence.select_related("commit", "submodule_repository")
+        }
     changed = False
+    commits: dict[str, Commit] = {}  # by SHA as given: the items of a finding share a few commits
     for position, item in enumerate(items):
         values = {
             "kind": item["kind"],
-            "commit": _evidence_commit(repository, item, position, default_commit),
+            "commit": _evidence_commit(repository, item, position, default_commit, commits),
             "path": item.get("path", ""),
             "start_line": item.get("start_line"),
             "end_line": item.get("end_line"),
@@ -172,14 +177,19 @@ def finding_evidence_set(
     return changed
 
 
-def _evidence_commit(repository: Repository, item: dict, position: int, default_commit: Commit | None):
+def _evidence_commit(
+    repository: Repository, item: dict, position: int, default_commit: Commit | None, commits: dict[str, Commit]
+):
     if item["kind"] == Evidence.Kind.NOTE and not item.get("commit"):
         return None
-    if item.get("commit"):
-        try:
-            return commit_get_or_create(repository=repository, sha=item["commit"])
-        except RecheckError as error:
-            raise FindingError(f"evidence[{position}].commit", str(error)) from None
+    sha = item.get("commit")
+    if sha:
+        if sha not in commits:
+            try:
+                commits[sha] = commit_get_or_create(repository=repository, sha=sha)
+            except RecheckError as error:
+                raise FindingError(f"evidence[{position}].commit", str(error)) from None
+        return commits[sha]
     if default_commit is not None:
         return default_commit
     raise FindingError(

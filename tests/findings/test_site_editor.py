@@ -309,3 +309,24 @@ def test_the_findings_history_shows_who_recorded_and_who_edited_it(review):
     history = page[page.index('id="history-title"'):]
     assert "Recorded" in history and "Edited" in history and "Changed title." in history
     assert history.count("by rae") == 2
+
+
+def test_saving_a_finding_with_thirty_pieces_of_evidence_takes_a_bounded_number_of_queries(
+    review, django_assert_max_num_queries
+):
+    reviewer = login("rae", "Reviewer")
+    rows = {}
+    for index in range(30):
+        rows.update({f"evidence-{index}-kind": "snippet", f"evidence-{index}-commit": review.reviewed,
+                     f"evidence-{index}-path": "src/loader.py", f"evidence-{index}-start_line": "7",
+                     f"evidence-{index}-end_line": "8", f"evidence-{index}-text": f"tolerance = {index}",
+                     f"evidence-{index}-order": str(index + 1)})
+    post = {**new_finding_post(review), **rows}
+    assert reviewer.post(url("finding_new", review), post).status_code == 302
+    edit = url("finding_edit", review, finding_number=1)
+    with django_assert_max_num_queries(22):  # nothing changed: reads only, nothing per item
+        assert reviewer.post(edit, post).status_code == 302
+    post["evidence-3-text"] = "tolerance = -1"
+    with django_assert_max_num_queries(34):  # one item changed: one UPDATE, the verdicts dropped
+        assert reviewer.post(edit, post).status_code == 302
+    assert Evidence.objects.get(position=3).text == "tolerance = -1"
