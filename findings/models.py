@@ -483,14 +483,24 @@ class EvidenceResult(models.Model):
 
 
 class FindingEvent(models.Model):
-    """One status change of a finding. Rows are only ever added."""
+    """One change of a finding: its status, or (kind created/edited) what it says. Rows are only
+    ever added. An edit keeps the status it had (from_status == to_status) and names the fields it
+    changed in `note`."""
+
+    class Kind(models.TextChoices):
+        STATUS = "status", "Status change"
+        CREATED = "created", "Created"
+        EDITED = "edited", "Edited"
 
     class Source(models.TextChoices):
         ADMIN = "admin", "Admin"
         API = "api", "API"
         COMMAND = "command", "Command"
         IMPORT = "import", "Import"
+        SITE = "site", "Site"
         VERIFICATION = "verification", "Verification"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.STATUS)
 
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="history")
     from_status = models.CharField(max_length=10, choices=Finding.Status.choices, blank=True)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from findings.site import code_views, views
+from findings.site import code_views, editor_views, views
 
 app_name = "findings"
 
@@ -19,6 +19,14 @@ urlpatterns = [
     # The code browser: the repository at a commit pinned to the PR, and one file there.
     path(PULL_REQUEST + "code/<str:sha>/", code_views.code_tree, name="code_tree"),
     path(PULL_REQUEST + "code/<str:sha>/<path:path>", code_views.code_file, name="code_file"),
+    # Writing findings: the editor, checking evidence, the Markdown preview and the bundle page.
+    path("preview/", editor_views.markdown_preview, name="markdown_preview"),
+    path("import/", editor_views.bundle_import, name="bundle_import"),
+    path(PULL_REQUEST + "findings/new/", editor_views.finding_new, name="finding_new"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/edit/", editor_views.finding_edit, name="finding_edit"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/evidence/new/", editor_views.evidence_new,
+         name="evidence_new"),
+    path(PULL_REQUEST + "evidence/check/", editor_views.evidence_check, name="evidence_check"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
     path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),

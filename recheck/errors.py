@@ -15,6 +15,7 @@ __all__ = [
     "AmbiguousCommit",
     "BundleError",
     "CommitNotFound",
+    "FindingError",
     "InvalidPattern",
     "RecheckError",
     "RepositoryError",
@@ -33,6 +34,16 @@ class ResolutionError(RecheckError):
 
 class BundleError(RecheckError):
     """A review bundle that cannot be imported. ``field`` names the offending field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class FindingError(RecheckError):
+    """A finding or its evidence that cannot be saved as given. ``field`` names the input at fault
+    the way a bundle does (``number``, ``evidence[2].commit``)."""
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field

@@ -371,7 +371,7 @@ class FindingEventSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = FindingEvent
-        fields = ["id", "from_status", "to_status", "actor", "at", "commit", "note", "source"]
+        fields = ["id", "kind", "from_status", "to_status", "actor", "at", "commit", "note", "source"]
 
 
 class VerificationRunSerializer(serializers.ModelSerializer):

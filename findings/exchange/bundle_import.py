@@ -9,8 +9,9 @@ from findings.exchange.limits import DocumentError, load_json, load_yaml
 from findings.models import Evidence, Finding, FindingEvent
 from access.audit import audit_record, audit_refusal
 from findings.relations import finding_by_reference, finding_links_set, finding_tags_set, tag_get_or_create
-from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
-from recheck.errors import BundleError, RecheckError
+from findings.editing import finding_event_for, finding_evidence_set, finding_save, finding_values
+from findings.services import finding_resolve
+from recheck.errors import BundleError, FindingError, RecheckError
 from reviews.models import PinnedCommit, PullRequest, Repository
 from reviews.services import (
     commit_get_or_create,
@@ -144,11 +145,20 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
     )
     for item in bundle["tags"]:
         tag_get_or_create(slug=item["slug"], description=item["description"])
-    imported = []
+    saved = []
+    events: list[FindingEvent] = []
     for index, item in enumerate(bundle["findings"]):
-        finding = _import_finding(
-            pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, report
-        )
+        saved.append(_import_finding(
+            pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, events
+        ))
+    # The history of every finding created or edited, in one statement, before any status change
+    # the bundle makes (so a finding's history reads created, then fixed).
+    FindingEvent.objects.bulk_create(events, batch_size=1000)
+    imported = []
+    for index, (item, (finding, created, changed)) in enumerate(zip(bundle["findings"], saved, strict=True)):
+        status_changed = _import_status(finding, item, f"findings[{index}]", actor)
+        tags_changed = "tags" in item and finding_tags_set(finding=finding, slugs=item["tags"])
+        report.record(f"finding {finding.number}", created, changed or status_changed or tags_changed)
         imported.append((index, finding, item))
     # Links last: one may name a finding that comes later in the same bundle.
     for index, finding, item in imported:
@@ -231,28 +241,25 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
     )
 
 
-def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor, report: ImportReport) -> Finding:
-    location = item["location"] or {}
-    finding, created, changed = _save_by_key(
-        Finding,
-        {"pull_request": pull_request, "number": item["number"]},
-        {
-            "kind": item["kind"],
-            "caught_by": item["caught_by"],
-            "title": item["title"],
-            "summary": item["summary"],
-            "body": item["body"],
-            "fix": item["fix"],
-            "review_comment_url": item["review_comment_url"],
-            "path": location.get("path", ""),
-            "line": location.get("line"),
-        },
-    )
-    evidence_changed = _import_evidence(finding, item["evidence"], where, reviewed_commit, fresh=created)
-    status_changed = _import_status(finding, item, where, actor)
-    tags_changed = "tags" in item and finding_tags_set(finding=finding, slugs=item["tags"])
-    report.record(f"finding {finding.number}", created, changed or evidence_changed or status_changed or tags_changed)
-    return finding
+def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor,
+                    events: list[FindingEvent]) -> tuple[Finding, bool, bool]:
+    """Save one finding's fields and evidence with the same services as the site's editor (once
+    per finding, never once per evidence item); its history event joins `events`. Returns the
+    finding, whether it was created and whether it changed."""
+    try:
+        saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item))
+        evidence_changed = finding_evidence_set(
+            finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created
+        )
+    except FindingError as error:
+        raise BundleInvalid([(f"{where}.{error.field}", error.message)]) from None
+    if saved.created or saved.before or evidence_changed:
+        changed = saved.changed + (["evidence"] if evidence_changed and not saved.created else [])
+        events.append(finding_event_for(
+            finding=saved.finding, created=saved.created, changed=changed, actor=actor,
+            source=FindingEvent.Source.IMPORT,
+        ))
+    return saved.finding, saved.created, bool(saved.before) or evidence_changed
 
 
 def _import_links(finding: Finding, items: list[dict], where: str) -> bool:
@@ -267,64 +274,6 @@ def _import_links(finding: Finding, items: list[dict], where: str) -> bool:
         return finding_links_set(finding=finding, links=links)
     except RecheckError as error:
         raise BundleInvalid([(f"{where}.links", str(error))]) from None
-
-
-def _import_evidence(finding: Finding, items: list[dict], where: str, reviewed_commit, *, fresh: bool) -> bool:
-    repository = finding.pull_request.repository
-    finding_evidence_lock(finding=finding)
-    existing = {evidence.position: evidence for evidence in finding.evidence.all()}
-    changed = False
-    for position, item in enumerate(items):
-        commit = None
-        if item["kind"] != Evidence.Kind.NOTE or item.get("commit"):
-            if item.get("commit"):
-                try:
-                    commit = commit_get_or_create(repository=repository, sha=item["commit"])
-                except RecheckError as error:
-                    raise BundleInvalid([(f"{where}.evidence[{position}].commit", str(error))]) from None
-            elif reviewed_commit is not None:
-                commit = reviewed_commit
-            else:
-                raise BundleInvalid(
-                    [
-                        (
-                            f"{where}.evidence[{position}].commit",
-                            "No commit given, and the pull request has no reviewed commit to record it at. "
-                            "Add a commit with role: reviewed, or give the evidence a commit.",
-                        )
-                    ]
-                )
-        values = {
-            "kind": item["kind"],
-            "commit": commit,
-            "path": item.get("path", ""),
-            "start_line": item.get("start_line"),
-            "end_line": item.get("end_line"),
-            "regex": item.get("regex", ""),
-            "expect": item.get("expect", ""),
-            "sha": item.get("sha", ""),
-            "caption": item["caption"],
-            "submodule_repository": _import_repository(item["submodule"])[0] if item.get("submodule") else None,
-            "reference_branch": item.get("branch", ""),
-        }
-        evidence = existing.pop(position, None)
-        if evidence is None:
-            Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""), **values)
-            changed = True
-            continue
-        # A snippet's text may have been filled in from the repository: an omitted text keeps it.
-        if item.get("text") or item["kind"] != Evidence.Kind.SNIPPET or values["path"] != evidence.path:
-            values["text"] = item.get("text", "")
-        if _assign(evidence, values):
-            evidence.save()
-            changed = True
-    for stale in existing.values():
-        stale.delete()
-        changed = True
-    if changed and not fresh:
-        # What was verified is no longer what the evidence says.
-        finding_evidence_changed(finding=finding)
-    return changed
 
 
 def _import_status(finding: Finding, item: dict, where: str, actor) -> bool:

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from findings.models import Evidence, Finding, FindingLink
 from findings.relations import finding_parse_reference, tag_slug_validate
-from recheck.errors import RecheckError
+from recheck.errors import FindingError, RecheckError
 from findings.verification.rules import evidence_problems
 from reviews.git import validate_revision
 from reviews.models import SLUG_RE, PinnedCommit, PullRequest
@@ -237,6 +237,19 @@ class BundleSerializer(KnownKeysSerializer):
                 )
             seen.add(finding["number"])
         return findings
+
+
+def finding_validate(data: dict) -> dict:
+    """One finding given in the bundle's shape (number, kind, ..., location, evidence), validated
+    as a bundle's finding is: what the site's editor saves. Raises FindingError naming the first
+    field at fault (`evidence[1].regex`), with `errors` listing every (field, message)."""
+    serializer = FindingSerializer(data=data)
+    if serializer.is_valid():
+        return serializer.validated_data
+    errors = flatten_errors(serializer.errors)
+    error = FindingError(*errors[0])
+    error.errors = errors
+    raise error
 
 
 def flatten_errors(detail, prefix: str = "") -> list[tuple[str, str]]:

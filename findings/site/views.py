@@ -62,6 +62,7 @@ def index(request):
             "results": results,
             "repositories": repositories,
             "query_without_page": f"{query.urlencode()}&" if query else "",
+            "can_import": user_may(request.user, Action.IMPORT),
         },
     )
 
@@ -121,6 +122,7 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
     context.update(
         run=pull_request_active_run(pull_request),
         can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
+        can_write=user_may(request.user, Action.WRITE, pull_request.repository),
         github_failures=pull_request_failed_calls(pull_request),
     )
     return render(request, f"findings/pull_request/{current}.html", context)
@@ -182,6 +184,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "tags": list(finding.tags.all()),
             "related": related,
             "run": pull_request_active_run(pull_request),
+            "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
         },
     )
 

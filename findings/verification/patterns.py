@@ -129,3 +129,47 @@ def _line_span(text: str, match: re.Match) -> tuple[int, int]:
     # A match that ends with a newline ends on the line before it.
     last_char = max(match.start(), match.end() - 1)
     return first, first + text.count("\n", match.start(), last_char)
+
+
+@dataclass(frozen=True)
+class PatternMatch:
+    path: str
+    line: int
+    text: str  # the first matching line, as it reads in the file
+
+
+# What a person trying a pattern is shown at most: enough to see whether it is too broad.
+TRY_MATCHES = 50
+
+
+def pattern_matches(
+    reader: GitReader, spec: EvidenceSpec, target: str, *, limit: int = TRY_MATCHES
+) -> tuple[list[PatternMatch], bool]:
+    """Every match of a pattern at ``target`` (up to ``limit``), in the files ``check_pattern``
+    searches, with the same compilation, scope and timeout: what a reviewer is shown when
+    trying a pattern before recording it. Returns (matches, more) where ``more`` says the limit
+    cut the list. Raises InvalidPattern / RecheckError with the engine's own messages."""
+    regex = compile_pattern(spec.regex)
+    if not spec.path:
+        raise RecheckError("pattern evidence needs a path or a glob (e.g. src/**/*.py)")
+    scope = _scope(reader, spec, reader.resolve(target))
+    cache = cache_for(reader)
+    matches: list[PatternMatch] = []
+    for path in scope.paths:
+        file = cache.file(reader, scope.target, path)
+        if file is None or file.problem:
+            if file is not None and scope.strict:
+                file.require_text()
+            continue
+        try:
+            for match in regex.finditer(file.text, timeout=SEARCH_TIMEOUT_SECONDS):
+                first, _ = _line_span(file.text, match)
+                if len(matches) == limit:
+                    return matches, True
+                matches.append(PatternMatch(path, first, file.lines[first - 1] if first <= len(file.lines) else ""))
+        except TimeoutError:
+            raise RecheckError(
+                f"the pattern took more than {SEARCH_TIMEOUT_SECONDS:g}s on {path} and was stopped; "
+                "simplify it (nested repetition such as (a+)+ backtracks without end)"
+            ) from None
+    return matches, False

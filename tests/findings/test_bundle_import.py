@@ -9,6 +9,7 @@ from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_
 from findings.models import Evidence, Finding, FindingEvent
 from recheck.errors import BundleError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +89,21 @@ def test_a_status_in_the_bundle_is_recorded_in_the_history():
     review_import(data=bundle(**{"findings.1.status": "dismissed", "findings.1.resolution": {"note": "Not needed."}}))
     finding = Finding.objects.get(number=10)
     assert finding.status == "dismissed"
-    assert FindingEvent.objects.get(finding=finding).source == "import"
+    # Created first, then dismissed: the history reads in that order.
+    assert list(FindingEvent.objects.filter(finding=finding).values_list("kind", "to_status", "source")) == [
+        ("created", "open", "import"), ("status", "dismissed", "import"),
+    ]
+
+
+def test_an_import_records_who_created_and_who_changed_each_finding_once():
+    importer = UserFactory(username="importer")
+    review_import(data=bundle(), actor=importer)
+    review_import(data=bundle(), actor=importer)  # unchanged: nothing more in the history
+    finding = Finding.objects.get(number=4)
+    assert list(finding.history.values_list("kind", "actor__username")) == [("created", "importer")]
+    review_import(data=bundle(**{"findings.0.title": "Tolerance 0 never stops"}), actor=importer)
+    edited = finding.history.get(kind="edited")
+    assert edited.note == "Changed title." and edited.source == "import"
 
 
 @pytest.mark.parametrize(

@@ -154,3 +154,31 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_and_reported_as_an_err
     result = check(repo, pattern("data.txt", r"(x+x+)+y", expect="absent"), target)
     assert result.state == "error"
     assert "took more than 0.2s on data.txt" in result.detail and "simplify it" in result.detail
+
+
+def matches(repo, spec, target, **options):
+    from findings.verification.patterns import pattern_matches
+
+    with GitReader(repo.git_dir) as reader:
+        return pattern_matches(reader, spec, target, **options)
+
+
+def test_trying_a_pattern_lists_every_matching_line_in_the_files_the_check_searches(repo, base):
+    found, more = matches(repo, pattern("src/**/*.py", r"^\s*return"), base)
+    assert [(m.path, m.line, m.text) for m in found] == [
+        ("src/app/views.py", 2, "    return eval("), ("src/lib/helpers.py", 2, "    return 1"),
+    ]
+    assert not more
+    found, more = matches(repo, pattern("src/**/*.py", r"^\s*return"), base, limit=1)
+    assert len(found) == 1 and more
+
+
+def test_trying_a_pattern_keeps_the_engines_refusals_and_its_timeout(repo, monkeypatch):
+    from findings.verification import patterns
+
+    with pytest.raises(InvalidPattern, match="not a valid regular expression"):
+        matches(repo, pattern("*.py", "(unclosed"), repo.write("a.py", "x\n").commit("a"))
+    monkeypatch.setattr(patterns, "SEARCH_TIMEOUT_SECONDS", 0.2)
+    target = repo.write("data.txt", "x" * 5000 + "\n").commit("long line")
+    with pytest.raises(RecheckError, match=r"took more than 0.2s on data.txt"):
+        matches(repo, pattern("data.txt", r"(x+x+)+y"), target)

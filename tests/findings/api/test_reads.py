@@ -87,6 +87,16 @@ def test_a_finding_s_history_lists_every_status_change(anonymous_reader, review)
     ]
 
 
+def test_a_finding_s_history_says_which_events_are_edits(anonymous_reader, db):
+    from findings.exchange.bundle_import import review_import
+    from tests.findings.api.test_actions import bundle
+
+    review_import(data=bundle())
+    finding = Finding.objects.get()
+    history = anonymous_reader.get(f"/api/findings/{finding.pk}/history/").json()
+    assert [(row["kind"], row["source"], row["to_status"]) for row in history] == [("created", "import", "open")]
+
+
 def test_the_history_of_an_unknown_finding_is_a_404(anonymous_reader, db):
     assert anonymous_reader.get("/api/findings/999/history/").status_code == 404
 
