@@ -53,3 +53,13 @@ def test_a_refusal_says_which_role_to_ask_for():
         "ask an admin of this server to grant it."
     )
     assert refusal(AnonymousUser(), Action.VERIFY, repository) == "Log in to start verifications of acme/rl."
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flushed_database_gets_its_roles_back():
+    """A transactional test's flush (or an operator's) empties the groups the migration made."""
+    from django.core.management import call_command
+
+    call_command("flush", interactive=False, verbosity=0)
+    reviewer = UserFactory(groups=["Reviewer"])
+    assert holds(reviewer) >= {Action.WRITE, Action.VERIFY} and Action.RESOLVE not in holds(reviewer)

@@ -10,8 +10,7 @@ from tests.browser.test_companion_pages import DESKTOP, chromium, shoot
 from tests.factories import FindingFactory, UserFactory
 from tests.findings.test_site_code import browsed_pull_request
 
-# serialized_rollback: the roles' groups come from a data migration, which a transactional test's flush empties.
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

@@ -1,10 +1,7 @@
 """Writing a finding in a real headless Chromium: from the code browser's selection to the
 blockers page, with the live preview and a pattern tried before it is added. Screenshots land in
 tests/artifacts/."""
-import importlib
-
 import pytest
-from django.apps import apps
 
 from findings.models import Finding
 from reviews.mirrors import repository_fetch
@@ -15,25 +12,11 @@ from tests.gitrepo import GitRepoBuilder
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-
-@pytest.fixture
-def roles(transactional_db):
-    """The role groups: a transactional test's flush empties what the data migration made."""
-    migration = importlib.import_module("access.migrations.0003_reader_reviewer_maintainer_groups")
-    # The migration clears the app configs' models_module it borrows; keep the real ones.
-    modules = {label: apps.get_app_config(label).models_module for label in ("reviews", "findings")}
-    try:
-        migration.create_role_groups(apps, None)
-    finally:
-        for label, module in modules.items():
-            apps.get_app_config(label).models_module = module
-
-
 LOADER = "".join(f"line_{n} = {n}\n" for n in range(1, 7)) + "tolerance = 0\nwhile tolerance == 0:\n    pass\n"
 
 
 def test_a_reviewer_writes_a_blocker_from_selected_lines_tries_a_pattern_and_sees_it_on_the_blockers_page(
-    live_server, tmp_path, roles
+    live_server, tmp_path
 ):
     repo = GitRepoBuilder(tmp_path)
     sha = repo.write("src/loader.py", LOADER).write("src/other.py", "tolerance = 0  # again\n").commit("add")
