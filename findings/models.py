@@ -490,6 +490,7 @@ class FindingEvent(models.Model):
         API = "api", "API"
         COMMAND = "command", "Command"
         IMPORT = "import", "Import"
+        SITE = "site", "Site"
         VERIFICATION = "verification", "Verification"
 
     finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="history")
