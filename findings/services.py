@@ -117,6 +117,8 @@ def _finding_resolve(
         raise ResolutionError("Name the commit once: give a recorded commit or a SHA, not both.")
     finding = Finding.objects.select_for_update().select_related("pull_request__repository").get(pk=finding.pk)
     repository = finding.pull_request.repository
+    if finding.status == status:
+        raise ResolutionError(f"Finding {finding.number} is already {finding.get_status_display().lower()}.")
     if commit_sha.strip():
         try:
             sha = commit_sha_in_mirror(repository=repository, sha=commit_sha) if sha_in_mirror else commit_sha
@@ -125,8 +127,6 @@ def _finding_resolve(
             raise
         except RecheckError as error:
             raise ResolutionError(str(error), field="commit") from None
-    if finding.status == status:
-        raise ResolutionError(f"Finding {finding.number} is already {finding.get_status_display().lower()}.")
     if commit is not None and commit.repository_id != finding.pull_request.repository_id:
         raise ResolutionError(f"Commit {commit.sha} belongs to another repository.")
     if status == Finding.Status.FIXED and commit is None:
