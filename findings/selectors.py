@@ -1,6 +1,7 @@
 """Reads about findings that need more than one queryset."""
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 
+from findings import vocabulary
 from findings.models import (
     EvidenceResult,
     Finding,
@@ -150,6 +151,22 @@ def pull_request_verifications(pull_request: PullRequest) -> list[Verification]:
     return list(
         Verification.objects.filter(finding__pull_request=pull_request)
         .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
+    )
+
+
+def findings_needing_decision(repositories):
+    """The findings of `repositories` a maintainer should decide about, newest PR first: open ones
+    whose latest verdict says they look fixed (likely or partly), and fixed ones flagged possibly
+    regressed. Annotated with `latest_commit_id` and `latest_verdict`, their evidence and their
+    PR's repository loaded."""
+    looks_fixed = Q(status=Finding.Status.OPEN, latest_verdict__in=vocabulary.LOOKS_FIXED_VERDICTS)
+    regressed = Q(status=Finding.Status.FIXED, possibly_regressed=True)
+    return (
+        Finding.objects.filter(pull_request__repository__in=repositories)
+        .with_latest_verdict()
+        .filter(looks_fixed | regressed)
+        .with_evidence()
+        .order_by("pull_request__repository__slug", "-pull_request__number", "number", "pk")
     )
 
 

@@ -121,6 +121,7 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
     context.update(
         run=pull_request_active_run(pull_request),
         can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
+        can_resolve=user_may(request.user, Action.RESOLVE, pull_request.repository),
         github_failures=pull_request_failed_calls(pull_request),
     )
     return render(request, f"findings/pull_request/{current}.html", context)
@@ -182,6 +183,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "tags": list(finding.tags.all()),
             "related": related,
             "run": pull_request_active_run(pull_request),
+            "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
         },
     )
 
