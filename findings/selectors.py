@@ -130,6 +130,19 @@ def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None
     return VerificationRun.objects.filter(pull_request=pull_request).latest_first().first()
 
 
+def pull_request_last_finished_run(pull_request: PullRequest) -> VerificationRun | None:
+    """The PR's newest run that has ended, done or failed: its outcome stays on the PR's pages
+    (a failure with its cause) until a later run ends."""
+    return (
+        VerificationRun.objects.filter(
+            pull_request=pull_request, status__in=[VerificationRun.Status.DONE, VerificationRun.Status.FAILED]
+        )
+        .select_related("commit")
+        .latest_first()
+        .first()
+    )
+
+
 def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
     """The PR's newest queued or running verification that is not dead, whatever commit it covers."""
     return VerificationRun.objects.filter(pull_request=pull_request).live().latest_first().first()

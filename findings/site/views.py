@@ -17,6 +17,7 @@ from findings.selectors import (
     finding_verifications,
     latest_verified_pin,
     pull_request_active_run,
+    pull_request_last_finished_run,
     pull_request_latest_run,
     pull_request_pins,
     pull_requests_overview,
@@ -120,6 +121,7 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
     context = page_context(page, current=current)
     context.update(
         run=pull_request_active_run(pull_request),
+        last_run=pull_request_last_finished_run(pull_request),
         can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
         can_resolve=user_may(request.user, Action.RESOLVE, pull_request.repository),
         github_failures=pull_request_failed_calls(pull_request),
