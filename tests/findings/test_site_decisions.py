@@ -98,7 +98,7 @@ def test_the_full_form_prefills_the_latest_verified_pin_and_shows_the_evidence_t
     html = page.content.decode()
     assert page.status_code == 200
     assert f'id="id_commit" name="commit" value="{review.fix}"' in html
-    assert f"Prefilled with <code>{review.fix[:8]}</code>" in html
+    assert f"The latest verified commit of this pull request is <code>{review.fix[:8]}</code>" in html
     assert f"Evidence at <code>{review.fix[:8]}</code>" in html and "Gone" in html
 
 
