@@ -7,13 +7,15 @@ import shutil
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from access.models import AuditEntry
-from findings.models import Finding, FindingEvent
+from findings.models import FindingEvent
 from reviews.mirrors import repository_fetch, repository_mirror_dir
 from reviews.models import Commit
 from tests.factories import (
     CommitFactory,
+    EvidenceFactory,
     FindingFactory,
     PinnedCommitFactory,
     PullRequestFactory,
@@ -266,8 +268,6 @@ def needing_decisions(slug="acme/rl", number=1):
         ("fixed", "fixed", "likely_fixed", False),
         ("dismissed", "dismissed", "likely_fixed", False),
     ]:
-        from django.utils import timezone
-
         finding = FindingFactory(
             pull_request=pull_request, title=f"{slug} {name}", status=status, possibly_regressed=regressed,
             resolved_at=None if status == "open" else timezone.now(),
@@ -351,8 +351,6 @@ def test_the_page_is_paginated(client, maintainer):
 def test_the_page_reads_in_bounded_queries(client, maintainer, django_assert_max_num_queries, pull_requests):
     for index in range(pull_requests):
         made = needing_decisions(f"acme/r{index}", number=index + 1)
-        from tests.factories import EvidenceFactory
-
         for finding in made.values():
             EvidenceFactory(finding=finding, commit=finding.pull_request.pins.get().commit)
     client.force_login(maintainer)
