@@ -17,6 +17,21 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "correct horse battery staple"
 
 
+@pytest.fixture
+def roles(transactional_db):
+    """The roles' groups, as their data migration makes them: an earlier transactional test's
+    flush empties the groups table (the permissions come back with post_migrate, the groups not)."""
+    from importlib import import_module
+
+    from django.contrib.auth.models import Group, Permission
+
+    for name, codes in import_module("access.migrations.0003_reader_reviewer_maintainer_groups").ROLES.items():
+        group, _ = Group.objects.get_or_create(name=name)
+        for code in codes:
+            app_label, codename = code.split(".", 1)
+            group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+
+
 def log_in(page, live_server, username: str, next_url: str) -> None:
     page.goto(f"{live_server.url}/accounts/login/?next={next_url}")
     page.fill("input[name=login]", username)
@@ -25,7 +40,9 @@ def log_in(page, live_server, username: str, next_url: str) -> None:
     page.wait_for_url(f"{live_server.url}{next_url}")
 
 
-def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_no_buttons(live_server, tmp_path):
+def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_no_buttons(
+    live_server, tmp_path, roles
+):
     review = fetched_review(tmp_path)
     UserFactory(username="mona", groups=["Maintainer"])
     UserFactory(username="rhea", groups=["Reader"])
