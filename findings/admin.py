@@ -10,6 +10,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html_join
 
 from access.audited_admin import AuditedModelAdmin
+from access.permissions import Action, refusal, user_may
 from findings import vocabulary
 from findings.forms import ResolveForm
 from findings.models import (
@@ -27,7 +28,7 @@ from findings.models import (
 )
 from findings.relations import finding_link_check
 from findings.services import finding_evidence_changed, finding_evidence_lock, finding_resolve
-from recheck.errors import RecheckError
+from recheck.errors import EvidenceStillHolds, RecheckError
 from reviews.models import Commit
 
 RESOLVE_LABELS = {
@@ -177,6 +178,17 @@ class FindingAdmin(AuditedModelAdmin):
     autocomplete_fields = ["pull_request", "tags"]
     inlines = [EvidenceInline, FindingLinkInline, VerificationInline, HistoryInline]
     actions = ["mark_fixed", "dismiss", "reopen"]
+    object_history_template = "admin/findings/finding/object_history.html"
+
+    def history_view(self, request, object_id, extra_context=None):
+        """The History button shows the finding's status changes (who, when, from and to, at which
+        commit, why), which finding_resolve records; the admin's own log only has its edits."""
+        events = FindingEvent.objects.filter(finding_id=object_id if str(object_id).isdigit() else None)
+        extra_context = {
+            **(extra_context or {}),
+            "finding_events": events.select_related("actor", "commit").order_by("at", "id"),
+        }
+        return super().history_view(request, object_id, extra_context=extra_context)
 
     def save_formset(self, request, form, formset, change):
         evidence = formset.model is Evidence and change
@@ -240,26 +252,32 @@ class FindingAdmin(AuditedModelAdmin):
             ),
         )
 
+    def has_resolve_permission(self, request) -> bool:
+        """Whether the list offers Mark fixed, Dismiss and Reopen: the one permission function's answer."""
+        return user_may(request.user, Action.RESOLVE)
+
     def _redirect_to_form(self, queryset, status: str):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
         return HttpResponseRedirect(f"{reverse('admin:findings_finding_resolve', args=[status])}?ids={ids}")
 
-    @admin.action(description="Mark fixed…", permissions=["change"])
+    @admin.action(description="Mark fixed…", permissions=["resolve"])
     def mark_fixed(self, request, queryset):
         return self._redirect_to_form(queryset, Finding.Status.FIXED)
 
-    @admin.action(description="Dismiss…", permissions=["change"])
+    @admin.action(description="Dismiss…", permissions=["resolve"])
     def dismiss(self, request, queryset):
         return self._redirect_to_form(queryset, Finding.Status.DISMISSED)
 
-    @admin.action(description="Reopen…", permissions=["change"])
+    @admin.action(description="Reopen…", permissions=["resolve"])
     def reopen(self, request, queryset):
         return self._redirect_to_form(queryset, Finding.Status.OPEN)
 
     def resolve_view(self, request: HttpRequest, status: str):
-        """Asks for the commit and a note, then changes the status of the chosen findings."""
-        if not self.has_change_permission(request):
-            raise PermissionDenied
+        """Asks for the commit and a note, then changes the status of the chosen findings through
+        finding_resolve, the site's and the API's service: the same rules and the same messages.
+        Where the evidence still holds at the commit, the form asks to mark fixed anyway."""
+        if not user_may(request.user, Action.RESOLVE):
+            raise PermissionDenied(refusal(request.user, Action.RESOLVE))
         if status not in RESOLVE_LABELS:
             raise PermissionDenied
         raw_ids = request.POST.get("ids") or request.GET.get("ids", "")
@@ -269,9 +287,13 @@ class FindingAdmin(AuditedModelAdmin):
         )
         if not findings:
             get_object_or_404(Finding, pk=0)
+        for finding in findings:
+            if not user_may(request.user, Action.RESOLVE, finding.pull_request.repository):
+                raise PermissionDenied(refusal(request.user, Action.RESOLVE, finding.pull_request.repository))
         form = ResolveForm(request.POST or None, initial={"status": status})
+        still_holds: list[tuple[Finding, EvidenceStillHolds]] = []
         if request.method == "POST" and form.is_valid() and form.cleaned_data["status"] == status:
-            done = self._resolve_all(request, findings, status, form.cleaned_data)
+            done = self._resolve_all(request, findings, status, form.cleaned_data, still_holds)
             if done:
                 changelist = reverse("admin:findings_finding_changelist")
                 if len(findings) == 1:
@@ -286,10 +308,12 @@ class FindingAdmin(AuditedModelAdmin):
             "ids": ",".join(str(finding.pk) for finding in findings),
             "status": status,
             "label": RESOLVE_LABELS[status],
+            "still_holds": still_holds,
+            "ask_anyway": bool(still_holds) or (form.is_bound and form.data.get("anyway")),
         }
         return TemplateResponse(request, "admin/findings/finding/resolve.html", context)
 
-    def _resolve_all(self, request, findings, status: str, data: dict) -> bool:
+    def _resolve_all(self, request, findings, status: str, data: dict, still_holds: list) -> bool:
         resolved = 0
         for finding in findings:
             try:
@@ -300,9 +324,12 @@ class FindingAdmin(AuditedModelAdmin):
                     source=FindingEvent.Source.ADMIN,
                     commit_sha=data.get("commit") or "",
                     note=data.get("note", ""),
+                    still_holds_confirmed=bool(data.get("anyway")),
                 )
                 resolved += 1
             except RecheckError as error:
+                if isinstance(error, EvidenceStillHolds):
+                    still_holds.append((finding, error))
                 self.message_user(request, f"Finding {finding.number} of {finding.pull_request}: {error}", messages.ERROR)
         if resolved:
             self.message_user(

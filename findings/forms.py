@@ -1,13 +1,12 @@
 from django import forms
 
 from findings.models import Finding
-from recheck.errors import RecheckError
-from reviews.services import commit_sha_checked
 
 
 class ResolveForm(forms.Form):
     """What the admin asks before changing the status of findings. Whether the change may be made
-    (a commit to fix, a reason to dismiss) is `finding_resolve`'s rule, shown as its message."""
+    (a commit the mirror knows, a reason to dismiss, a note to mark fixed where the evidence still
+    holds) is `finding_resolve`'s rule, shown as its message."""
 
     status = forms.ChoiceField(choices=Finding.Status.choices, widget=forms.HiddenInput)
     commit = forms.CharField(
@@ -16,12 +15,8 @@ class ResolveForm(forms.Form):
         help_text="The commit it was fixed in: the full SHA or at least 7 hex digits.",
     )
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
-
-    def clean_commit(self) -> str:
-        commit = self.cleaned_data.get("commit", "").strip()
-        if not commit:
-            return ""
-        try:
-            return commit_sha_checked(commit)
-        except RecheckError as error:
-            raise forms.ValidationError(str(error)) from None
+    anyway = forms.BooleanField(
+        required=False,
+        label="Mark fixed anyway",
+        help_text="The evidence still holds at this commit: mark it fixed all the same (say why in the note).",
+    )

@@ -1,6 +1,7 @@
 """Reads about findings that need more than one queryset."""
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 
+from findings import vocabulary
 from findings.models import (
     EvidenceResult,
     Finding,
@@ -129,6 +130,19 @@ def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None
     return VerificationRun.objects.filter(pull_request=pull_request).latest_first().first()
 
 
+def pull_request_last_finished_run(pull_request: PullRequest) -> VerificationRun | None:
+    """The PR's newest run that has ended, done or failed: its outcome stays on the PR's pages
+    (a failure with its cause) until a later run ends."""
+    return (
+        VerificationRun.objects.filter(
+            pull_request=pull_request, status__in=[VerificationRun.Status.DONE, VerificationRun.Status.FAILED]
+        )
+        .select_related("commit")
+        .latest_first()
+        .first()
+    )
+
+
 def pull_request_active_run(pull_request: PullRequest) -> VerificationRun | None:
     """The PR's newest queued or running verification that is not dead, whatever commit it covers."""
     return VerificationRun.objects.filter(pull_request=pull_request).live().latest_first().first()
@@ -150,6 +164,22 @@ def pull_request_verifications(pull_request: PullRequest) -> list[Verification]:
     return list(
         Verification.objects.filter(finding__pull_request=pull_request)
         .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
+    )
+
+
+def findings_needing_decision(repositories):
+    """The findings of `repositories` a maintainer should decide about, newest PR first: open ones
+    whose latest verdict says they look fixed (likely or partly), and fixed ones flagged possibly
+    regressed. Annotated with `latest_commit_id` and `latest_verdict`, their evidence and their
+    PR's repository loaded."""
+    looks_fixed = Q(status=Finding.Status.OPEN, latest_verdict__in=vocabulary.LOOKS_FIXED_VERDICTS)
+    regressed = Q(status=Finding.Status.FIXED, possibly_regressed=True)
+    return (
+        Finding.objects.filter(pull_request__repository__in=repositories)
+        .with_latest_verdict()
+        .filter(looks_fixed | regressed)
+        .with_evidence()
+        .order_by("pull_request__repository__slug", "-pull_request__number", "number", "pk")
     )
 
 

@@ -1,15 +1,29 @@
 """Writes about findings. Marking a finding fixed, dismissed or open happens here and nowhere
-else: the admin, the API and the commands all call `finding_resolve`."""
+else: the site, the admin, the API, the import and the commands all call `finding_resolve`."""
+import logging
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from access.audit import audit_record, audit_refusal
+from findings import vocabulary
 from findings.models import Finding, FindingEvent, Verification
-from recheck.errors import RecheckError, ResolutionError
-from reviews.models import Commit
-from reviews.services import commit_get_or_create
+from recheck.errors import (
+    AmbiguousCommit,
+    CommitNotFound,
+    EvidenceStillHolds,
+    RecheckError,
+    RepositoryError,
+    ResolutionCommitError,
+    ResolutionError,
+)
+from reviews.mirrors import repository_reader
+from reviews.models import Commit, Repository
+from reviews.services import commit_get_or_create, commit_sha_checked
+
+logger = logging.getLogger(__name__)
 
 
 def finding_resolve(
@@ -21,17 +35,29 @@ def finding_resolve(
     commit: Commit | None = None,
     commit_sha: str = "",
     note: str = "",
+    still_holds_confirmed: bool = False,
+    sha_in_mirror: bool = True,
 ) -> FindingEvent:
     """Move `finding` to `status` and record who, when, at which commit and why.
 
-    The commit is a recorded `commit` or a `commit_sha` as a person typed it; a SHA is looked up
-    (or recorded) inside this transaction, so a refused change leaves no commit row behind.
-    Fixing names the commit it was fixed in; dismissing needs a reason. Reopening clears the
-    resolution (the history keeps it). The audit log records the change, or the refusal."""
+    The commit is a recorded `commit` or a `commit_sha` as a person typed it. A typed SHA must
+    name exactly one commit in the repository's mirror (full or abbreviated): unknown, ambiguous
+    (ResolutionCommitError naming the candidates) and a repository not fetched yet are refused,
+    since a check that could not run proves nothing. Only the bundle import passes
+    `sha_in_mirror=False`: a bundle records decisions made elsewhere and may arrive before its
+    repository is fetched, so its SHA is recorded as given and resolved by the next fetch.
+    The SHA is looked up (or recorded) inside this transaction, so a refused change leaves no
+    commit row behind.
+
+    Fixing names the commit it was fixed in; when the finding's verification at that commit says
+    its evidence still holds (present, partly fixed), it is refused with EvidenceStillHolds unless
+    the caller confirms with `still_holds_confirmed` and says why in `note`. Dismissing needs a
+    reason. Reopening clears the resolution (the history keeps it). The audit log records the
+    change, or the refusal."""
     try:
         return _finding_resolve(
             finding=finding, status=status, actor=actor, source=source, commit=commit, commit_sha=commit_sha,
-            note=note,
+            note=note, still_holds_confirmed=still_holds_confirmed, sha_in_mirror=sha_in_mirror,
         )
     except RecheckError as error:
         audit_refusal(
@@ -46,28 +72,69 @@ def _finding_target(finding: Finding) -> str:
     return f"{finding.pull_request.reference} finding {finding.number}"
 
 
+def commit_sha_in_mirror(*, repository: Repository, sha: str) -> str:
+    """The full SHA that `sha` (full or abbreviated) names in the repository's mirror, read
+    without fetching. ResolutionCommitError when the mirror does not know it, cannot tell which
+    commit it means (naming the candidates) or is missing."""
+    sha = commit_sha_checked(sha)
+    try:
+        reader = repository_reader(repository)
+    except RepositoryError:
+        raise ResolutionCommitError(
+            f"{repository.slug} has not been fetched yet, so commit {sha} cannot be checked and the finding "
+            "is not marked fixed: fetch the repository first (verify the pull request), then try again."
+        ) from None
+    try:
+        with reader:
+            return reader.resolve(sha)
+    except AmbiguousCommit as error:
+        raise ResolutionCommitError(
+            f"Commit {sha} is ambiguous in {repository.slug}: it could be {', '.join(error.candidates)}. "
+            "Give more digits of the one that fixed it.",
+            candidates=error.candidates,
+        ) from None
+    except CommitNotFound:
+        raise ResolutionCommitError(
+            f"No commit {sha} in {repository.slug}: check the SHA, or fetch the repository again "
+            "(verify the pull request) if the commit is newer than the last fetch."
+        ) from None
+    except RepositoryError as error:
+        # git's own message names the mirror's place on disk: logged for staff, not shown.
+        logger.warning("Checking commit %s in the mirror of %s failed: %s", sha, repository.slug, error)
+        raise ResolutionCommitError(
+            f"The mirror of {repository.slug} could not be read, so commit {sha} cannot be checked and the "
+            "finding is not marked fixed: fetch the repository again (verify the pull request), then try again."
+        ) from None
+
+
 @transaction.atomic
-def _finding_resolve(*, finding, status, actor, source, commit, commit_sha, note) -> FindingEvent:
+def _finding_resolve(
+    *, finding, status, actor, source, commit, commit_sha, note, still_holds_confirmed, sha_in_mirror
+) -> FindingEvent:
     if status not in Finding.Status.values:
         raise ResolutionError(f"Unknown status {status!r}: use one of {', '.join(Finding.Status.values)}.")
     if commit is not None and commit_sha:
         raise ResolutionError("Name the commit once: give a recorded commit or a SHA, not both.")
     finding = Finding.objects.select_for_update().select_related("pull_request__repository").get(pk=finding.pk)
+    repository = finding.pull_request.repository
+    if finding.status == status:
+        raise ResolutionError(f"Finding {finding.number} is already {finding.get_status_display().lower()}.")
     if commit_sha.strip():
         try:
-            commit = commit_get_or_create(repository=finding.pull_request.repository, sha=commit_sha)
+            sha = commit_sha_in_mirror(repository=repository, sha=commit_sha) if sha_in_mirror else commit_sha
+            commit = commit_get_or_create(repository=repository, sha=sha)
         except ResolutionError:
             raise
         except RecheckError as error:
             raise ResolutionError(str(error), field="commit") from None
-    if finding.status == status:
-        raise ResolutionError(f"Finding {finding.number} is already {finding.get_status_display().lower()}.")
     if commit is not None and commit.repository_id != finding.pull_request.repository_id:
         raise ResolutionError(f"Commit {commit.sha} belongs to another repository.")
     if status == Finding.Status.FIXED and commit is None:
         raise ResolutionError("Say which commit fixed it: marking a finding fixed needs a commit.")
     if status == Finding.Status.DISMISSED and not note.strip():
-        raise ResolutionError("Say why: dismissing a finding needs a reason.")
+        raise ResolutionError("Say why: dismissing a finding needs a reason.", field="note")
+    if status == Finding.Status.FIXED:
+        _still_holds_check(finding, commit, confirmed=still_holds_confirmed, note=note)
 
     event = FindingEvent.objects.create(
         finding=finding,
@@ -104,6 +171,23 @@ def _finding_resolve(*, finding, status, actor, source, commit, commit_sha, note
         },
     )
     return event
+
+
+def _still_holds_check(finding: Finding, commit: Commit, *, confirmed: bool, note: str) -> None:
+    """Refuse to mark `finding` fixed at `commit` while its verification there says the evidence
+    still holds, unless the caller confirmed it and said why. A finding is verified once per
+    commit (a re-run replaces the row), so its row at `commit` is the latest verification there."""
+    verdict = Verification.objects.filter(finding=finding, commit=commit).values_list("verdict", flat=True).first()
+    if verdict not in vocabulary.STILL_HOLDS_VERDICTS:
+        return
+    if not confirmed:
+        raise EvidenceStillHolds(sha=commit.sha, verdict=verdict, verdict_phrase=vocabulary.verdict_phrase(verdict))
+    if not note.strip():
+        raise ResolutionError(
+            f"Say why you mark it fixed although its evidence is {vocabulary.verdict_phrase(verdict)} at "
+            f"{commit.sha[:12]}: marking it fixed anyway needs a note.",
+            field="note",
+        )
 
 
 @transaction.atomic

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from findings.site import code_views, editor_views, views
+from findings.site import code_views, decision_views, editor_views, views
 
 app_name = "findings"
 
@@ -27,6 +27,11 @@ urlpatterns = [
     path(PULL_REQUEST + "findings/<int:finding_number>/evidence/new/", editor_views.evidence_new,
          name="evidence_new"),
     path(PULL_REQUEST + "evidence/check/", editor_views.evidence_check, name="evidence_check"),
+    # Deciding on the site: Mark fixed, Dismiss and Reopen, and the "Needs a decision" pages.
+    path("decisions/", decision_views.decisions, name="decisions"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/decide/", decision_views.finding_decide,
+         name="finding_decide"),
+    path("<str:owner>/<str:name>/decisions/", decision_views.repository_decisions, name="repository_decisions"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
     path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),

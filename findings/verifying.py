@@ -79,15 +79,17 @@ class Outcome:
 
 def pull_request_verify(
     *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None,
-    submodules: SubmoduleMirrors | None = None,
+    submodules: SubmoduleMirrors | None = None, fetch_problem: str = "",
 ) -> list[Verification]:
     """Verify every finding of `pull_request` at `commit` and store the results.
 
     A repository that cannot be fetched or read, or a commit it does not have, gives every finding
     an `error` verdict that says why: an error is never reported as fixed. Submodule repositories
     are fetched with the repository (`submodules` shares their fetches between the commits of one
-    run)."""
-    fetch_problem = _fetch(pull_request) if fetch else ""
+    run). A caller that fetched itself (`fetch=False`) passes what went wrong in `fetch_problem`,
+    so a commit missing from a mirror that could not be updated is blamed on the fetch, not the SHA."""
+    if fetch:
+        fetch_problem = _fetch(pull_request)
     submodules = submodules or SubmoduleMirrors(fetch=fetch)
     with _collector_paused():
         return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules)
@@ -101,6 +103,8 @@ class _Context:
     target: str
     pull_request: PullRequest
     submodules: SubmoduleMirrors
+    # Why the mirror could not be updated before this check, '' when it was.
+    fetch_problem: str = ""
     # Snippet texts read from the repository, (evidence id, text), stored together afterwards.
     texts_read: list[tuple[int, str]] = field(default_factory=list)
 
@@ -124,7 +128,7 @@ def _verify_and_store(
             findings, evidence = loaded = _load(pull_request)
             prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
                                             if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
-            context = _Context(reader, target, pull_request, submodules)
+            context = _Context(reader, target, pull_request, submodules, fetch_problem=fetch_problem)
             outcomes = []
             for index, finding in enumerate(findings, start=1):
                 outcomes.append(_verify_finding(context, finding, evidence.get(finding.pk, [])))
@@ -211,6 +215,9 @@ def _check(context: _Context, evidence: EvidenceRow) -> CheckResult:
     try:
         recorded_at = reader.resolve(evidence.commit_sha)
     except RecheckError as error:
+        if context.fetch_problem:
+            # Not the SHA's fault: the mirror could not be brought up to date.
+            return CheckResult("error", detail=f"Repository unreachable: {context.fetch_problem}")
         return CheckResult("error", detail=f"The commit this evidence was recorded at is unusable: {error}")
     text = evidence.text
     if evidence.kind == Evidence.Kind.SNIPPET and not text:
@@ -446,7 +453,8 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
     changed = 0
     for commit in commits:
         verifications = pull_request_verify(
-            pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules
+            pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules,
+            fetch_problem=fetch_problem,
         )
         done_before += per_commit
         changed = max(changed, per_commit - len(verifications))
@@ -469,11 +477,12 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
 
 def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:
     parts = []
+    # The cause first: a run whose fetch failed reads as that, not as a row of errors.
+    if fetch_problem:
+        parts.append(f"fetch failed: {fetch_problem}")
     for sha, counts in verdicts.items():
         described = ", ".join(f"{count} {verdict.replace('_', ' ')}" for verdict, count in sorted(counts.items()))
         parts.append(f"{sha[:8]}: {described or 'no findings'}")
-    if fetch_problem:
-        parts.append(f"fetch failed: {fetch_problem}")
     return "; ".join(parts)
 
 

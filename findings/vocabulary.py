@@ -38,8 +38,11 @@ VERDICT_PHRASES = {
 NOT_VERIFIED_LABEL = "Not verified"
 NOT_VERIFIED_PHRASE = "not verified"
 
+# Verdicts that say some of the evidence is still there: marking the finding fixed at such a
+# commit needs an explicit "mark fixed anyway" and a note.
+STILL_HOLDS_VERDICTS = (PRESENT, PARTLY_FIXED)
 # A finding marked fixed whose evidence holds again at a later commit has possibly regressed.
-REGRESSED_VERDICTS = (PRESENT, PARTLY_FIXED)
+REGRESSED_VERDICTS = STILL_HOLDS_VERDICTS
 # An open finding with one of these needs a maintainer to decide whether it is fixed.
 LOOKS_FIXED_VERDICTS = (LIKELY_FIXED, PARTLY_FIXED)
 

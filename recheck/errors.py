@@ -15,10 +15,12 @@ __all__ = [
     "AmbiguousCommit",
     "BundleError",
     "CommitNotFound",
+    "EvidenceStillHolds",
     "FindingError",
     "InvalidPattern",
     "RecheckError",
     "RepositoryError",
+    "ResolutionCommitError",
     "ResolutionError",
     "UnsafePath",
 ]
@@ -30,6 +32,32 @@ class ResolutionError(RecheckError):
     def __init__(self, message: str, *, field: str = "status") -> None:
         self.field = field
         super().__init__(message)
+
+
+class ResolutionCommitError(ResolutionError):
+    """A typed SHA the repository's mirror cannot vouch for: unknown there, ambiguous (then
+    ``candidates`` names the commits it could mean), or not checkable because the repository has
+    not been fetched. Never taken for "fixed": a check that could not run refuses."""
+
+    def __init__(self, message: str, *, candidates: tuple[str, ...] = ()) -> None:
+        self.candidates = tuple(candidates)
+        super().__init__(message, field="commit")
+
+
+class EvidenceStillHolds(ResolutionError):
+    """Marking a finding fixed at a commit where its latest verification says the evidence still
+    holds. A form asks "mark fixed anyway?" with the verdict; the caller may go ahead only by
+    confirming explicitly and saying why in a note."""
+
+    def __init__(self, *, sha: str, verdict: str, verdict_phrase: str) -> None:
+        self.sha = sha
+        self.verdict = verdict
+        self.verdict_phrase = verdict_phrase
+        super().__init__(
+            f"The evidence still holds at {sha[:12]}: its latest verification there says {verdict_phrase}. "
+            "Pick the commit that fixed it, or confirm that you mark it fixed anyway and say why in a note.",
+            field="still_holds",
+        )
 
 
 class BundleError(RecheckError):

@@ -110,14 +110,21 @@ class PullRequestVerify(ActionView):
         operation_id="finding_resolve",
         summary="Mark a finding fixed, dismissed or open",
         description=(
-            "The same change the admin makes, recorded in the finding's history with source `api`. Fixing "
-            "needs the commit it was fixed in; dismissing needs a note. Needs `findings.resolve_finding`."
+            "The same change the site and the admin make, recorded in the finding's history with source `api`. "
+            "Fixing needs the commit it was fixed in, which must resolve in the repository's mirror (an unknown "
+            "SHA, an ambiguous one, whose `candidates` are listed, and a repository not fetched yet are refused "
+            "on `commit`). Where the latest verification at that commit says the evidence still holds, the "
+            "change is refused with `still_holds` (the commit and the verdict) unless `anyway` is true and a "
+            "note says why. Dismissing needs a note. Needs `findings.resolve_finding`."
         ),
         parameters=docs.ID_PATH,
         request=ResolveRequestSerializer,
         responses={200: ResolveResponseSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
         examples=[
             OpenApiExample("Fixed", value={"status": "fixed", "commit": "3f2c9a1d", "note": "Tolerance back to 100."},
+                           request_only=True),
+            OpenApiExample("Fixed anyway", value={"status": "fixed", "commit": "3f2c9a1d", "anyway": True,
+                                                  "note": "The flag stays, but nothing reads it any more."},
                            request_only=True),
             OpenApiExample("Dismissed", value={"status": "dismissed", "note": "Out of scope for this PR."},
                            request_only=True),
@@ -139,6 +146,7 @@ class FindingResolve(ActionView):
             source=FindingEvent.Source.API,
             commit_sha=data["commit"] or "",
             note=data["note"],
+            still_holds_confirmed=data["anyway"],
         )
         finding = _get_finding(request, pk)
         context = {"request": request}

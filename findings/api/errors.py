@@ -15,7 +15,8 @@ from findings.exchange.bundle_import import BundleInvalid
 from findings.exchange.bundle_schema import flatten_errors
 from findings.runs import QueueUnavailable
 from recheck.errorpages import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
-from recheck.errors import BundleError, RecheckError
+from findings import vocabulary
+from recheck.errors import BundleError, EvidenceStillHolds, RecheckError, ResolutionCommitError, ResolutionError
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +29,21 @@ def _field_errors(pairs: list[tuple[str, str]]) -> list[dict]:
 
 def _summary(pairs: list[tuple[str, str]]) -> str:
     return "; ".join(f"{field}: {message}" if field else message for field, message in pairs)
+
+
+def _resolution_error(error: ResolutionError) -> dict:
+    """A refused status change, with the input at fault; the commit and verdict where the evidence
+    still holds, the candidates of an ambiguous SHA."""
+    body = {"detail": str(error), "errors": _field_errors([(error.field, str(error))])}
+    if isinstance(error, EvidenceStillHolds):
+        body["detail"] += ' Send "anyway": true with a note to mark it fixed anyway.'
+        body["errors"] = _field_errors([("commit", body["detail"])])
+        body["still_holds"] = {
+            "commit": error.sha, "verdict": error.verdict, "verdict_label": vocabulary.verdict_label(error.verdict),
+        }
+    if isinstance(error, ResolutionCommitError) and error.candidates:
+        body["candidates"] = list(error.candidates)
+    return body
 
 
 def exception_handler(exc, context):
@@ -49,6 +65,9 @@ def exception_handler(exc, context):
             },
             status=status.HTTP_400_BAD_REQUEST,
         )
+    if isinstance(exc, ResolutionError):
+        set_rollback()
+        return Response(_resolution_error(exc), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RecheckError):
         set_rollback()
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)

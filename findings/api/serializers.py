@@ -449,7 +449,17 @@ class ResolveRequestSerializer(serializers.Serializer):
         required=False, allow_null=True, default=None,
         help_text="The commit it was fixed in (needed for fixed): full or abbreviated SHA.",
     )
-    note = serializers.CharField(required=False, allow_blank=True, default="", help_text="Why (needed to dismiss).")
+    note = serializers.CharField(
+        required=False, allow_blank=True, default="",
+        help_text="Why (needed to dismiss, and to mark fixed anyway).",
+    )
+    anyway = serializers.BooleanField(
+        required=False, default=False,
+        help_text=(
+            "Mark it fixed although the latest verification at that commit says its evidence still holds "
+            "(present or partly fixed); needs a note. Without it such a change is refused with `still_holds`."
+        ),
+    )
 
 
 class TagsRequestSerializer(serializers.Serializer):

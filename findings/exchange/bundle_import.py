@@ -289,9 +289,14 @@ def _import_status(finding: Finding, item: dict, where: str, actor) -> bool:
             source=FindingEvent.Source.IMPORT,
             commit_sha=resolution.get("commit") or "",
             note=resolution.get("note", ""),
+            # A bundle records a decision made elsewhere, and may arrive before its repository is
+            # fetched: its SHA is recorded as given and resolved by the next fetch.
+            sha_in_mirror=False,
         )
     except RecheckError as error:
-        field = "resolution.commit" if getattr(error, "field", "") == "commit" else "status"
+        field = {"commit": "resolution.commit", "still_holds": "resolution.commit", "note": "resolution.note"}.get(
+            getattr(error, "field", ""), "status"
+        )
         raise BundleInvalid([(f"{where}.{field}", str(error))]) from None
     if status != Finding.Status.OPEN and resolution.get("at"):
         # The history keeps when the import recorded the change; the finding says when it happened.

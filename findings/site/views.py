@@ -17,6 +17,7 @@ from findings.selectors import (
     finding_verifications,
     latest_verified_pin,
     pull_request_active_run,
+    pull_request_last_finished_run,
     pull_request_latest_run,
     pull_request_pins,
     pull_requests_overview,
@@ -121,8 +122,10 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
     context = page_context(page, current=current)
     context.update(
         run=pull_request_active_run(pull_request),
+        last_run=pull_request_last_finished_run(pull_request),
         can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
         can_write=user_may(request.user, Action.WRITE, pull_request.repository),
+        can_resolve=user_may(request.user, Action.RESOLVE, pull_request.repository),
         github_failures=pull_request_failed_calls(pull_request),
     )
     return render(request, f"findings/pull_request/{current}.html", context)
@@ -185,6 +188,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "related": related,
             "run": pull_request_active_run(pull_request),
             "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
+            "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
         },
     )
 

@@ -1,6 +1,7 @@
 """Template filters of the site. Only what the sanitiser or the highlighter produced is marked safe."""
 from django import template
 
+from access import permissions
 from findings import vocabulary
 from findings.rendering.markdown import render_markdown
 from findings.site import wording
@@ -28,3 +29,10 @@ def verdict_label(verdict: str) -> str:
 def lines(evidence) -> str:
     """`path:40–42` for an evidence item or a result with lines; the path alone otherwise."""
     return vocabulary.location(evidence.path, getattr(evidence, "start_line", None), getattr(evidence, "end_line", None))
+
+
+@register.simple_tag
+def user_may(user, action: str, repository=None) -> bool:
+    """`{% user_may user "resolve" repository as may_resolve %}`: the one permission function,
+    for what a template shows (the views still refuse what it hides)."""
+    return permissions.user_may(user, action, repository)

@@ -2,7 +2,9 @@ import pytest
 from django.urls import reverse
 
 from findings.models import Finding, FindingEvent
-from tests.factories import CommitFactory, EvidenceFactory, FindingFactory, VerificationFactory
+from reviews.models import Commit
+from tests.factories import CommitFactory, EvidenceFactory, FindingFactory, UserFactory, VerificationFactory
+from tests.findings.decision_data import fetched_review
 
 pytestmark = pytest.mark.django_db
 
@@ -11,9 +13,10 @@ def resolve_url(status, *findings):
     return reverse("admin:findings_finding_resolve", args=[status]) + "?ids=" + ",".join(str(f.pk) for f in findings)
 
 
-def test_mark_fixed_from_the_detail_page_asks_for_the_commit_and_records_history(client, staff_maintainer):
-    finding = FindingFactory()
-    commit = CommitFactory(repository=finding.pull_request.repository)
+def test_mark_fixed_from_the_detail_page_asks_for_the_commit_and_records_history(client, staff_maintainer, tmp_path):
+    review = fetched_review(tmp_path)
+    finding = review.fixed_one
+    commit = Commit.objects.get(sha=review.fix)
     client.force_login(staff_maintainer)
 
     page = client.get(reverse("admin:findings_finding_change", args=[finding.pk]))
@@ -76,9 +79,10 @@ def test_the_list_action_dismisses_several_findings_with_a_reason(client, staff_
     assert FindingEvent.objects.filter(to_status="dismissed", note="Out of scope for this PR.").count() == 2
 
 
-def test_reopen_records_a_history_row(client, staff_maintainer):
-    finding = FindingFactory()
-    commit = CommitFactory(repository=finding.pull_request.repository)
+def test_reopen_records_a_history_row(client, staff_maintainer, tmp_path):
+    review = fetched_review(tmp_path)
+    finding = review.fixed_one
+    commit = Commit.objects.get(sha=review.fix)
     client.force_login(staff_maintainer)
     client.post(
         reverse("admin:findings_finding_resolve", args=["fixed"]),
@@ -89,7 +93,7 @@ def test_reopen_records_a_history_row(client, staff_maintainer):
         {"ids": str(finding.pk), "status": "open", "note": "Regressed."},
     )
     assert list(FindingEvent.objects.values_list("to_status", flat=True)) == ["fixed", "open"]
-    assert Finding.objects.get().status == "open"
+    assert Finding.objects.get(pk=finding.pk).status == "open"
 
 
 def test_staff_without_change_permission_cannot_resolve(client, staff_reader):
@@ -182,16 +186,14 @@ def test_the_admin_and_the_site_agree_on_the_latest_verdict_after_an_older_pin_i
     assert "Tolerance is zero" not in present.content.decode()
 
 
-def test_a_refused_mark_fixed_leaves_no_commit_behind(client, staff_maintainer):
+def test_a_refused_mark_fixed_leaves_no_commit_behind(client, staff_maintainer, tmp_path):
     """The admin and the API both hand the SHA to finding_resolve, which records it only when the
     change is made: an already fixed finding refuses, and the new SHA is not recorded."""
-    from reviews.models import Commit
-
-    finding = FindingFactory(status="open")
-    first = CommitFactory(repository=finding.pull_request.repository)
+    review = fetched_review(tmp_path)
+    finding = review.fixed_one
     client.force_login(staff_maintainer)
-    client.post(resolve_url("fixed", finding), {"ids": str(finding.pk), "status": "fixed", "commit": first.sha})
-    assert Finding.objects.get().status == "fixed"
+    client.post(resolve_url("fixed", finding), {"ids": str(finding.pk), "status": "fixed", "commit": review.fix})
+    assert Finding.objects.get(pk=finding.pk).status == "fixed"
     commits_before = Commit.objects.count()
 
     response = client.post(
@@ -202,3 +204,122 @@ def test_a_refused_mark_fixed_leaves_no_commit_behind(client, staff_maintainer):
     assert "already fixed" in response.content.decode()
     assert Commit.objects.count() == commits_before
     assert not Commit.objects.filter(sha="abcdef1234567").exists()
+
+
+# --- The same rules as the site and the API, through the same service ------------------------
+
+
+def test_the_admin_refuses_an_unknown_sha_as_the_site_does(client, staff_maintainer, tmp_path):
+    """`deadbeef` used to be accepted: now the mirror is asked, and nothing is written."""
+    review = fetched_review(tmp_path)
+    client.force_login(staff_maintainer)
+    response = client.post(
+        resolve_url("fixed", review.fixed_one),
+        {"ids": str(review.fixed_one.pk), "status": "fixed", "commit": "deadbeef", "note": ""},
+    )
+    assert response.status_code == 200
+    assert "No commit deadbeef in acme/loader: check the SHA" in response.content.decode()
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+    assert not Commit.objects.filter(sha="deadbeef").exists()
+
+
+def test_the_admin_names_the_candidates_of_an_ambiguous_sha(client, staff_maintainer, tmp_path):
+    from reviews.mirrors import repository_fetch
+
+    review = fetched_review(tmp_path)
+    first, second = review.repo.colliding_commits()
+    review.repo.update_ref("refs/heads/one", first).update_ref("refs/heads/two", second)
+    repository_fetch(repository=review.pull_request.repository)
+    client.force_login(staff_maintainer)
+    page = client.post(
+        resolve_url("fixed", review.fixed_one),
+        {"ids": str(review.fixed_one.pk), "status": "fixed", "commit": first[:7]},
+    ).content.decode()
+    assert "is ambiguous in acme/loader" in page and first in page and second in page
+    assert review.fixed_one.status == "open"
+
+
+def test_the_admin_refuses_a_repository_not_fetched_yet(client, staff_maintainer):
+    finding = FindingFactory()
+    client.force_login(staff_maintainer)
+    page = client.post(
+        resolve_url("fixed", finding), {"ids": str(finding.pk), "status": "fixed", "commit": "abcdef12"}
+    ).content.decode()
+    assert "has not been fetched yet" in page and "fetch the repository first" in page
+    assert Finding.objects.get().status == "open"
+
+
+def test_where_the_evidence_still_holds_the_admin_asks_to_mark_fixed_anyway_with_a_note(
+    client, staff_maintainer, tmp_path
+):
+    review = fetched_review(tmp_path)
+    finding = review.still_there
+    client.force_login(staff_maintainer)
+    data = {"ids": str(finding.pk), "status": "fixed", "commit": review.fix[:10]}
+    form = client.get(resolve_url("fixed", finding)).content.decode()
+    assert 'name="anyway"' not in form
+
+    warned = client.post(resolve_url("fixed", finding), data).content.decode()
+    assert "The evidence still holds at this commit: mark fixed anyway?" in warned
+    assert f"at <code>{review.fix[:12]}</code> says <strong>still present</strong>" in warned
+    assert 'name="anyway"' in warned and "Mark fixed anyway" in warned
+
+    no_note = client.post(resolve_url("fixed", finding), {**data, "anyway": "on"}).content.decode()
+    assert "needs a note" in no_note
+    assert Finding.objects.get(pk=finding.pk).status == "open" and not FindingEvent.objects.exists()
+
+    done = client.post(resolve_url("fixed", finding), {**data, "anyway": "on", "note": "Nothing reads the flag."})
+    assert done.status_code == 302
+    event = FindingEvent.objects.get()
+    assert (event.to_status, event.commit.sha, event.note) == ("fixed", review.fix, "Nothing reads the flag.")
+
+
+def test_the_admin_asks_user_may_not_the_change_permission(client, tmp_path):
+    """A Reviewer may change findings but not resolve them; a Maintainer without staff-only model
+    permissions of their own may, through the role's group."""
+    review = fetched_review(tmp_path)
+    reviewer = UserFactory(username="rita", is_staff=True, groups=["Reviewer"])
+    client.force_login(reviewer)
+    response = client.post(
+        resolve_url("fixed", review.fixed_one),
+        {"ids": str(review.fixed_one.pk), "status": "fixed", "commit": review.fix},
+    )
+    assert response.status_code == 403 and review.fixed_one.status == "open"
+    client.force_login(UserFactory(username="mona", is_staff=True, groups=["Maintainer"]))
+    response = client.post(
+        resolve_url("fixed", review.fixed_one),
+        {"ids": str(review.fixed_one.pk), "status": "fixed", "commit": review.fix},
+    )
+    assert response.status_code == 302 and review.fixed_one.status == "fixed"
+
+
+def test_the_history_button_shows_each_status_change(client, staff_maintainer, tmp_path):
+    from findings.services import finding_resolve
+
+    review = fetched_review(tmp_path)
+    finding = review.fixed_one
+    bot = UserFactory(username="ci-bot")
+    finding_resolve(finding=finding, status="fixed", actor=staff_maintainer, source="site", commit_sha=review.fix,
+                    note="Tolerance back to 100.")
+    finding_resolve(finding=finding, status="open", actor=bot, source="api", note="Came back in the rebase.")
+    finding_resolve(finding=finding, status="dismissed", actor=staff_maintainer, source="admin", note="Out of scope.")
+    client.force_login(staff_maintainer)
+    change = client.get(reverse("admin:findings_finding_change", args=[finding.pk])).content.decode()
+    history_url = reverse("admin:findings_finding_history", args=[finding.pk])
+    assert history_url in change
+
+    page = client.get(history_url).content.decode()
+    assert "doesn’t have a change history" not in page
+    rows = page.split('class="finding-event"')[1:]
+    assert len(rows) == 3
+    assert "maintainer" in rows[0] and "Open → <strong>Fixed</strong>" in rows[0] and review.fix in rows[0]
+    assert "Tolerance back to 100." in rows[0] and "Site" in rows[0]
+    assert "ci-bot" in rows[1] and "Fixed → <strong>Open</strong>" in rows[1] and "Came back in the rebase." in rows[1]
+    assert "Open → <strong>Dismissed</strong>" in rows[2] and "Out of scope." in rows[2] and "Admin" in rows[2]
+
+
+def test_a_finding_without_status_changes_says_so_on_its_history(client, staff_maintainer):
+    finding = FindingFactory()
+    client.force_login(staff_maintainer)
+    page = client.get(reverse("admin:findings_finding_history", args=[finding.pk])).content.decode()
+    assert "No status change recorded yet" in page

@@ -325,3 +325,34 @@ def test_a_slug_that_is_no_forge_name_is_refused_with_its_field(slug):
         review_import(data=data)
     assert caught.value.errors[0][0] == "repository.slug"
     assert not Repository.objects.exists()
+
+
+# --- Decisions a bundle records ------------------------------------------------------------
+
+
+def test_a_bundle_records_its_resolution_sha_without_a_mirror():
+    """A bundle records a decision made elsewhere, and may arrive before its repository is
+    fetched: its SHA is kept as given (the site, the admin and the API ask the mirror)."""
+    data = copy.deepcopy(BUNDLE)
+    data["findings"][1].update(status="fixed", resolution={"commit": "abcdef12", "note": "Renamed."})
+    review_import(data=data)
+    finding = Finding.objects.get(number=10)
+    assert (finding.status, finding.resolved_commit.sha, finding.resolved_commit.resolved) == (
+        "fixed", "abcdef12", False
+    )
+
+
+def test_a_bundle_marking_fixed_where_the_evidence_still_holds_is_refused_on_its_commit(tmp_path):
+    from tests.findings.decision_data import fetched_review
+    from tests.findings.test_verifying import import_review
+
+    review = fetched_review(tmp_path)
+    with pytest.raises(BundleInvalid) as error:
+        import_review(review.repo, findings=[
+            {"number": 2, "kind": "blocker", "title": "Debug flag left on", "status": "fixed",
+             "resolution": {"commit": review.fix},
+             "evidence": [{"kind": "path", "path": "config.yaml", "expect": "exists"}]},
+        ])
+    [(field, message)] = error.value.errors
+    assert field == "findings[0].resolution.commit" and "The evidence still holds at" in message
+    assert review.still_there.status == "open"

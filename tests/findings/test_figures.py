@@ -46,9 +46,9 @@ def build_history(repository, pulls: int = 2):
         suggested = aged(FindingFactory(pull_request=pull, title=f"Suggested fix {index}", path="src/loader.py"), 10)
         VerificationFactory(finding=suggested, commit=commit, verdict="likely_fixed",
                             checked_at=timezone.now() - timedelta(days=1))
-        finding_resolve(finding=suggested, status="fixed", actor=None, source="admin", commit_sha=commit.sha)
+        finding_resolve(finding=suggested, status="fixed", actor=None, source="admin", commit=commit)
         by_hand = aged(FindingFactory(pull_request=pull, title=f"By hand {index}", kind="cleanup"), 40)
-        finding_resolve(finding=by_hand, status="fixed", actor=None, source="admin", commit_sha=commit.sha)
+        finding_resolve(finding=by_hand, status="fixed", actor=None, source="admin", commit=commit)
         dismissed = FindingFactory(pull_request=pull, title=f"Dismissed {index}", path="")
         finding_resolve(finding=dismissed, status="dismissed", actor=None, source="admin", note="Out of scope.")
         for finding in (old, new):

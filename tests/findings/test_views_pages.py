@@ -46,7 +46,9 @@ def test_the_status_line_follows_fixes_and_verdicts(client, data):
     rebased = data.latest_commit
     Verification.objects.filter(finding=data.blockers[1], commit=rebased).update(verdict="likely_fixed")
     Verification.objects.filter(finding=data.blockers[2], commit=rebased).update(verdict="partly_fixed")
-    finding_resolve(finding=data.blockers[3], status="fixed", actor=None, source="command", commit=rebased)
+    # Its evidence still holds at the rebase: marked fixed anyway, as a maintainer may with a note.
+    finding_resolve(finding=data.blockers[3], status="fixed", actor=None, source="command", commit=rebased,
+                    still_holds_confirmed=True, note="Fixed in a way the evidence cannot see.")
 
     html = page(client, data.pull_request.get_absolute_url())
 
@@ -128,7 +130,7 @@ def test_a_blocker_shows_its_write_up_evidence_fix_comment_and_verdict(client, d
 def test_a_resolved_blocker_says_how_when_and_by_whom(client, data, staff_maintainer):
     finding_resolve(
         finding=data.blockers[3], status="fixed", actor=staff_maintainer, source="admin",
-        commit=data.latest_commit, note="Tolerance back to 100.",
+        commit=data.latest_commit, note="Tolerance back to 100.", still_holds_confirmed=True,
     )
     html = page(client, data.pull_request.get_absolute_url() + "blockers/")
     section = text_of(html.split('id="finding-4"', 1)[1].split("</article>", 1)[0])
@@ -229,7 +231,8 @@ def test_without_an_active_run_there_is_no_progress_bar(client, data):
 
 
 def test_the_index_lists_pull_requests_with_counts_and_the_last_verified_commit(client, data):
-    finding_resolve(finding=data.blockers[0], status="fixed", actor=None, source="command", commit=data.latest_commit)
+    finding_resolve(finding=data.blockers[0], status="fixed", actor=None, source="command", commit=data.latest_commit,
+                    still_holds_confirmed=True, note="Fixed in a way the evidence cannot see.")
     html = page(client, "/")
     row = text_of(html.split('class="pull-requests"', 1)[1].split("</table>", 1)[0])
 

@@ -15,6 +15,7 @@ from django.db import connection
 
 from findings.models import Finding, VerificationRun
 from findings.services import finding_resolve
+from reviews.mirrors import repository_fetch
 from recheck.celery import app
 from tests.factories import UserFactory, make_api_token
 from tests.findings.test_tasks import forget_broker_connections
@@ -198,6 +199,8 @@ def test_it_asks_for_a_verification_waits_for_it_and_exits_1_while_blockers_hold
 
 
 def test_it_exits_0_once_no_blocker_is_open(live_server, ci_token, repo, pull_request, in_process_tasks):
+    # A typed SHA is checked against the mirror: fetched first, as verifying would.
+    repository_fetch(repository=pull_request.repository)
     for finding in Finding.objects.filter(pull_request=pull_request, kind="blocker"):
         finding_resolve(finding=finding, status="fixed", actor=None, source="api", commit_sha=repo.reviewed)
 

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from findings.models import Finding, FindingEvent, VerificationRun
 from reviews.models import Commit, PullRequest
+from tests.findings.decision_data import fetched_review
 
 pytestmark = pytest.mark.django_db
 
@@ -67,17 +68,18 @@ def resolve_url(finding) -> str:
 
 
 def test_resolve_marks_a_finding_fixed_at_an_abbreviated_commit_and_returns_the_history_row(
-    token_with_permission, review
+    token_with_permission, tmp_path
 ):
-    finding = review.findings[2]
+    review = fetched_review(tmp_path)
+    finding = review.fixed_one
     response = token_with_permission.post(
-        resolve_url(finding), {"status": "fixed", "commit": review.head.sha[:8], "note": "Key includes dtype."},
+        resolve_url(finding), {"status": "fixed", "commit": review.fix[:8], "note": "Tolerance back to 100."},
         format="json",
     )
     assert response.status_code == 200, response.json()
     body = response.json()
     assert (body["finding"]["status"], body["finding"]["resolved_commit"], body["finding"]["resolved_by"]) == (
-        "fixed", review.head.sha, "ci-bot"
+        "fixed", review.fix, "ci-bot"
     )
     event = FindingEvent.objects.get(finding=finding)
     assert body["event"]["id"] == event.pk
@@ -86,29 +88,69 @@ def test_resolve_marks_a_finding_fixed_at_an_abbreviated_commit_and_returns_the_
     )
 
 
-def test_resolve_through_the_api_writes_the_same_history_as_the_admin(token_with_permission, client, review,
+def test_resolve_through_the_api_writes_the_same_history_as_the_admin(token_with_permission, client, tmp_path,
                                                                       staff_maintainer):
     """Both call finding_resolve; only the actor and the source differ."""
+    review = fetched_review(tmp_path)
+    first, second = review.fixed_one, review.pull_request.findings.get(number=3)
     fields = ["from_status", "to_status", "commit", "note"]
     token_with_permission.post(
-        resolve_url(review.findings[1]), {"status": "fixed", "commit": review.head.sha, "note": "Restored."},
-        format="json",
+        resolve_url(first), {"status": "fixed", "commit": review.fix, "note": "Restored."}, format="json",
     )
     client.force_login(staff_maintainer)
     client.post(
         reverse("admin:findings_finding_resolve", args=["fixed"]),
-        {"ids": str(review.findings[2].pk), "status": "fixed", "commit": review.head.sha, "note": "Restored."},
+        {"ids": str(second.pk), "status": "fixed", "commit": review.fix, "note": "Restored."},
     )
-    api_event = FindingEvent.objects.get(finding=review.findings[1])
-    admin_event = FindingEvent.objects.get(finding=review.findings[2])
+    api_event = FindingEvent.objects.get(finding=first)
+    admin_event = FindingEvent.objects.get(finding=second)
     assert [getattr(api_event, name) for name in fields] == [getattr(admin_event, name) for name in fields]
     assert (api_event.source, api_event.actor.username) == ("api", "ci-bot")
     assert (admin_event.source, admin_event.actor) == ("admin", staff_maintainer)
-    for finding in (review.findings[1], review.findings[2]):
+    for finding in (first, second):
         finding.refresh_from_db()
-    assert (review.findings[1].status, review.findings[1].resolved_commit, review.findings[1].resolution_note) == (
-        review.findings[2].status, review.findings[2].resolved_commit, review.findings[2].resolution_note
+    assert (first.status, first.resolved_commit, first.resolution_note) == (
+        second.status, second.resolved_commit, second.resolution_note
     )
+
+
+def test_resolve_refuses_an_unknown_sha_naming_the_commit_field(token_with_permission, tmp_path):
+    review = fetched_review(tmp_path)
+    response = token_with_permission.post(
+        resolve_url(review.fixed_one), {"status": "fixed", "commit": "deadbeef"}, format="json"
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert "No commit deadbeef in acme/loader" in body["detail"]
+    assert body["errors"] == [{"field": "commit", "message": body["detail"]}]
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+
+
+def test_resolve_where_the_evidence_still_holds_asks_for_anyway_and_a_note(token_with_permission, tmp_path):
+    review = fetched_review(tmp_path)
+    url = resolve_url(review.still_there)
+    refused = token_with_permission.post(url, {"status": "fixed", "commit": review.fix[:10]}, format="json")
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["still_holds"] == {"commit": review.fix, "verdict": "present", "verdict_label": "Still present"}
+    assert "The evidence still holds at" in body["detail"] and '"anyway": true' in body["detail"]
+    without_note = token_with_permission.post(url, {"status": "fixed", "commit": review.fix, "anyway": True},
+                                              format="json")
+    assert without_note.status_code == 400 and "needs a note" in without_note.json()["detail"]
+    assert not FindingEvent.objects.exists()
+
+    done = token_with_permission.post(
+        url, {"status": "fixed", "commit": review.fix, "anyway": True, "note": "The flag is read nowhere now."},
+        format="json",
+    )
+    assert done.status_code == 200, done.json()
+    assert done.json()["event"]["note"] == "The flag is read nowhere now."
+
+
+def test_the_schema_documents_the_anyway_confirmation(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    request = schema["components"]["schemas"]["ResolveRequest"]["properties"]
+    assert request["anyway"]["type"] == "boolean" and "still holds" in request["anyway"]["description"]
 
 
 @pytest.mark.parametrize(
