@@ -223,3 +223,38 @@ def test_a_bundle_makes_a_new_repository_private_and_never_changes_an_existing_o
         review_import(data=data, actor=admin)
     repository.refresh_from_db()
     assert repository.visibility == PRIVATE
+
+
+def test_an_api_write_on_a_readable_repository_without_the_role_is_a_403_naming_it_and_a_hidden_one_a_404(
+    monkeypatch,
+):
+    from types import SimpleNamespace
+
+    from rest_framework.test import APIClient
+
+    from findings import tasks
+
+    monkeypatch.setattr(tasks.run_verification, "delay", lambda run_id: SimpleNamespace(id=f"task-{run_id}"))
+    mine = RepositoryFactory(slug="mine/api", visibility=PRIVATE)
+    public = RepositoryFactory(slug="open/api")
+    hidden = RepositoryFactory(slug="hidden/api", visibility=PRIVATE)
+    for repository in (mine, public, hidden):
+        PullRequestFactory(repository=repository, number=5)
+    reviewer = UserFactory(username="api-reviewer")
+    Membership.objects.create(repository=mine, user=reviewer, role="reviewer")
+    client = APIClient()
+    client.force_login(reviewer)
+    assert client.post("/api/repos/mine/api/pulls/5/verify", {}, format="json").status_code == 202
+    refused = client.post("/api/repos/open/api/pulls/5/verify", {}, format="json")
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == (
+        "api-reviewer may not start verifications of open/api: that needs the Reviewer role; "
+        "ask an admin of the repository or of this server to grant it."
+    )
+    entry = AuditEntry.objects.get(outcome="refused")
+    assert (entry.action, entry.repository) == ("verification.request", public)
+    missing = client.post("/api/repos/hidden/api/pulls/5/verify", {}, format="json")
+    ghost = client.post("/api/repos/ghost/api/pulls/5/verify", {}, format="json")
+    assert missing.status_code == ghost.status_code == 404
+    assert missing.json()["detail"].replace("hidden/api", "ghost/api") == ghost.json()["detail"]
+    assert AuditEntry.objects.filter(outcome="refused").count() == 1
