@@ -91,7 +91,8 @@ class ActionView(APIView):
         summary="Request a verification of a pull request",
         description=(
             "Queues a verification of the pull request at `commit` (or at every pinned commit) and answers "
-            "at once; poll `status_url`. Needs the `findings.verify_pullrequest` permission."
+            "at once; poll `status_url`. Needs the Reviewer role on the repository "
+            "(or `findings.verify_pullrequest` instance-wide)."
         ),
         parameters=docs.PULL_REQUEST_PATH,
         request=VerifyRequestSerializer,
@@ -131,7 +132,8 @@ class PullRequestVerify(ActionView):
         summary="Mark a finding fixed, dismissed or open",
         description=(
             "The same change the admin makes, recorded in the finding's history with source `api`. Fixing "
-            "needs the commit it was fixed in; dismissing needs a note. Needs `findings.resolve_finding`."
+            "needs the commit it was fixed in; dismissing needs a note. Needs the Maintainer "
+            "role on the repository (or `findings.resolve_finding` instance-wide)."
         ),
         parameters=docs.ID_PATH,
         request=ResolveRequestSerializer,
@@ -189,7 +191,8 @@ def _finding_for_action(request, view, pk: int) -> Finding:
         summary="Set a finding's tags",
         description=(
             "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a tag not "
-            "seen before is created, shared by every repository. Needs `findings.change_finding`."
+            "seen before is created, shared by every repository. Needs the Reviewer role on the "
+            "finding's repository (or `findings.change_finding` instance-wide)."
         ),
         parameters=docs.ID_PATH,
         request=TagsRequestSerializer,
@@ -262,7 +265,8 @@ def _other_finding(request, value: str) -> Finding:
         description=(
             "Records that this finding is a duplicate of another, a follow-up of it, or has the same cause, in "
             "any pull request or repository. The link shows on both findings. Two findings are linked once. "
-            "Needs `findings.change_finding`."
+            "Needs the Reviewer role on this finding's repository (or `findings.change_finding` instance-wide); "
+            "the other finding must be one you may read."
         ),
         parameters=docs.ID_PATH,
         request=LinkRequestSerializer,
@@ -297,7 +301,8 @@ class FindingLinks(ActionView):
         tags=["findings"],
         operation_id="finding_link_delete",
         summary="Remove a link between two findings",
-        description="From either end. Needs `findings.change_finding`.",
+        description="From either end. Needs the Reviewer role on the finding's repository (or "
+        "`findings.change_finding` instance-wide).",
         parameters=docs.ID_PATH + [OpenApiParameter("link", OpenApiTypes.INT, OpenApiParameter.PATH)],
         responses={204: None, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
     )
@@ -352,7 +357,9 @@ class PlainTextBundleParser(BundleParser):
             "`manage.py import_review` does: importing the same bundle twice changes nothing the second "
             "time. Send JSON, or YAML with `Content-Type: application/yaml`. A malformed bundle changes "
             "nothing; `errors` names every field at fault (e.g. `findings[0].evidence[1].regex`). "
-            "Answers 201 when the pull request is new, 200 otherwise. Needs `findings.import_review`."
+            "Answers 201 when the pull request is new, 200 otherwise. Needs the Reviewer role on "
+            "the bundle's repository (or `findings.import_review` instance-wide, which a repository new to the "
+            "server needs)."
         ),
         request={
             "application/json": BundleSerializer,
@@ -495,7 +502,8 @@ def _import_slug(job: ImportJob) -> str:
             "With `publish_checks`, every verified head gets a \"Recheck\" check run (with a GitHub App; with "
             "only a token, a `recheck` commit status). With `publish_comment`, the pull request gets one "
             "comment, edited after each verification. Both are off until turned on. Needs "
-            "`reviews.change_repository`, and a token needs the `settings` scope."
+            "the Admin role on the repository (or `reviews.change_repository` instance-wide), and a token needs "
+            "the `settings` scope."
         ),
         parameters=docs.REPOSITORY_PATH,
         request=PublishingSerializer,
