@@ -7,11 +7,13 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
+from django.db.models import Q
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
 
 from access.audited_admin import AuditedModelAdmin
-from access.models import ApiToken, AuditEntry
+from access.models import ApiToken, AuditEntry, Membership
+from access.permissions import Action, readable_repositories, reads_everything, repositories_where, user_may
 from access.scopes import SCOPES
 from access.tokens import api_token_create, api_token_revoke
 from recheck.errors import RecheckError
@@ -146,6 +148,13 @@ class AuditEntryAdmin(admin.ModelAdmin):
     search_fields = ["actor_label", "token_label", "target", "message"]
     date_hierarchy = "at"
 
+    def get_queryset(self, request):
+        # Entries of repositories the reader may not read stay hidden from them here too.
+        queryset = super().get_queryset(request)
+        if reads_everything(request.user):
+            return queryset
+        return queryset.filter(Q(repository__isnull=True) | Q(repository__in=readable_repositories(request.user)))
+
     # The audit log is a record: written by the services, never added to, changed or deleted here.
     def has_add_permission(self, request) -> bool:
         return False
@@ -171,3 +180,49 @@ class AuditedUserAdmin(AuditedModelAdmin, UserAdmin):
 @admin.register(Group)
 class AuditedGroupAdmin(AuditedModelAdmin, GroupAdmin):
     pass
+
+
+@admin.register(Membership)
+class MembershipAdmin(AuditedModelAdmin):
+    """Who holds which role on which repository. An instance admin manages every repository's; a
+    staff user with the Admin role on a repository manages that repository's. Each change is in
+    the audit log, before and after."""
+
+    audit_repository_path = "repository"
+    change_action = Action.MEMBERS
+    list_display = ["repository", "user", "group", "role", "created_at"]
+    list_filter = ["role", ("repository", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["repository__slug", "user__username", "group__name"]
+    list_select_related = ["repository", "user", "group"]
+    autocomplete_fields = ["user"]
+    fields = ["repository", "user", "group", "role"]
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if reads_everything(request.user) and user_may(request.user, Action.MEMBERS):
+            return queryset
+        return queryset.filter(repository__in=repositories_where(request.user, Action.MEMBERS))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "repository":
+            kwargs["queryset"] = repositories_where(request.user, Action.MEMBERS).order_by("slug")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def _holds(self, request, obj=None) -> bool:
+        repository = obj.repository if obj is not None else None
+        return user_may(request.user, Action.MEMBERS, repository)
+
+    def has_module_permission(self, request) -> bool:
+        return super().has_module_permission(request) or self._holds(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self._holds(request, obj)
+
+    def has_add_permission(self, request) -> bool:
+        return self._holds(request)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self._holds(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self._holds(request, obj)

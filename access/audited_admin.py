@@ -5,25 +5,63 @@ from django.contrib import admin
 from django.forms.models import model_to_dict
 
 from access.audit import audit_changes, audit_record
+from access.permissions import Action, readable_condition, reads_everything, user_may
 
 # Never in the log: a password hash is a secret, whatever its form.
 UNRECORDED_FIELDS = {"password"}
 
 
-class AuditedModelAdmin(admin.ModelAdmin):
-    # The path from the object to its repository (e.g. "pull_request.repository"), to filter the log by.
-    audit_repository_path = ""
+class RepositoryScopedAdmin(admin.ModelAdmin):
+    """An admin of rows that belong to a repository: a staff user who is not a superuser lists and
+    opens only the rows of repositories they may read (`access.permissions`, as everywhere else:
+    another's row is a 404), and changes or deletes a row only with `change_action` on its
+    repository, besides the model permission the admin always asks for."""
 
-    def _audit_action(self, verb: str) -> str:
-        return f"{self.model._meta.model_name}.{verb}"
+    # The path from the object to its repository ("self" for repositories themselves).
+    audit_repository_path = ""
+    # What changing a row of this admin is, on its repository.
+    change_action = Action.WRITE
+
+    def _repository_lookup(self) -> str | None:
+        if not self.audit_repository_path:
+            return None
+        return "" if self.audit_repository_path == "self" else self.audit_repository_path.replace(".", "__")
 
     def _audit_repository(self, obj):
-        if not self.audit_repository_path:
+        if not self.audit_repository_path or obj is None:
             return None
         value = obj
         for part in self.audit_repository_path.split(".") if self.audit_repository_path != "self" else []:
             value = getattr(value, part, None)
         return value
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        lookup = self._repository_lookup()
+        if lookup is None or reads_everything(request.user):
+            return queryset
+        return queryset.filter(readable_condition(request.user, lookup))
+
+    def _may_change(self, request, obj) -> bool:
+        if obj is None or self._repository_lookup() is None:
+            return True
+        repository = self._audit_repository(obj)
+        return repository is None or user_may(request.user, self.change_action, repository)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return super().has_change_permission(request, obj) and self._may_change(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return super().has_delete_permission(request, obj) and self._may_change(request, obj)
+
+
+class AuditedModelAdmin(RepositoryScopedAdmin):
+    # The path from the object to its repository (e.g. "pull_request.repository"), to filter the
+    # log and the admin's lists by.
+    audit_repository_path = ""
+
+    def _audit_action(self, verb: str) -> str:
+        return f"{self.model._meta.model_name}.{verb}"
 
     def save_model(self, request, obj, form, change):
         fields = _recorded_fields(obj, form.changed_data)

@@ -89,3 +89,47 @@ class AuditEntry(models.Model):
     def __str__(self) -> str:
         who = self.actor_label or "system"
         return f"{self.at:%Y-%m-%d %H:%M:%S} {who} {self.action} {self.outcome}"
+
+
+class Membership(models.Model):
+    """A role on one repository, given to a user or to a group (everyone in it). The roles are the
+    site's own, scoped: a Reader reads the repository (even when it is private), a Reviewer also
+    writes findings, imports reviews and requests verifications, a Maintainer also marks findings
+    fixed, dismissed or open, an Admin also changes its settings and its memberships. What each role
+    allows is `access.permissions.ROLE_ACTIONS`."""
+
+    class Role(models.TextChoices):
+        READER = "reader", "Reader"
+        REVIEWER = "reviewer", "Reviewer"
+        MAINTAINER = "maintainer", "Maintainer"
+        ADMIN = "admin", "Admin"
+
+    repository = models.ForeignKey("reviews.Repository", on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="repository_memberships"
+    )
+    group = models.ForeignKey(
+        "auth.Group", null=True, blank=True, on_delete=models.CASCADE, related_name="repository_memberships",
+        help_text="Everyone in the group holds the role; give a user or a group, not both.",
+    )
+    role = models.CharField(max_length=12, choices=Role.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["repository__slug", "role", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=False, group__isnull=True) | models.Q(user__isnull=True, group__isnull=False),
+                name="membership_user_or_group",
+            ),
+            models.UniqueConstraint(
+                fields=["repository", "user"], condition=models.Q(user__isnull=False), name="membership_unique_user"
+            ),
+            models.UniqueConstraint(
+                fields=["repository", "group"], condition=models.Q(group__isnull=False), name="membership_unique_group"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        holder = self.user.get_username() if self.user_id else f"group {self.group.name}"
+        return f"{holder}: {self.get_role_display()} of {self.repository.slug}"

@@ -2,18 +2,31 @@
 
 Every interface asks `user_may`: the site's views and templates, the API's permission classes,
 the admin, the commands that act for a user and the tasks. Nothing else looks at groups, model
-permissions or staff status to decide an action, so the body below is the only place that changes
-when the rules do (per-repository roles, private repositories).
+permissions, memberships or staff status to decide an action.
 
-Roles are Django groups made by a data migration (Reader, Reviewer, Maintainer); a user holds an
-action when a group of theirs, or the user directly, has the action's model permission. Superusers
-hold every action. Reading also follows RECHECK_PUBLIC_READ."""
+The body is a set of rules (django-rules), one per action, each composed of the same predicates:
+
+- a superuser holds every action everywhere;
+- an instance-wide role (the Reader, Reviewer and Maintainer groups, or a model permission given
+  to the user or a group of theirs) holds its actions on every repository, private ones included;
+- a membership (`access.models.Membership`, the user's own or one of a group of theirs) holds its
+  role's actions (`ROLE_ACTIONS`) on its repository;
+- a public repository is read as the server reads: by anyone with RECHECK_PUBLIC_READ, otherwise
+  by any signed-in user. A private repository is read only with a role.
+
+Without a repository, `user_may` answers "on at least one repository": what a navigation link or
+an API endpoint's first gate needs; the view then asks again with the object's repository.
+
+Reads are filtered by `readable_condition` / `readable_repositories`, the same rules as a query,
+so a private repository outside them is answered as if it did not exist (a 404, never a 403)."""
 from __future__ import annotations
 
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+import rules
 from django.conf import settings
+from django.db.models import Q
 
 if TYPE_CHECKING:
     from reviews.models import Repository
@@ -29,21 +42,39 @@ class Action(StrEnum):
     RESOLVE = "resolve"
     # A repository's settings (publishing to GitHub).
     SETTINGS = "settings"
+    # Who holds which role on a repository.
+    MEMBERS = "members"
 
 
 class Role(StrEnum):
+    """The instance-wide roles' groups (migration access 0003)."""
+
     READER = "Reader"
     REVIEWER = "Reviewer"
     MAINTAINER = "Maintainer"
 
 
-# The model permission that carries each action; the roles' groups hold these.
+# The model permission that carries each action instance-wide; the roles' groups hold these.
 ACTION_PERMISSIONS: dict[Action, str] = {
+    Action.READ: "findings.view_finding",
     Action.WRITE: "findings.change_finding",
     Action.IMPORT: "findings.import_review",
     Action.VERIFY: "findings.verify_pullrequest",
     Action.RESOLVE: "findings.resolve_finding",
     Action.SETTINGS: "reviews.change_repository",
+    Action.MEMBERS: "access.change_membership",
+}
+
+# What each role of a membership (access.models.Membership.Role) allows on its repository.
+_READER = {Action.READ}
+_REVIEWER = _READER | {Action.WRITE, Action.IMPORT, Action.VERIFY}
+_MAINTAINER = _REVIEWER | {Action.RESOLVE}
+_ADMIN = _MAINTAINER | {Action.SETTINGS, Action.MEMBERS}
+ROLE_ACTIONS: dict[str, frozenset[Action]] = {
+    "reader": frozenset(_READER),
+    "reviewer": frozenset(_REVIEWER),
+    "maintainer": frozenset(_MAINTAINER),
+    "admin": frozenset(_ADMIN),
 }
 
 # The token scope that opens each action to an API token (writing findings rides on `import`).
@@ -54,6 +85,7 @@ ACTION_SCOPES: dict[Action, str] = {
     Action.VERIFY: "verify",
     Action.RESOLVE: "resolve",
     Action.SETTINGS: "settings",
+    Action.MEMBERS: "settings",
 }
 
 # Who holds an action, for refusals that say whom to ask.
@@ -63,7 +95,8 @@ ACTION_ROLES: dict[Action, str] = {
     Action.IMPORT: "Reviewer",
     Action.VERIFY: "Reviewer",
     Action.RESOLVE: "Maintainer",
-    Action.SETTINGS: "an admin",
+    Action.SETTINGS: "Admin",
+    Action.MEMBERS: "Admin",
 }
 
 # What each action is, in a refusal ("… may not {phrase} …").
@@ -74,19 +107,123 @@ ACTION_PHRASES: dict[Action, str] = {
     Action.VERIFY: "start verifications of",
     Action.RESOLVE: "mark findings fixed, dismissed or open in",
     Action.SETTINGS: "change the settings of",
+    Action.MEMBERS: "change who holds roles on",
 }
 
 
+def _active(user) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_active)
+
+
+def membership_actions(user) -> dict[int, frozenset[Action]]:
+    """Repository id -> what `user`'s memberships (their own and their groups') allow there, read
+    in one query and kept on the user object for the rest of the request."""
+    if not _active(user):
+        return {}
+    cached = getattr(user, "_recheck_membership_actions", None)
+    if cached is None:
+        from access.models import Membership
+
+        cached = {}
+        rows = Membership.objects.filter(Q(user=user) | Q(group__user=user)).values_list("repository_id", "role")
+        for repository_id, role in rows:
+            cached[repository_id] = cached.get(repository_id, frozenset()) | ROLE_ACTIONS[role]
+        user._recheck_membership_actions = cached
+    return cached
+
+
+@rules.predicate
+def is_superuser(user) -> bool:
+    return _active(user) and user.is_superuser
+
+
+def _holds_instance_wide(action: Action):
+    @rules.predicate(name=f"holds {action} instance-wide")
+    def predicate(user) -> bool:
+        return _active(user) and user.has_perm(ACTION_PERMISSIONS[action])
+
+    return predicate
+
+
+def _holds_by_membership(action: Action):
+    @rules.predicate(name=f"holds {action} by a membership")
+    def predicate(user, repository) -> bool:
+        held = membership_actions(user)
+        if repository is None:
+            return any(action in actions for actions in held.values())
+        return action in held.get(repository.pk, ())
+
+    return predicate
+
+
+@rules.predicate
+def reads_as_public(user, repository) -> bool:
+    """A public repository (or, without one, the server's public pages) read as the server reads."""
+    if repository is not None and not repository.is_public:
+        return False
+    return bool(settings.RECHECK_PUBLIC_READ) or _active(user)
+
+
+RULES = rules.RuleSet()
+for _action in Action:
+    _rule = is_superuser | _holds_instance_wide(_action) | _holds_by_membership(_action)
+    RULES.add_rule(_action.value, _rule | reads_as_public if _action is Action.READ else _rule)
+
+
 def user_may(user, action: Action, repository: Repository | None = None) -> bool:
-    """May `user` do `action` on `repository` (or, without one, on repositories in general)?"""
+    """May `user` do `action` on `repository` (or, without one, on at least one repository)?"""
+    return RULES.test_rule(Action(action).value, user, repository)
+
+
+def reads_everything(user) -> bool:
+    """Whether `user` reads every repository, private ones included (no filter is needed)."""
+    return bool(is_superuser(user) or _holds_instance_wide(Action.READ)(user))
+
+
+def readable_condition(user, path: str = "") -> Q:
+    """The condition a query filters by so only what `user` may read is left; `path` leads from
+    the query's model to its repository ("" for repositories themselves, "pull_request__repository"
+    for findings). The same rules as `user_may(user, Action.READ, repository)`, in SQL."""
+    prefix = f"{path}__" if path else ""
+    if reads_everything(user):
+        return Q()
+    condition = Q(**{f"{prefix}pk__in": []})
+    if _active(user):
+        from access.models import Membership
+
+        held = Membership.objects.filter(Q(user=user) | Q(group__user=user)).values("repository_id")
+        condition = Q(**{f"{prefix}pk__in": held})
+    if settings.RECHECK_PUBLIC_READ or _active(user):
+        condition |= Q(**{f"{prefix}visibility": "public"})
+    return condition
+
+
+def readable_repositories(user):
+    """The repositories `user` may read, as a queryset to filter reads by (one query, usable as a
+    subquery). A repository outside it is answered as if it did not exist (a 404, never a 403)."""
+    from reviews.models import Repository
+
+    return Repository.objects.filter(readable_condition(user))
+
+
+def repositories_where(user, action: Action):
+    """The repositories on which `user` may do `action`, as a queryset (the admin narrows its
+    lists and actions by it)."""
+    from reviews.models import Repository
+
     action = Action(action)
     if action is Action.READ:
-        if settings.RECHECK_PUBLIC_READ:
-            return True
-        return bool(user is not None and user.is_authenticated and user.is_active)
-    if user is None or not user.is_authenticated or not user.is_active:
-        return False
-    return user.has_perm(ACTION_PERMISSIONS[action])
+        return readable_repositories(user)
+    if is_superuser(user) or _holds_instance_wide(action)(user):
+        return Repository.objects.all()
+    ids = [repository_id for repository_id, actions in membership_actions(user).items() if action in actions]
+    return Repository.objects.filter(pk__in=ids)
+
+
+def may_add_repositories(user) -> bool:
+    """Whether importing may add a repository new to the server: a superuser or an instance-wide
+    role that imports. A membership is on a repository that exists, so it never adds one."""
+    return bool(is_superuser(user) or _holds_instance_wide(Action.IMPORT)(user))
 
 
 def refusal(user, action: Action, repository: Repository | None = None) -> str:
@@ -96,18 +233,8 @@ def refusal(user, action: Action, repository: Repository | None = None) -> str:
     if user is None or not user.is_authenticated:
         return f"Log in to {ACTION_PHRASES[action]} {where}."
     role = ACTION_ROLES[action]
-    holder = f"the {role} role" if role != "an admin" else "an admin"
+    whom = "an admin of the repository or of this server" if repository is not None else "an admin of this server"
     return (
-        f"{user.get_username()} may not {ACTION_PHRASES[action]} {where}: that needs {holder}; "
-        "ask an admin of this server to grant it."
+        f"{user.get_username()} may not {ACTION_PHRASES[action]} {where}: that needs the {role} role; "
+        f"ask {whom} to grant it."
     )
-
-
-def readable_repositories(user):
-    """The repositories `user` may read, as a queryset to filter reads by. A repository outside it
-    is answered as if it did not exist (a 404, never a 403 that confirms it)."""
-    from reviews.models import Repository
-
-    if user_may(user, Action.READ):
-        return Repository.objects.all()
-    return Repository.objects.none()

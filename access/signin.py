@@ -4,7 +4,8 @@ Who gets in: when a provider names allowed organisations (GitHub) or groups (Git
 Connect), a new user must belong to one of them, checked against the forge at each sign-in. A
 provider without such a list lets in only the accounts already connected to a user, so turning a
 provider on never opens the door to everyone on github.com. A new user gets no role until an
-admin grants one, or, with RECHECK_SIGNIN_GRANT_READER, the Reader group for being a member."""
+admin grants one, or, with RECHECK_SIGNIN_GRANT_READER, the Reader role on the repositories of
+the organisations or groups they are a member of (a membership per repository, at each sign-in)."""
 from __future__ import annotations
 
 from allauth.account.adapter import DefaultAccountAdapter
@@ -14,14 +15,12 @@ from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.adapter import get_adapter as get_social_adapter
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Group
+from django.db.models import Q
 from django.shortcuts import render
 
 from access.audit import audit_record, audit_refusal
+from access.models import Membership
 
-# The group a member of an allowed organisation or group is given. The roles' groups may not
-# exist yet: it is made on first use.
-READER_GROUP = "Reader"
 PROVIDER_NAMES = {"github": "GitHub", "gitlab": "GitLab"}
 
 
@@ -56,6 +55,9 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
                 _refuse(request, sociallogin, f"Your {name} account {who} is not a member of "
                         f"{', '.join(sorted(allowed))}, which this Recheck admits.")
             sociallogin.state["recheck_memberships"] = matched
+            if sociallogin.is_existing:
+                # Repositories added since the last sign-in: the rule grants their Reader role now.
+                signin_grant_roles(user=sociallogin.user, memberships=matched)
         elif not sociallogin.is_existing:
             _refuse(request, sociallogin, f"Signing up with {name} is closed here: no {name} organisation or group "
                     "is allowed to sign up. An admin can connect your account to a user.")
@@ -73,15 +75,23 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 
 
 def signin_grant_roles(*, user, memberships: list[str]) -> None:
-    """What a new user gets for the memberships that let them in: the Reader group when
-    RECHECK_SIGNIN_GRANT_READER is on, nothing otherwise (an admin grants roles)."""
+    """What a user gets at sign-in for the organisations or groups that let them in, when
+    RECHECK_SIGNIN_GRANT_READER is on: the Reader role on each repository whose owner is one of
+    them (acme's members read acme/*), as a membership; nothing otherwise (an admin grants roles).
+    A role they already hold on a repository is kept, whatever it is."""
     if not (memberships and settings.RECHECK_SIGNIN_GRANT_READER):
         return
-    group, _ = Group.objects.get_or_create(name=READER_GROUP)
-    user.groups.add(group)
-    audit_record(action="user.edit", actor=user, target=user.get_username(),
-                 changes={"groups": [[], [READER_GROUP]]},
-                 message=f"Granted for membership of {', '.join(memberships)}.")
+    from reviews.models import Repository
+
+    owners = Q()
+    for owner in memberships:
+        owners |= Q(slug__istartswith=f"{owner}/")
+    held = Membership.objects.filter(user=user).values("repository_id")
+    for repository in Repository.objects.filter(owners).exclude(pk__in=held).order_by("slug"):
+        Membership.objects.create(repository=repository, user=user, role=Membership.Role.READER)
+        audit_record(action="membership.add", actor=user, target=f"{user.get_username()}: Reader of {repository.slug}",
+                     repository=repository, changes={"role": [None, Membership.Role.READER]},
+                     message=f"Granted at sign-in for membership of {repository.owner}.")
 
 
 def provider_memberships(sociallogin) -> list[str]:

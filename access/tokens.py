@@ -9,12 +9,17 @@ from django.utils import timezone
 
 from access.audit import audit_record, audit_refusal
 from access.models import ApiToken
-from access.scopes import SCOPE_PERMISSIONS, scopes_checked
+from access.permissions import Action, user_may
+from access.scopes import IMPORT, RESOLVE, SCOPE_PERMISSIONS, SETTINGS, VERIFY, scopes_checked
 from recheck.errors import RecheckError
 
 
 class TokenError(RecheckError):
     pass
+
+
+# The action each write scope opens (access.permissions.ACTION_SCOPES, read the other way).
+SCOPE_ACTIONS = {VERIFY: Action.VERIFY, IMPORT: Action.IMPORT, RESOLVE: Action.RESOLVE, SETTINGS: Action.SETTINGS}
 
 
 def api_token_create(
@@ -55,12 +60,24 @@ def _create(*, user, name, scopes, days, repositories, created_by) -> tuple[ApiT
         raise TokenError(f"A token lasts 1 to {settings.RECHECK_API_TOKEN_MAX_DAYS} days, not {days}.")
     if not user.is_active:
         raise TokenError(f"User {user.get_username()!r} is inactive: a token for it would not work.")
-    missing = [SCOPE_PERMISSIONS[scope] for scope in scopes if scope in SCOPE_PERMISSIONS
-               and not user.has_perm(SCOPE_PERMISSIONS[scope])]
+    # A repository the user may not read is refused in the words of one that is not recorded.
+    unreadable = [repository.slug for repository in repositories if not user_may(user, Action.READ, repository)]
+    if unreadable:
+        raise TokenError(f"No repository {', '.join(unreadable)} is recorded for {user.get_username()!r} to read.")
+    # Each write scope needs its action: on every repository the token is limited to, or, for a
+    # token of every repository, on at least one (each request is then checked on its own).
+    missing = [
+        scope for scope in scopes if scope in SCOPE_ACTIONS and not (
+            all(user_may(user, SCOPE_ACTIONS[scope], repository) for repository in repositories)
+            if repositories else user_may(user, SCOPE_ACTIONS[scope])
+        )
+    ]
     if missing:
+        where = f" on {', '.join(repository.slug for repository in repositories)}" if repositories else ""
         raise TokenError(
-            f"User {user.get_username()!r} lacks {', '.join(missing)}, which the scopes asked for need: "
-            "grant the permission first (Django admin, Users, or create_api_token --grant)."
+            f"User {user.get_username()!r} may not do what the scope(s) {', '.join(missing)} allow{where}: "
+            f"grant a role first ({', '.join(SCOPE_PERMISSIONS[scope] for scope in missing)} instance-wide, or a "
+            "membership of the repository; Django admin, or create_api_token --grant)."
         )
     token, secret = ApiToken.objects.create(
         user=user, expiry=timedelta(days=days), name=name, scopes=scopes, created_by=created_by

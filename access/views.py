@@ -31,9 +31,11 @@ class TokenForm(forms.Form):
         help_text="Leave empty for every repository you may see.",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["once"].initial = secrets.token_urlsafe(16)
+        # Only the repositories the user may read are offered: the others do not exist for them.
+        self.fields["repositories"].queryset = Repository.objects.readable_by(user).order_by("slug")
         self.fields["days"].initial = settings.RECHECK_API_TOKEN_DAYS
         self.fields["days"].max_value = settings.RECHECK_API_TOKEN_MAX_DAYS
 
@@ -42,7 +44,7 @@ class TokenForm(forms.Form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def token_list(request):
-    form = TokenForm(request.POST or None)
+    form = TokenForm(request.POST or None, user=request.user)
     created = secret = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -55,7 +57,7 @@ def token_list(request):
                 user=request.user, name=data["name"], scopes=data["scopes"], days=data["days"],
                 repositories=list(data["repositories"]), created_by=request.user,
             )
-            form = TokenForm()
+            form = TokenForm(user=request.user)
         except RecheckError as error:
             form.add_error(None, str(error))
     tokens = ApiToken.objects.filter(user=request.user).prefetch_related("repositories").order_by("-created")

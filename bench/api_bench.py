@@ -1,13 +1,14 @@
 """Requests per second of the API's busiest reads, next to a trivial DRF endpoint in the same run.
 
-    python bench/api_bench.py [--seconds 1] [--pairs 5] [--findings 100000] [--explain]
+    python bench/api_bench.py [--seconds 1] [--pairs 5] [--findings 100000] [--explain] [--access]
 
 Builds a throwaway database (a temporary SQLite file, or a test database next to DATABASE_URL's,
 created and dropped by Django's test machinery), fills it with findings spread over a few pull
 requests with bulk_create, verifies one pull request at its head, then times each URL through
 Django's test client (the whole middleware, authentication, permission and rendering stack, no
 network). The ratio to the trivial endpoint says what the endpoint costs beyond DRF itself.
---explain prints the database's plan for each list's count and page queries."""
+--explain prints the database's plan for each list's count and page queries. --access makes the
+repository private and times each URL for a Reader of it (a membership) against a superuser."""
 import argparse
 import os
 import statistics
@@ -148,6 +149,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=5, help="Trivial/endpoint pairs, interleaved (default 5).")
     parser.add_argument("--findings", type=int, default=100_000, help="Findings to create (default 100000).")
     parser.add_argument("--explain", action="store_true", help="Print query plans of the list queries.")
+    parser.add_argument(
+        "--access", action="store_true",
+        help="Make the repository private and time each URL for a Reader of it (a membership: every read "
+        "filtered by the repositories they may read) against a superuser (no filter), instead of against "
+        "the trivial endpoint.",
+    )
     options = parser.parse_args()
 
     setup_test_environment()
@@ -198,6 +205,9 @@ def run(data: dict, options) -> None:
          f"/api/repos/acme/bench/pulls/{big.number}/gate?commit={head.sha[:12]}"),
     ]
     client = Client()
+    if options.access:
+        run_access(urls, options, middle)
+        return
     urls = [(label, _deep_cursor(client, middle) if url == "DEEP_CURSOR" else url) for label, url in urls]
     trivial_url = urls.pop(0)[1]
     for _, url in [(None, trivial_url), *urls]:  # warm caches and lazy imports, and check each answers
@@ -220,6 +230,51 @@ def run(data: dict, options) -> None:
         if options.explain and url.startswith("/api/findings/"):
             explain(client, url)
     print(f"trivial DRF endpoint: {1 / statistics.median(result.floors):.0f} req/s in the last pairs")
+
+def run_access(urls, options, middle: int) -> None:
+    """Each URL read by a Reader of the private repository (a membership) against the same URL read
+    by a superuser, whom no filter narrows: what per-repository access costs a read."""
+    from django.contrib.auth import get_user_model
+
+    from access.models import Membership
+    from reviews.models import Repository
+
+    repository = Repository.objects.get(slug="acme/bench")
+    repository.visibility = Repository.Visibility.PRIVATE
+    repository.save()
+    User = get_user_model()
+    superuser = User.objects.create_superuser("bench-admin", "admin@example.com", "x")
+    reader = User.objects.create_user("bench-reader")
+    Membership.objects.create(repository=repository, user=reader, role=Membership.Role.READER)
+    admin_client, reader_client = Client(), Client()
+    admin_client.force_login(superuser)
+    reader_client.force_login(reader)
+    urls = [(label, _deep_cursor(admin_client, middle) if url == "DEEP_CURSOR" else url) for label, url in urls[1:]]
+    for _, url in urls:
+        for client in (admin_client, reader_client):
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.status_code, response.content[:300])
+        anonymous = Client().get(url)
+        # The check that the filter works at all: to anyone else the private repository does not exist.
+        if "acme/bench" in url.split("?")[0]:
+            assert anonymous.status_code == 404, (url, anonymous.status_code)
+        else:
+            assert b"acme/bench" not in anonymous.content, (url, anonymous.content[:300])
+    print(f"{'endpoint, as a Reader of the private repository':58} {'req/s':>8} {'ms/req':>8} "
+          f"{'vs superuser':>18}  load")
+    for label, url in urls:
+        result = interleave(
+            label, options.pairs,
+            lambda url=url: 1 / measure(admin_client, url, options.seconds),
+            lambda url=url: 1 / measure(reader_client, url, options.seconds),
+        )
+        rates = [1 / seconds for seconds in result.subjects]
+        relative = [1 / ratio for ratio in result.ratios]
+        print(f"{label:58} {statistics.median(rates):8.0f} {1000 * statistics.median(result.subjects):8.2f} "
+              f"{spread(relative, '{:.3f}'):>18}  {min(result.loads):.1f}-{max(result.loads):.1f}")
+        if options.explain and url.startswith("/api/findings/"):
+            explain(reader_client, url)
+
 
 if __name__ == "__main__":
     main()

@@ -2,15 +2,15 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html_join
 
-from access.audited_admin import AuditedModelAdmin
-from access.permissions import Action, refusal, user_may
+from access.audited_admin import AuditedModelAdmin, RepositoryScopedAdmin
+from access.permissions import Action, readable_condition, reads_everything, refusal, user_may
 from findings import vocabulary
 from findings.forms import ResolveForm
 from findings.models import (
@@ -120,6 +120,13 @@ class FindingLinkInline(admin.TabularInline):
     autocomplete_fields = ["target"]
     verbose_name = "link to another finding"
 
+    def get_queryset(self, request):
+        # A link to a finding the user may not read is not shown (nor that it exists).
+        queryset = super().get_queryset(request)
+        if reads_everything(request.user):
+            return queryset
+        return queryset.filter(readable_condition(request.user, "target__pull_request__repository"))
+
     def get_formset(self, request, obj=None, **kwargs):
         formset = super().get_formset(request, obj, **kwargs)
 
@@ -138,7 +145,15 @@ class TagAdmin(admin.ModelAdmin):
     search_fields = ["slug", "description"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(finding_count=Count("findings"))
+        # Tags are shared; a staff user who reads some repositories only sees the tags that are
+        # unused or carried by findings they may read, counted over those findings.
+        queryset = super().get_queryset(request)
+        if reads_everything(request.user):
+            return queryset.annotate(finding_count=Count("findings"))
+        readable = Finding.objects.readable_by(request.user)
+        return queryset.filter(Q(findings__isnull=True) | Q(findings__in=readable)).distinct().annotate(
+            finding_count=Count("findings", filter=Q(findings__in=readable), distinct=True)
+        )
 
     @admin.display(description="Findings", ordering="finding_count")
     def finding_count(self, tag: Tag) -> int:
@@ -170,7 +185,9 @@ class FindingAdmin(AuditedModelAdmin):
     ]
     list_display_links = ["number", "title"]
     list_filter = [
-        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed", "pull_request__repository", "tags"
+        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed",
+        # Only the repositories and tags of the findings listed: the others may be hidden from the user.
+        ("pull_request__repository", admin.RelatedOnlyFieldListFilter), ("tags", admin.RelatedOnlyFieldListFilter),
     ]
     search_fields = ["title", "summary", "body", "path", "pull_request__repository__slug"]
     list_select_related = ["pull_request__repository"]
@@ -283,7 +300,8 @@ class FindingAdmin(AuditedModelAdmin):
         raw_ids = request.POST.get("ids") or request.GET.get("ids", "")
         ids = [int(pk) for pk in raw_ids.split(",") if pk.strip().isdigit()]
         findings = list(
-            Finding.objects.filter(pk__in=ids).select_related("pull_request__repository").order_by("pk")
+            Finding.objects.readable_by(request.user).filter(pk__in=ids).select_related("pull_request__repository")
+            .order_by("pk")
         )
         if not findings:
             get_object_or_404(Finding, pk=0)
@@ -316,6 +334,11 @@ class FindingAdmin(AuditedModelAdmin):
     def _resolve_all(self, request, findings, status: str, data: dict, still_holds: list) -> bool:
         resolved = 0
         for finding in findings:
+            if not user_may(request.user, Action.RESOLVE, finding.pull_request.repository):
+                self.message_user(request, f"Finding {finding.number} of {finding.pull_request}: "
+                                  f"{refusal(request.user, Action.RESOLVE, finding.pull_request.repository)}",
+                                  messages.ERROR)
+                continue
             try:
                 finding_resolve(
                     finding=finding,
@@ -376,9 +399,10 @@ class EvidenceResultInline(admin.TabularInline):
 
 
 @admin.register(Verification)
-class VerificationAdmin(admin.ModelAdmin):
+class VerificationAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "finding.pull_request.repository"
     list_display = ["finding", "commit", "verdict", "checked_at"]
-    list_filter = ["verdict", "finding__pull_request__repository"]
+    list_filter = ["verdict", ("finding__pull_request__repository", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["commit__sha", "finding__title"]
     list_select_related = ["finding__pull_request__repository", "commit"]
     readonly_fields = ["finding", "commit", "verdict", "checked_at", "first_checked_at", "detail"]
@@ -389,7 +413,8 @@ class VerificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(FindingEvent)
-class FindingEventAdmin(admin.ModelAdmin):
+class FindingEventAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "finding.pull_request.repository"
     list_display = ["finding", "from_status", "to_status", "actor", "commit", "source", "at"]
     list_filter = ["to_status", "source"]
     search_fields = ["finding__title", "note"]
@@ -407,7 +432,8 @@ class FindingEventAdmin(admin.ModelAdmin):
 
 
 @admin.register(VerificationRun)
-class VerificationRunAdmin(admin.ModelAdmin):
+class VerificationRunAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "pull_request.repository"
     list_display = ["pull_request", "commit", "status", "done", "total", "created_at", "finished_at"]
     list_filter = ["status"]
     list_select_related = ["pull_request__repository", "commit"]
@@ -415,7 +441,8 @@ class VerificationRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(CompanionPages)
-class CompanionPagesAdmin(admin.ModelAdmin):
+class CompanionPagesAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "pull_request.repository"
     list_display = ["pull_request", "commit", "rendered_at"]
     readonly_fields = ["pull_request", "commit", "rendered_at"]
     exclude = ["index_html", "blockers_html", "cleanups_html"]

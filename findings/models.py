@@ -50,11 +50,27 @@ def _pull_requests_changed(ids) -> None:
         PullRequest.objects.filter(pk__in=ids).update(generation=models.F("generation") + 1)
 
 
+def _readable(queryset, user, path: str):
+    # access.permissions decides; imported here because it reads access.models at call time.
+    from access.permissions import readable_condition
+
+    return queryset.filter(readable_condition(user, path))
+
+
 class FindingRowQuerySet(ChangesPullRequestQuerySet):
     pull_request_field = "finding__pull_request_id"
 
+    def readable_by(self, user):
+        """The rows of findings in repositories `user` may read."""
+        return _readable(self, user, "finding__pull_request__repository")
+
 
 class FindingQuerySet(ChangesPullRequestQuerySet):
+    def readable_by(self, user):
+        """The findings of repositories `user` may read: every read of findings for a person goes
+        through this (or `readable_repositories`), so a private repository's never show."""
+        return _readable(self, user, "pull_request__repository")
+
     def open(self):
         return self.filter(status=Finding.Status.OPEN)
 
@@ -520,6 +536,10 @@ class FindingEvent(models.Model):
 
 
 class VerificationRunQuerySet(models.QuerySet):
+    def readable_by(self, user):
+        """The runs of pull requests in repositories `user` may read."""
+        return _readable(self, user, "pull_request__repository")
+
     def active(self):
         """Queued or running."""
         return self.filter(status__in=[VerificationRun.Status.QUEUED, VerificationRun.Status.RUNNING])

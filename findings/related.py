@@ -19,10 +19,15 @@ class LinkView:
     note: str
 
 
-def finding_links(finding: Finding) -> list[LinkView]:
-    """Every link made from or to `finding`, oldest first, each worded from `finding`'s end."""
+def finding_links(finding: Finding, *, reader) -> list[LinkView]:
+    """Every link made from or to `finding` whose other end `reader` may read, oldest first, each
+    worded from `finding`'s end. A link to a finding of a repository hidden from `reader` is not
+    shown, nor counted."""
+    readable = Finding.objects.readable_by(reader)
     links = (
-        FindingLink.objects.filter(Q(source=finding) | Q(target=finding))
+        FindingLink.objects.filter(
+            (Q(source=finding) & Q(target__in=readable)) | (Q(target=finding) & Q(source__in=readable))
+        )
         .select_related("source__pull_request__repository", "target__pull_request__repository")
         .order_by("created_at", "id")
     )
@@ -113,19 +118,19 @@ def _similar_titles(finding: Finding, others) -> dict[int, float]:
     return {pk: score / 100 for _title, score, pk in matches}
 
 
-def finding_related(finding: Finding, *, limit: int = RELATED_LIMIT) -> list[RelatedFinding]:
-    """The findings related to `finding`, each saying why: every finding it is linked to (from
-    either end) first, then, up to `limit` in all, findings of other pull requests on the same
-    file (under any of its names), with tags in common, or with a similar title, most reasons
-    first. `finding` should come with its pull request's repository selected."""
+def finding_related(finding: Finding, *, reader, limit: int = RELATED_LIMIT) -> list[RelatedFinding]:
+    """The findings related to `finding` that `reader` may read, each saying why: every finding
+    it is linked to (from either end) first, then, up to `limit` in all, findings of other pull
+    requests on the same file (under any of its names), with tags in common, or with a similar
+    title, most reasons first. `finding` should come with its pull request's repository selected."""
     related = [
         RelatedFinding(finding=view.finding, reasons=[f"Linked: {view.label.lower()} it"], link=view)
-        for view in finding_links(finding)
+        for view in finding_links(finding, reader=reader)
     ]
     if len(related) >= limit:
         return related  # every link shows, however many
-    # Linked findings are listed once, as links.
-    others = Finding.objects.exclude(pull_request_id=finding.pull_request_id).exclude(
+    # Linked findings are listed once, as links; a repository hidden from the reader gives none.
+    others = Finding.objects.readable_by(reader).exclude(pull_request_id=finding.pull_request_id).exclude(
         pk__in=[item.finding.pk for item in related]
     )
     candidates: dict[int, RelatedFinding] = {}

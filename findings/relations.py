@@ -68,11 +68,15 @@ def finding_parse_reference(reference: str) -> tuple[str, int, int]:
     return match["slug"], int(match["number"]), int(match["finding"])
 
 
-def finding_by_reference(reference: str) -> Finding:
-    """The finding `owner/name#4108/4` names, or a RelationError that says what is missing."""
+def finding_by_reference(reference: str, *, repositories=None) -> Finding:
+    """The finding `owner/name#4108/4` names, or a RelationError that says what is missing. With
+    `repositories` (those the caller may read), a finding elsewhere is missing in the same words."""
     slug, number, finding_number = finding_parse_reference(reference)
+    findings = Finding.objects.all() if repositories is None else Finding.objects.filter(
+        pull_request__repository__in=repositories
+    )
     finding = (
-        Finding.objects.filter(pull_request__repository__slug=slug, pull_request__number=number, number=finding_number)
+        findings.filter(pull_request__repository__slug=slug, pull_request__number=number, number=finding_number)
         .select_related("pull_request__repository")
         .first()
     )

@@ -1,11 +1,13 @@
 """Reads about findings that need more than one queryset."""
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 
+from access.permissions import readable_repositories, reads_everything
 from findings import vocabulary
 from findings.models import (
     EvidenceResult,
     Finding,
     FindingEvent,
+    Tag,
     Verdict,
     Verification,
     VerificationRun,
@@ -187,12 +189,13 @@ def finding_history(finding: Finding):
     return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 
 
-def pull_requests_overview() -> list[PullRequest]:
-    """Every PR with its repository, its open blocker and cleanup counts, `latest_pin` (the last
-    verified pin, or None) and `verdict_counts` there — in three queries, however many PRs."""
+def pull_requests_overview(reader) -> list[PullRequest]:
+    """Every PR `reader` may read with its repository, its open blocker and cleanup counts,
+    `latest_pin` (the last verified pin, or None) and `verdict_counts` there — in three queries,
+    however many PRs. A private repository without a role gives no row and no count."""
     open_findings = Q(findings__status=Finding.Status.OPEN)
     pull_requests = list(
-        PullRequest.objects.select_related("repository")
+        PullRequest.objects.readable_by(reader).select_related("repository")
         .annotate(
             open_blockers=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.BLOCKER)),
             open_cleanups=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.CLEANUP)),
@@ -224,8 +227,29 @@ def pull_requests_overview() -> list[PullRequest]:
     return pull_requests
 
 
-def finding_search(text):
-    """The findings `text` (words, "phrases", repo:/path:/tag:/kind:/status:/verdict: filters)
-    matches, best first, each with `latest_verdict`: the site's search, the same one as the API's `q`."""
-    findings = Finding.objects.select_related("pull_request__repository").search(text)
+def finding_search(text, *, reader):
+    """The findings `reader` may read that `text` (words, "phrases", repo:/path:/tag:/kind:/status:/
+    verdict: filters) matches, best first, each with `latest_verdict`: the site's search, the same
+    one as the API's `q`."""
+    findings = Finding.objects.readable_by(reader).select_related("pull_request__repository").search(text)
     return findings if "latest_verdict" in findings.query.annotations else findings.with_latest_verdict()
+
+
+def tags_with_counts(repositories=None):
+    """Tags with how many findings carry each: of every repository (`repositories` None), or of
+    `repositories` only (a queryset or ids: what a reader may read, a token's limit). Limited, only
+    the tags those repositories' findings carry are listed: another's tag is answered as if it did
+    not exist, and counts never include what the reader may not see."""
+    if repositories is None:
+        return Tag.objects.annotate(findings_count=Count("findings")).order_by("slug")
+    carried = Finding.objects.filter(tags=OuterRef("pk"), pull_request__repository__in=repositories)
+    return (
+        Tag.objects.filter(Exists(carried))
+        .annotate(findings_count=Count("findings", filter=Q(findings__pull_request__repository__in=repositories)))
+        .order_by("slug")
+    )
+
+
+def tags_readable_by(reader):
+    """The tags `reader` sees, counted over the findings they may read (the site's tag pages)."""
+    return tags_with_counts(None if reads_everything(reader) else readable_repositories(reader))

@@ -62,7 +62,8 @@ class SubmoduleMirrors:
         # `branch = .` in .gitmodules means "the superproject's branch": no reference of its own.
         branch = "" if declared.branch == "." else declared.branch
         if url not in self._by_url:
-            self._by_url[url] = repository_get_or_register(clone_url=url)
+            # A submodule of a private repository is registered private: its code is the team's too.
+            self._by_url[url] = repository_get_or_register(clone_url=url, visibility=superproject.visibility)
         return self._by_url[url], branch
 
     def _declared(self, reader: GitReader, target: str) -> dict[str, Submodule]:

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from findings.api import docs
 from findings.api.lookups import pull_request_by_number, recorded_commit
-from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, token_repository_ids
+from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, repository_limit
 from findings.api.serializers import ErrorSerializer
 from recheck.errors import RecheckError
 from reporting.content import open_finding_annotations
@@ -60,7 +60,7 @@ class PullRequestAnnotations(APIView):
 
     def get(self, request, owner: str, name: str, number: int):
         pull_request = pull_request_by_number(
-            owner=owner, name=name, number=number, repository_ids=token_repository_ids(request)
+            owner=owner, name=name, number=number, repository_ids=repository_limit(request)
         )
         sha = request.query_params.get("commit", "").strip()
         commit = recorded_commit(repository=pull_request.repository, sha=sha) if sha else pull_request_latest_head(

@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 
 from access.audited_admin import AuditedModelAdmin
+from access.permissions import Action
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import repository_clone_url_check, repository_slug_check
@@ -30,10 +31,11 @@ class RepositoryForm(forms.ModelForm):
 @admin.register(Repository)
 class RepositoryAdmin(AuditedModelAdmin):
     audit_repository_path = "self"
+    change_action = Action.SETTINGS
     form = RepositoryForm
-    list_display = ["slug", "clone_url", "default_branch", "fetched_at", "has_fetch_error", "publish_checks",
-                    "publish_comment"]
-    list_filter = ["publish_checks", "publish_comment"]
+    list_display = ["slug", "visibility", "clone_url", "default_branch", "fetched_at", "has_fetch_error",
+                    "publish_checks", "publish_comment"]
+    list_filter = ["visibility", "publish_checks", "publish_comment"]
     search_fields = ["slug", "clone_url"]
     readonly_fields = ["fetched_at", "fetch_error", "created_at"]
 
@@ -53,7 +55,7 @@ class PinnedCommitInline(admin.TabularInline):
 class PullRequestAdmin(AuditedModelAdmin):
     audit_repository_path = "repository"
     list_display = ["__str__", "title", "state", "updated_at"]
-    list_filter = ["state", "repository"]
+    list_filter = ["state", ("repository", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["title", "repository__slug", "=number"]
     list_select_related = ["repository"]
     autocomplete_fields = ["attested_commit"]
@@ -64,7 +66,7 @@ class PullRequestAdmin(AuditedModelAdmin):
 class CommitAdmin(AuditedModelAdmin):
     audit_repository_path = "repository"
     list_display = ["short_sha", "repository", "resolved", "subject", "author", "committed_at"]
-    list_filter = ["resolved", "repository"]
+    list_filter = ["resolved", ("repository", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["sha", "message", "author"]
     list_select_related = ["repository"]
 

@@ -15,7 +15,20 @@ sha_validator = RegexValidator(
 )
 
 
+class RepositoryQuerySet(models.QuerySet):
+    def readable_by(self, user):
+        """The repositories `user` may read (access.permissions decides): a private repository
+        without a role is not among them, as if it did not exist."""
+        from access.permissions import readable_condition
+
+        return self.filter(readable_condition(user))
+
+
 class Repository(models.Model):
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public"
+        PRIVATE = "private", "Private"
+
     slug = models.CharField(max_length=201, unique=True, validators=[slug_validator], help_text="owner/name")
     clone_url = models.CharField(
         max_length=500, help_text="https:// or ssh URL (a local path only where local repositories are allowed)."
@@ -37,7 +50,17 @@ class Repository(models.Model):
     github_installation_id = models.BigIntegerField(
         null=True, blank=True, help_text="The GitHub App's installation on this repository; looked up when unknown."
     )
+    # Public: read as the server reads (RECHECK_PUBLIC_READ, or any signed-in user). Private:
+    # only by whoever holds a role on it (a membership, or an instance-wide role); to everyone else
+    # the repository and everything in it does not exist.
+    visibility = models.CharField(
+        max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC,
+        help_text="Private: only users with a role on this repository (a membership, or an instance-wide role) "
+        "see it or anything in it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RepositoryQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "repositories"
@@ -76,11 +99,21 @@ class Repository(models.Model):
     def commit_link(self, sha: str) -> str:
         return f"{self.web_url.rstrip('/')}/commit/{sha}" if self.web_url else ""
 
+    @property
+    def is_public(self) -> bool:
+        return self.visibility == self.Visibility.PUBLIC
+
     def get_absolute_url(self) -> str:
         return f"/{self.slug}/"
 
 
 class PullRequestQuerySet(models.QuerySet):
+    def readable_by(self, user):
+        """The pull requests of the repositories `user` may read."""
+        from access.permissions import readable_condition
+
+        return self.filter(readable_condition(user, "repository"))
+
     def open(self):
         return self.filter(state=PullRequest.State.OPEN)
 

@@ -174,10 +174,13 @@ def repository_publishing_update(
 
 
 @transaction.atomic
-def repository_get_or_register(*, clone_url: str, default_branch: str = "") -> Repository:
+def repository_get_or_register(
+    *, clone_url: str, default_branch: str = "", visibility: str = Repository.Visibility.PUBLIC
+) -> Repository:
     """The repository `clone_url` names: a known one whose clone URL is the same repository
     (`git@host:o/n.git` and `https://host/o/n` are), else a new one registered under the same URL
-    rules as any clone URL, as owner/name from its path. A RecheckError says why it cannot be."""
+    rules as any clone URL, as owner/name from its path, with `visibility`. A RecheckError says
+    why it cannot be."""
     key = url_key(clone_url)
     for known in Repository.objects.all():
         if url_key(known.clone_url) == key:
@@ -205,7 +208,8 @@ def repository_get_or_register(*, clone_url: str, default_branch: str = "") -> R
     try:
         with transaction.atomic():
             return Repository.objects.create(
-                slug=slug, clone_url=url, web_url=web_url, default_branch=default_branch or "main"
+                slug=slug, clone_url=url, web_url=web_url, default_branch=default_branch or "main",
+                visibility=visibility,
             )
     except IntegrityError:
         # Another worker registered it first, verifying the same submodule at the same time.

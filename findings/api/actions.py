@@ -1,8 +1,11 @@
 """Write endpoints. Each validates its input, calls the one service that does the work (the same
 one the admin and the commands call), and presents the result. Each needs its own permission and
 counts against the per-user write throttle."""
+import re
+
 from django.conf import settings
 from django.db.models import Count, Q
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -16,7 +19,16 @@ from rest_framework.views import APIView
 from findings.api import docs
 from findings.api.lookups import pull_request_by_number
 from access.audit import audit_refusal
-from findings.api.permissions import HasActionPermission, TokenScope, limited_to_token, token_repository_ids
+from findings.api.permissions import (
+    HasActionPermission,
+    TokenScope,
+    object_action_check,
+    repository_limit,
+    request_reads_everything,
+    request_repositories,
+    token_repository_ids,
+    visible_to,
+)
 from findings.api.serializers import (
     FindingDetailSerializer,
     FindingEventSerializer,
@@ -36,12 +48,19 @@ from findings.api.serializers import (
     VerifyResponseSerializer,
 )
 from findings.api.throttles import WriteThrottle
-from findings.api.views import findings_with_evidence, tags_with_counts
+from findings.api.views import findings_with_evidence
+from findings.selectors import tags_with_counts
 from access.permissions import ACTION_SCOPES, Action
-from findings.exchange.bundle_import import MAX_BUNDLE_BYTES, parse_bundle, review_import
+from findings.exchange.bundle_import import (
+    MAX_BUNDLE_BYTES,
+    ImportRefused,
+    parse_bundle,
+    review_import,
+    review_import_check,
+)
 from findings.exchange.bundle_schema import BundleSerializer
 from findings.imports import import_job_request
-from findings.models import Finding, FindingEvent, FindingLink, ImportJob, Tag
+from findings.models import TAG_SLUG_RE, Finding, FindingEvent, FindingLink, ImportJob, Tag
 from findings.relations import (
     finding_by_reference,
     finding_link_create,
@@ -72,7 +91,8 @@ class ActionView(APIView):
         summary="Request a verification of a pull request",
         description=(
             "Queues a verification of the pull request at `commit` (or at every pinned commit) and answers "
-            "at once; poll `status_url`. Needs the `findings.verify_pullrequest` permission."
+            "at once; poll `status_url`. Needs the Reviewer role on the repository "
+            "(or `findings.verify_pullrequest` instance-wide)."
         ),
         parameters=docs.PULL_REQUEST_PATH,
         request=VerifyRequestSerializer,
@@ -84,8 +104,9 @@ class PullRequestVerify(ActionView):
 
     def post(self, request, owner: str, name: str, number: int):
         pull_request = pull_request_by_number(
-            owner=owner, name=name, number=number, repository_ids=token_repository_ids(request)
+            owner=owner, name=name, number=number, repository_ids=repository_limit(request)
         )
+        object_action_check(request, self, pull_request.repository)
         body = VerifyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         # The service writes the run and its commit in one transaction and enqueues the task when
@@ -115,7 +136,7 @@ class PullRequestVerify(ActionView):
             "SHA, an ambiguous one, whose `candidates` are listed, and a repository not fetched yet are refused "
             "on `commit`). Where the latest verification at that commit says the evidence still holds, the "
             "change is refused with `still_holds` (the commit and the verdict) unless `anyway` is true and a "
-            "note says why. Dismissing needs a note. Needs `findings.resolve_finding`."
+            "note says why. Dismissing needs a note. Needs the Maintainer role on the repository (or `findings.resolve_finding` instance-wide)."
         ),
         parameters=docs.ID_PATH,
         request=ResolveRequestSerializer,
@@ -135,7 +156,7 @@ class FindingResolve(ActionView):
     required_action = Action.RESOLVE
 
     def post(self, request, pk: int):
-        finding = _get_finding(request, pk)
+        finding = _finding_for_action(request, self, pk)
         body = ResolveRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -159,7 +180,15 @@ class FindingResolve(ActionView):
 
 
 def _get_finding(request, pk: int) -> Finding:
-    return get_object_or_404(limited_to_token(findings_with_evidence(), request, "pull_request__repository"), pk=pk)
+    return get_object_or_404(visible_to(findings_with_evidence(request), request, "pull_request__repository"), pk=pk)
+
+
+def _finding_for_action(request, view, pk: int) -> Finding:
+    """The finding a write names: a 404 unless the request may read it, then a 403 unless its user
+    may do the view's action on its repository."""
+    finding = _get_finding(request, pk)
+    object_action_check(request, view, finding.pull_request.repository)
+    return finding
 
 
 @extend_schema_view(
@@ -169,7 +198,8 @@ def _get_finding(request, pk: int) -> Finding:
         summary="Set a finding's tags",
         description=(
             "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a tag not "
-            "seen before is created, shared by every repository. Needs `findings.change_finding`."
+            "seen before is created, shared by every repository. Needs the Reviewer role on the "
+            "finding's repository (or `findings.change_finding` instance-wide)."
         ),
         parameters=docs.ID_PATH,
         request=TagsRequestSerializer,
@@ -181,7 +211,7 @@ class FindingTags(ActionView):
     required_action = Action.WRITE
 
     def put(self, request, pk: int):
-        finding = _get_finding(request, pk)
+        finding = _finding_for_action(request, self, pk)
         body = TagsRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         finding_tags_set(finding=finding, slugs=body.validated_data["tags"])
@@ -195,7 +225,7 @@ class FindingTags(ActionView):
         summary="Describe a tag",
         description=(
             "Sets what findings with this tag have in common, creating the tag when it is new (tags are "
-            "shared by every repository). Needs `findings.change_tag`."
+            "shared by every repository). Needs the Reviewer role (writing findings) on a repository."
         ),
         parameters=[OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The tag's slug.")],
         request=TagDescriptionRequestSerializer,
@@ -206,9 +236,13 @@ class TagDescription(ActionView):
     required_action = Action.WRITE
 
     def put(self, request, slug: str):
-        allowed = token_repository_ids(request)
-        # A token limited to repositories describes only the tags it can read (tags_with_counts).
-        if allowed is not None and not tags_with_counts(allowed).filter(slug=slug).exists():
+        # Tags are shared; one used only in repositories the request may not read is not shown to
+        # it (tags_with_counts), so it is not described by it either. A new slug makes a new tag.
+        if not request_reads_everything(request) and re.fullmatch(TAG_SLUG_RE, slug) and (
+            Tag.objects.filter(slug=slug).exists()
+        ) and not (
+            tags_with_counts(request_repositories(request)).filter(slug=slug).exists()
+        ):
             raise NotFound(f"No tag {slug} is used here.")
         body = TagDescriptionRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -223,7 +257,7 @@ def _other_finding(request, value: str) -> Finding:
     value = value.strip()
     if value.isdigit():
         return _get_finding(request, int(value))
-    finding = finding_by_reference(value)
+    finding = finding_by_reference(value, repositories=request_repositories(request))
     allowed = token_repository_ids(request)
     if allowed is not None and finding.pull_request.repository_id not in allowed:
         raise NotFound(f"No finding {value} is recorded here.")
@@ -238,7 +272,8 @@ def _other_finding(request, value: str) -> Finding:
         description=(
             "Records that this finding is a duplicate of another, a follow-up of it, or has the same cause, in "
             "any pull request or repository. The link shows on both findings. Two findings are linked once. "
-            "Needs `findings.change_finding`."
+            "Needs the Reviewer role on this finding's repository (or `findings.change_finding` instance-wide); "
+            "the other finding must be one you may read."
         ),
         parameters=docs.ID_PATH,
         request=LinkRequestSerializer,
@@ -253,7 +288,7 @@ class FindingLinks(ActionView):
     required_action = Action.WRITE
 
     def post(self, request, pk: int):
-        finding = _get_finding(request, pk)
+        finding = _finding_for_action(request, self, pk)
         body = LinkRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -273,7 +308,8 @@ class FindingLinks(ActionView):
         tags=["findings"],
         operation_id="finding_link_delete",
         summary="Remove a link between two findings",
-        description="From either end. Needs `findings.change_finding`.",
+        description="From either end. Needs the Reviewer role on the finding's repository (or "
+        "`findings.change_finding` instance-wide).",
         parameters=docs.ID_PATH + [OpenApiParameter("link", OpenApiTypes.INT, OpenApiParameter.PATH)],
         responses={204: None, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
     )
@@ -282,7 +318,7 @@ class FindingLinkDetail(ActionView):
     required_action = Action.WRITE
 
     def delete(self, request, pk: int, link: int):
-        finding = _get_finding(request, pk)
+        finding = _finding_for_action(request, self, pk)
         found = get_object_or_404(FindingLink.objects.filter(Q(source=finding) | Q(target=finding)), pk=link)
         finding_link_delete(link=found)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -328,7 +364,9 @@ class PlainTextBundleParser(BundleParser):
             "`manage.py import_review` does: importing the same bundle twice changes nothing the second "
             "time. Send JSON, or YAML with `Content-Type: application/yaml`. A malformed bundle changes "
             "nothing; `errors` names every field at fault (e.g. `findings[0].evidence[1].regex`). "
-            "Answers 201 when the pull request is new, 200 otherwise. Needs `findings.import_review`."
+            "Answers 201 when the pull request is new, 200 otherwise. Needs the Reviewer role on "
+            "the bundle's repository (or `findings.import_review` instance-wide, which a repository new to the "
+            "server needs)."
         ),
         request={
             "application/json": BundleSerializer,
@@ -372,6 +410,13 @@ class ReviewImport(ActionView):
     def post(self, request):
         self._check_token_repositories(request)
         data = request.data
+        # Checked before a background import is queued too (the worker checks again).
+        try:
+            review_import_check(data=data, actor=request.user)
+        except ImportRefused as error:
+            slug = (data.get("repository") or {}).get("slug", "") if isinstance(data, dict) else ""
+            audit_refusal(action="review.import", actor=request.user, target=str(slug), message=str(error))
+            raise PermissionDenied(str(error)) from None
         findings = data.get("findings") if isinstance(data, dict) else None
         large = isinstance(findings, list) and len(findings) > settings.RECHECK_IMPORT_INLINE_FINDINGS
         if large or request.query_params.get("background") in ("1", "true", "yes"):
@@ -434,8 +479,15 @@ class ImportJobDetail(APIView):
         # those: another's job is answered as if it did not exist.
         job = get_object_or_404(ImportJob, pk=pk, requested_by=request.user.pk)
         allowed = token_repository_ids(request)
-        if allowed is not None and not Repository.objects.filter(pk__in=allowed, slug=_import_slug(job)).exists():
-            raise NotFound("No import with this id.")
+        slug = _import_slug(job)
+        hidden = allowed is not None and not Repository.objects.filter(pk__in=allowed, slug=slug).exists()
+        # An import into a repository its requester may no longer read is not shown either.
+        hidden = hidden or (
+            Repository.objects.filter(slug=slug).exists() and not request_repositories(request).filter(slug=slug).exists()
+        )
+        if hidden:
+            # In the very words of an id that was never used.
+            raise Http404(f"No {ImportJob._meta.object_name} matches the given query.")
         return Response(ImportJobSerializer(job, context={"request": request}).data)
 
 
@@ -457,7 +509,8 @@ def _import_slug(job: ImportJob) -> str:
             "With `publish_checks`, every verified head gets a \"Recheck\" check run (with a GitHub App; with "
             "only a token, a `recheck` commit status). With `publish_comment`, the pull request gets one "
             "comment, edited after each verification. Both are off until turned on. Needs "
-            "`reviews.change_repository`, and a token needs the `settings` scope."
+            "the Admin role on the repository (or `reviews.change_repository` instance-wide), and a token needs "
+            "the `settings` scope."
         ),
         parameters=docs.REPOSITORY_PATH,
         request=PublishingSerializer,
@@ -468,8 +521,9 @@ class RepositoryPublishing(ActionView):
     required_action = Action.SETTINGS
 
     def patch(self, request, owner: str, name: str):
-        repositories = limited_to_token(Repository.objects.all(), request, "pk")
+        repositories = visible_to(Repository.objects.all(), request, "pk")
         repository = get_object_or_404(repositories, slug=f"{owner}/{name}")
+        object_action_check(request, self, repository)
         body = PublishingSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         repository = repository_publishing_update(repository=repository, **body.validated_data)

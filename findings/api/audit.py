@@ -1,12 +1,20 @@
 """The audit log, read-only, for instance admins: every write and every refused write, newest first."""
 import django_filters
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, serializers
 
 from access.models import AuditEntry
 from findings.api import docs
 from findings.api.pagination import RecheckPagination
-from findings.api.permissions import CanReadAuditLog, TokenScope, limited_to_token
+from findings.api.permissions import (
+    CanReadAuditLog,
+    TokenScope,
+    request_reads_everything,
+    request_repositories,
+    token_repository_ids,
+    visible_to,
+)
 from findings.api.serializers import ErrorSerializer
 
 
@@ -63,5 +71,12 @@ class AuditLog(generics.ListAPIView):
     queryset = AuditEntry.objects.select_related("repository").order_by("-at", "-id")
 
     def filter_queryset(self, queryset):
-        # A token limited to repositories reads their entries only, like everything else it reads.
-        return limited_to_token(super().filter_queryset(queryset), self.request, "repository")
+        # An entry of a repository the reader may not read (a private one without a role, or outside
+        # a token's repositories) is left out, like everything else it reads; entries of no
+        # repository (sign-ins, tokens) stay, for instance admins only.
+        queryset = super().filter_queryset(queryset)
+        if request_reads_everything(self.request):
+            return queryset
+        if token_repository_ids(self.request) is not None:
+            return visible_to(queryset, self.request, "repository")
+        return queryset.filter(Q(repository__isnull=True) | Q(repository__in=request_repositories(self.request)))

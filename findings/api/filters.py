@@ -6,6 +6,7 @@ from django import forms
 from rest_framework.exceptions import ValidationError
 
 from findings.api.lookups import commits_named
+from findings.api.permissions import visible_to
 from findings.search import MAX_QUERY_LENGTH, SearchQueryError, parse_search
 from findings.models import Evidence, Finding, Verdict, Verification, VerificationRun
 from reviews.models import PullRequest, Repository
@@ -30,12 +31,25 @@ COMMIT_HELP = "Commit SHA: the full SHA or an abbreviation of at least 7 hex dig
 def _repository_of(filterset) -> Repository | None:
     """The repository the other filters pin down, so a SHA is resolved within it."""
     data = filterset.form.cleaned_data
+    # Only among the repositories the request may read: another's would name it in an error.
+    repositories = visible_to(Repository.objects.all(), filterset.request, "pk")
     if data.get("repository"):
-        return Repository.objects.filter(slug=data["repository"]).first()
+        return repositories.filter(slug=data["repository"]).first()
     if data.get("pull_request"):
-        pull_request = PullRequest.objects.filter(pk=data["pull_request"]).select_related("repository").first()
+        pull_request = (
+            PullRequest.objects.filter(pk=data["pull_request"], repository__in=repositories)
+            .select_related("repository").first()
+        )
         return pull_request.repository if pull_request else None
     return None
+
+
+def _commits(filterset, sha: str):
+    repository = _repository_of(filterset)
+    return commits_named(
+        sha=sha, repository=repository,
+        repositories=visible_to(Repository.objects.all(), filterset.request, "pk") if repository is None else None,
+    )
 
 
 class FindingFilter(django_filters.FilterSet):
@@ -90,7 +104,7 @@ class FindingFilter(django_filters.FilterSet):
             raise ValidationError({"commit": "A verdict is a verdict at a commit: add commit=<sha>."})
         if not sha:
             return queryset
-        verifications = Verification.objects.filter(commit__in=commits_named(sha=sha, repository=_repository_of(self)))
+        verifications = Verification.objects.filter(commit__in=_commits(self, sha))
         if verdict:
             verifications = verifications.filter(verdict=verdict)
         # An IN over the verification index (commit, verdict), not EXISTS: a correlated EXISTS
@@ -131,7 +145,7 @@ class VerificationFilter(django_filters.FilterSet):
         fields = []
 
     def filter_commit(self, queryset, name, value):
-        return queryset.filter(commit__in=commits_named(sha=value, repository=_repository_of(self)))
+        return queryset.filter(commit__in=_commits(self, value))
 
 
 class VerificationRunFilter(django_filters.FilterSet):

@@ -26,13 +26,15 @@ def recorded_commit(*, repository: Repository, sha: str, hint: str = "") -> Comm
     return commit
 
 
-def commits_named(*, sha: str, repository: Repository | None = None) -> list[Commit]:
+def commits_named(*, sha: str, repository: Repository | None = None, repositories=None) -> list[Commit]:
     """The commits `sha` names: in `repository`, or in every repository that records it (a SHA can
-    be shared by forks). Within one repository the same rules as everywhere else apply."""
+    be shared by forks), among `repositories` (a queryset: those the caller may read) when given.
+    Within one repository the same rules as everywhere else apply."""
     if repository is not None:
         return [recorded_commit(repository=repository, sha=sha)]
     sha = commit_sha_checked(sha)
-    repositories = Repository.objects.filter(commits__sha__startswith=sha[:7]).distinct()
+    candidates = Repository.objects.all() if repositories is None else repositories
+    repositories = candidates.filter(commits__sha__startswith=sha[:7]).distinct()
     commits = [commit for repository in repositories if (commit := commit_lookup(repository=repository, sha=sha))]
     if not commits:
         raise RecheckError(f"Commit {sha} is not recorded for any repository: check the SHA.")

@@ -1,15 +1,18 @@
 """Who may do what through the API.
 
-Reads are public when RECHECK_PUBLIC_READ is on, and need a signed-in user or a token otherwise.
-Each write needs its own model permission, so a CI token can be allowed to request verifications
-without being allowed to mark findings fixed. A token narrows its user further: to its scopes
-(read, verify, import, resolve, settings) and, when it names repositories, to those; another repository is
-a 404 to it, as if it did not exist."""
+Reads follow `access.permissions`: a public repository is read as the server reads
+(RECHECK_PUBLIC_READ, or any signed-in user or token), a private one only with a role on it; the
+others are a 404, as if they did not exist. Each write needs its own action (`user_may`): first on
+at least one repository (the permission class), then on the object's repository (the view, after
+loading it), so a CI token can be allowed to request verifications without being allowed to mark
+findings fixed. A token narrows its user further: to its scopes (read, verify, import, resolve,
+settings) and, when it names repositories, to those."""
 from django.conf import settings
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from access.audit import audit_refusal
-from access.permissions import refusal, user_may
+from access.permissions import ACTION_SCOPES, readable_repositories, reads_everything, refusal, user_may
 from access.models import ApiToken
 from access.scopes import READ
 
@@ -38,13 +41,52 @@ def token_repository_ids(request) -> set[int] | None:
     return token._repository_ids
 
 
-def limited_to_token(queryset, request, field: str):
-    """`queryset` without the rows of repositories the token may not see; `field` leads from the
-    queryset's model to its repository (`pk` for repositories themselves)."""
+def request_reads_everything(request) -> bool:
+    """Whether the request reads every repository: its user reads every one (a superuser, an
+    instance-wide role) and no token limits it. Reads then need no filter."""
+    return reads_everything(request.user) and token_repository_ids(request) is None
+
+
+def request_repositories(request):
+    """The repositories the request may read, as a queryset to filter by: those its user may read
+    (access.permissions), narrowed to its token's repositories when the token names some."""
+    repositories = readable_repositories(request.user)
     ids = token_repository_ids(request)
-    if ids is None:
+    return repositories if ids is None else repositories.filter(pk__in=ids)
+
+
+def visible_to(queryset, request, field: str):
+    """`queryset` without the rows of repositories the request may not read (its user's roles,
+    then its token's repositories); `field` leads from the queryset's model to its repository
+    (`pk` for repositories themselves). Every read of the API filters through here, so another's
+    row is a 404 or absent from a list, as if it did not exist."""
+    if request_reads_everything(request):
         return queryset
-    return queryset.filter(**{f"{field}__in": ids})
+    return queryset.filter(**{f"{field}__in": request_repositories(request)})
+
+
+def repository_limit(request):
+    """What a lookup by name (a pull request's owner/name/number) is limited to: None when the
+    request reads every repository, else the queryset of those it may read."""
+    return None if request_reads_everything(request) else request_repositories(request)
+
+
+# The name the API's views were written with: a token's limits are one of the two narrowings.
+limited_to_token = visible_to
+
+
+def object_action_check(request, view, repository) -> None:
+    """After a write view has loaded its object (through `visible_to`, so an unreadable one was a
+    404): a 403 that says what would allow it, unless the user may do the view's action on the
+    object's repository. Recorded in the audit log as a refusal."""
+    action = view.required_action
+    if user_may(request.user, action, repository):
+        return
+    message = refusal(request.user, action, repository)
+    audit_action = getattr(view, "audit_action", None) or SCOPE_ACTIONS.get(ACTION_SCOPES[action], str(action))
+    audit_refusal(action=audit_action, actor=request.user,
+                  target=request.path, repository=repository, message=message)
+    raise PermissionDenied(message)
 
 
 def _refuse(request, view, message: str) -> None:

@@ -2,7 +2,7 @@
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
 from django.core.cache import cache
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
@@ -33,7 +33,15 @@ from findings.search import explain_matches, parse_search
 from findings.api.gate import GATE_CACHE_SECONDS, MergeGate, gate_cache_key, pull_request_gate
 from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
-from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, limited_to_token, token_repository_ids
+from findings.api.permissions import (
+    PublicReadOrAuthenticated,
+    TokenScope,
+    repository_limit,
+    request_reads_everything,
+    request_repositories,
+    token_repository_ids,
+    visible_to,
+)
 from findings.api.serializers import (
     ErrorSerializer,
     EvidenceSerializer,
@@ -62,7 +70,7 @@ from findings.models import (
     VerificationRun,
 )
 from recheck.errors import RecheckError
-from findings.selectors import pins_with_verified_flag
+from findings.selectors import pins_with_verified_flag, tags_with_counts
 from reviews.models import PullRequest, Repository
 from reviews.selectors import pull_request_latest_head
 
@@ -88,11 +96,11 @@ class ReadMixin:
 
     def filter_queryset(self, queryset):
         # get_object() filters through here too, so a detail outside the token's repositories is a 404.
-        return limited_to_token(super().filter_queryset(queryset), self.request, self.repository_field)
+        return visible_to(super().filter_queryset(queryset), self.request, self.repository_field)
 
     def pull_request(self, *, owner: str, name: str, number: int) -> PullRequest:
         return pull_request_by_number(
-            owner=owner, name=name, number=number, repository_ids=token_repository_ids(self.request)
+            owner=owner, name=name, number=number, repository_ids=repository_limit(self.request)
         )
 
 
@@ -151,7 +159,7 @@ class RepositoryFigures(ReadMixin, APIView):
     long fixes took, how findings ended, the files with the most findings and the tags that recur."""
 
     def get(self, request, owner: str, name: str):
-        repository = get_object_or_404(limited_to_token(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
+        repository = get_object_or_404(visible_to(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
         return Response(RepositoryFiguresSerializer(repository_figures(repository), context={"request": request}).data)
 
 
@@ -166,7 +174,7 @@ class RepositoryFile(ReadMixin, APIView):
     verification saw it have before or after a rename."""
 
     def get(self, request, owner: str, name: str, path: str):
-        repository = get_object_or_404(limited_to_token(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
+        repository = get_object_or_404(visible_to(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
         return Response(FileFindingsSerializer(file_findings(repository, path), context={"request": request}).data)
 
 
@@ -194,7 +202,7 @@ class RepositoryPullRequestList(PullRequestList):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # the schema generator has no URL kwargs
             return PullRequest.objects.none()
-        repositories = limited_to_token(Repository.objects.all(), self.request, "pk")
+        repositories = visible_to(Repository.objects.all(), self.request, "pk")
         repository = get_object_or_404(repositories, slug=f"{self.kwargs['owner']}/{self.kwargs['name']}")
         return super().get_queryset().filter(repository=repository)
 
@@ -250,13 +258,17 @@ class FindingList(ReadMixin, generics.ListAPIView):
         return page
 
 
-def findings_with_evidence():
+def findings_with_evidence(request):
     """What FindingDetailSerializer shows, in a fixed number of queries: the finding with its
-    evidence, its tags and its links from either end."""
+    evidence, its tags and its links from either end — those whose other end the request may
+    read (a link to a hidden repository's finding is not shown)."""
+    links_out = FindingLink.objects.select_related("target__pull_request__repository")
+    links_in = FindingLink.objects.select_related("source__pull_request__repository")
+    if not request_reads_everything(request):
+        links_out = links_out.filter(target__pull_request__repository__in=request_repositories(request))
+        links_in = links_in.filter(source__pull_request__repository__in=request_repositories(request))
     return Finding.objects.with_evidence().prefetch_related(
-        "tags",
-        Prefetch("links_out", queryset=FindingLink.objects.select_related("target__pull_request__repository")),
-        Prefetch("links_in", queryset=FindingLink.objects.select_related("source__pull_request__repository")),
+        "tags", Prefetch("links_out", queryset=links_out), Prefetch("links_in", queryset=links_in),
     )
 
 
@@ -267,7 +279,7 @@ class FindingDetail(ReadMixin, generics.RetrieveAPIView):
     serializer_class = FindingDetailSerializer
 
     def get_queryset(self):
-        return findings_with_evidence()
+        return findings_with_evidence(self.request)
 
 
 @extend_schema(tags=["findings"], responses={200: FindingEventSerializer(many=True), **docs.DETAIL_ERRORS})
@@ -280,7 +292,7 @@ class FindingHistory(ReadMixin, generics.ListAPIView):
     filter_backends = []
 
     def get_queryset(self):
-        findings = limited_to_token(Finding.objects.all(), self.request, "pull_request__repository")
+        findings = visible_to(Finding.objects.all(), self.request, "pull_request__repository")
         finding = get_object_or_404(findings, pk=self.kwargs["pk"])
         return FindingEvent.objects.filter(finding=finding).select_related("actor", "commit").order_by("at", "id")
 
@@ -301,11 +313,11 @@ class FindingRelated(ReadMixin, APIView):
 
     def get(self, request, pk: int):
         findings = Finding.objects.select_related("pull_request__repository").prefetch_related("tags")
-        finding = get_object_or_404(limited_to_token(findings, request, "pull_request__repository"), pk=pk)
+        finding = get_object_or_404(visible_to(findings, request, "pull_request__repository"), pk=pk)
         allowed = token_repository_ids(request)
-        # A token limited to repositories is shown no card of another's finding.
+        # No card of a finding the user may not read, nor, for a token limited to repositories, of another's.
         related = [
-            item for item in finding_related(finding)
+            item for item in finding_related(finding, reader=request.user)
             if allowed is None or item.finding.pull_request.repository_id in allowed
         ]
         return Response(RelatedFindingSerializer(related, many=True, context={"request": request}).data)
@@ -389,26 +401,14 @@ class VerificationRunDetail(ReadMixin, generics.RetrieveAPIView):
 # --- Tags ----------------------------------------------------------------------------------------
 
 
-def tags_with_counts(repository_ids: set[int] | None = None):
-    """Tags with how many findings carry each: of every repository, or of `repository_ids` only
-    (a token limited to repositories counts nothing of the others)."""
-    if repository_ids is None:
-        return Tag.objects.annotate(findings_count=Count("findings")).order_by("slug")
-    # Only the tags its repositories' findings carry: another's tag is answered as if it did not exist.
-    carried = Finding.objects.filter(tags=OuterRef("pk"), pull_request__repository__in=repository_ids)
-    return (
-        Tag.objects.filter(Exists(carried))
-        .annotate(findings_count=Count("findings", filter=Q(findings__pull_request__repository__in=repository_ids)))
-        .order_by("slug")
-    )
-
-
 class TagReadMixin(ReadMixin):
     """Tags are shared by every repository; a limited token sees those its repositories' findings
     carry, counted over its own findings."""
 
     def get_queryset(self):
-        return tags_with_counts(token_repository_ids(self.request))
+        if request_reads_everything(self.request):
+            return tags_with_counts()
+        return tags_with_counts(request_repositories(self.request))
 
     def filter_queryset(self, queryset):
         return super(ReadMixin, self).filter_queryset(queryset)
@@ -420,7 +420,7 @@ class TagList(TagReadMixin, generics.ListAPIView):
 
     serializer_class = TagSerializer
     ordering_fields = ["slug", "findings_count"]
-    queryset = tags_with_counts()
+    queryset = Tag.objects.none()  # for the schema: get_queryset answers
 
 
 @extend_schema(
@@ -432,7 +432,7 @@ class TagDetail(TagReadMixin, generics.RetrieveAPIView):
     """A tag: its description, and where to list its findings (newest first)."""
 
     serializer_class = TagSerializer
-    queryset = tags_with_counts()
+    queryset = Tag.objects.none()  # for the schema: get_queryset answers
     lookup_field = "slug"
 
 
@@ -649,7 +649,9 @@ class PullRequestExport(ReadMixin, APIView):
 
     def get(self, request, owner: str, name: str, number: int):
         pull_request = self.pull_request(owner=owner, name=name, number=number)
-        result = review_export(pull_request=pull_request, format=request.query_params.get("format", "bundle"))
+        result = review_export(
+            pull_request=pull_request, format=request.query_params.get("format", "bundle"), reader=request.user
+        )
         response = HttpResponse(result.content, content_type=result.content_type)
         response["Content-Disposition"] = f'inline; filename="{result.filename}"'
         return response

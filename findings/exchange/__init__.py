@@ -18,11 +18,12 @@ class ExportResult:
     filename: str
 
 
-def review_export(*, pull_request, format: str) -> ExportResult:
-    """`pull_request`'s review in `format` (bundle, sarif or markdown)."""
+def review_export(*, pull_request, format: str, reader=None) -> ExportResult:
+    """`pull_request`'s review in `format` (bundle, sarif or markdown); for a `reader`, without
+    the links to findings they may not read (only the bundle carries links)."""
     stem = f"{pull_request.repository.slug.replace('/', '-')}-{pull_request.number}"
     if format == "bundle":
-        content = bundle_dump(bundle_export(pull_request=pull_request))
+        content = bundle_dump(bundle_export(pull_request=pull_request, reader=reader))
         return ExportResult(content, "application/yaml; charset=utf-8", f"{stem}.review.yaml")
     if format == "sarif":
         content = sarif_dump(pull_request_sarif(pull_request=pull_request))

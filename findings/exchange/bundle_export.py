@@ -10,9 +10,14 @@ from findings.models import Evidence, Finding, FindingLink
 from reviews.models import PullRequest, Repository
 
 
-def bundle_export(*, pull_request: PullRequest) -> dict:
-    """The review of `pull_request` as bundle data (what `review_import` takes)."""
+def bundle_export(*, pull_request: PullRequest, reader=None) -> dict:
+    """The review of `pull_request` as bundle data (what `review_import` takes). For a `reader`
+    (the person asking, through the API), links to findings of repositories they may not read are
+    left out; without one (a command run by the operator) every link is exported."""
     repository = pull_request.repository
+    links = FindingLink.objects.select_related("target__pull_request__repository")
+    if reader is not None:
+        links = links.filter(target__in=Finding.objects.readable_by(reader))
     pins = pull_request.pins.select_related("commit").in_order()
     findings = (
         Finding.objects.for_pull_request(pull_request)
@@ -21,7 +26,7 @@ def bundle_export(*, pull_request: PullRequest) -> dict:
             "evidence__commit",
             "evidence__submodule_repository",
             "tags",
-            Prefetch("links_out", queryset=FindingLink.objects.select_related("target__pull_request__repository")),
+            Prefetch("links_out", queryset=links),
         )
         .order_by("number")
     )
@@ -67,6 +72,8 @@ def _repository(repository: Repository) -> dict:
             "clone_url": repository.clone_url,
             "web_url": repository.web_url,
             "default_branch": repository.default_branch,
+            # Public is the default, left out like every other default.
+            "visibility": "" if repository.is_public else repository.visibility,
         }
     )
 

@@ -1,5 +1,6 @@
 """Importing a review bundle: one transaction, idempotent, keyed by repository slug + pull request
 number + finding number. A malformed bundle changes nothing and the error names the field."""
+import re
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
@@ -8,11 +9,12 @@ from findings.exchange.bundle_schema import BundleSerializer, flatten_errors
 from findings.exchange.limits import DocumentError, load_json, load_yaml
 from findings.models import Evidence, Finding, FindingEvent
 from access.audit import audit_record, audit_refusal
+from access.permissions import Action, may_add_repositories, readable_repositories, refusal, user_may
 from findings.relations import finding_by_reference, finding_links_set, finding_tags_set, tag_get_or_create
 from findings.editing import finding_event_for, finding_evidence_set, finding_save, finding_values
 from findings.services import finding_resolve
 from recheck.errors import BundleError, FindingError, RecheckError
-from reviews.models import PinnedCommit, PullRequest, Repository
+from reviews.models import SLUG_RE, PinnedCommit, PullRequest, Repository
 from reviews.services import (
     commit_get_or_create,
     pull_request_changed,
@@ -96,6 +98,7 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
     """Create or update the review that `data` (a parsed bundle) describes, in one transaction.
     The audit log records the import with what it created and changed, or its refusal."""
     try:
+        review_import_check(data=data, actor=actor)
         return _review_import(data=data, actor=actor)
     except RecheckError as error:
         repository = data.get("repository") if isinstance(data, dict) else None
@@ -162,7 +165,7 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
         imported.append((index, finding, item))
     # Links last: one may name a finding that comes later in the same bundle.
     for index, finding, item in imported:
-        if "links" in item and _import_links(finding, item["links"], f"findings[{index}]"):
+        if "links" in item and _import_links(finding, item["links"], f"findings[{index}]", actor):
             label = f"finding {finding.number}"
             if label in report.unchanged:
                 report.unchanged.remove(label)
@@ -204,11 +207,47 @@ def _save_by_key(model, key: dict, values: dict):
 
 
 def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
-    return _save_by_key(
-        Repository,
-        {"slug": values["slug"]},
-        {"clone_url": values["clone_url"], "web_url": values["web_url"], "default_branch": values["default_branch"]},
+    visibility = values.get("visibility")
+    existing = Repository.objects.filter(slug=values["slug"]).first()
+    if existing is not None and visibility and visibility != existing.visibility:
+        raise BundleInvalid([(
+            "repository.visibility",
+            f"{existing.slug} is {existing.visibility} here; a bundle sets the visibility of a new repository only. "
+            "Change it in the admin, or leave visibility out.",
+        )])
+    fields = {"clone_url": values["clone_url"], "web_url": values["web_url"], "default_branch": values["default_branch"]}
+    if existing is None and visibility:
+        fields["visibility"] = visibility
+    return _save_by_key(Repository, {"slug": values["slug"]}, fields)
+
+
+class ImportRefused(RecheckError):
+    """The actor may not import this bundle (a 403 in the API); nothing was imported."""
+
+
+def review_import_check(*, data, actor) -> None:
+    """Refuse, with ImportRefused, a bundle `actor` may not import: into an existing repository
+    they hold no import role on, or into a new one without an instance-wide role that lets them
+    import (only those add repositories). A repository hidden from them gets the same words as
+    one that does not exist, so the answer confirms nothing. No actor (a command run by the
+    operator) may import anything."""
+    if actor is None:
+        return
+    repository = data.get("repository") if isinstance(data, dict) else None
+    slug = repository.get("slug") if isinstance(repository, dict) else None
+    if not isinstance(slug, str) or not re.fullmatch(SLUG_RE, slug):
+        return  # validation names what is wrong with the slug, before anything is looked up
+    existing = Repository.objects.filter(slug=slug).first()
+    if existing is not None and user_may(actor, Action.IMPORT, existing):
+        return
+    if existing is None and may_add_repositories(actor):
+        return
+    target = existing if existing is not None and user_may(actor, Action.READ, existing) else None
+    reason = refusal(actor, Action.IMPORT, target) if target is not None else (
+        f"{actor.get_username()} may not import reviews into {slug}: that needs the Reviewer role on it "
+        "(or, for a repository new to this server, an instance-wide role); ask an admin of this server to grant it."
     )
+    raise ImportRefused(reason)
 
 
 def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, bool]:
@@ -262,11 +301,13 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
     return saved.finding, saved.created, bool(saved.before) or evidence_changed
 
 
-def _import_links(finding: Finding, items: list[dict], where: str) -> bool:
+def _import_links(finding: Finding, items: list[dict], where: str, actor=None) -> bool:
+    # A person links only to findings they may read; one elsewhere is missing in the same words.
+    readable = readable_repositories(actor) if actor is not None else None
     links = []
     for position, item in enumerate(items):
         try:
-            target = finding_by_reference(item["finding"])
+            target = finding_by_reference(item["finding"], repositories=readable)
             links.append((target, item["kind"], item["note"]))
         except RecheckError as error:
             raise BundleInvalid([(f"{where}.links[{position}].finding", str(error))]) from None

@@ -63,6 +63,11 @@ class RepositorySerializer(KnownKeysSerializer):
     clone_url = serializers.CharField(max_length=500)
     web_url = serializers.URLField(required=False, allow_blank=True, default="")
     default_branch = serializers.CharField(required=False, default="main", max_length=200)
+    visibility = serializers.ChoiceField(
+        choices=["public", "private"], required=False, default=None, allow_null=True,
+        help_text="For a repository new to the server: private means only those with a role on it see it. "
+        "An existing repository's visibility is changed in the admin, not by a bundle.",
+    )
 
     def validate_slug(self, value: str) -> str:
         try:

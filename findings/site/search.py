@@ -25,6 +25,12 @@ class FindingSearchForm(forms.Form):
         required=False, queryset=Repository.objects.order_by("slug"), to_field_name="slug", empty_label="Any repository"
     )
 
+    def __init__(self, *args, reader, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The menu and the results hold only what the reader may read.
+        self.reader = reader
+        self.fields["repository"].queryset = Repository.objects.readable_by(reader).order_by("slug")
+
     def clean(self):
         data = super().clean()
         if self.errors:
@@ -45,7 +51,7 @@ class FindingSearchForm(forms.Form):
         return self.is_bound and self.is_valid() and bool(self.cleaned_data["query"].text.strip())
 
     def results(self):
-        return finding_search(self.cleaned_data["query"])
+        return finding_search(self.cleaned_data["query"], reader=self.reader)
 
     def explain(self, page) -> None:
         explain_matches(page.object_list, self.cleaned_data["query"])

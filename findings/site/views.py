@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from findings.site.companion import companion_files, companion_zip_bytes, zip_name
-from findings.models import Evidence, Finding, Tag
+from findings.models import Evidence, Finding
 from findings.runs import QueueUnavailable, verification_run_request
 from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
@@ -21,6 +21,7 @@ from findings.selectors import (
     pull_request_latest_run,
     pull_request_pins,
     pull_requests_overview,
+    tags_readable_by,
 )
 from access.permissions import Action, user_may
 from findings.site.access import pull_request_for, readable, require_action
@@ -44,14 +45,14 @@ SEARCH_PAGE_SIZE = 25
 @require_GET
 @readable
 def index(request):
-    form = FindingSearchForm(request.GET or None)
+    form = FindingSearchForm(request.GET or None, reader=request.user)
     results = None
     if form.is_searching:
         results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
         results.object_list = list(results.object_list)
         form.explain(results)
-    repositories = {repository: [] for repository in Repository.objects.order_by("slug")}
-    for pull_request in pull_requests_overview():
+    repositories = {repository: [] for repository in Repository.objects.readable_by(request.user).order_by("slug")}
+    for pull_request in pull_requests_overview(request.user):
         repositories.setdefault(pull_request.repository, []).append(pull_request)
     query = request.GET.copy()
     query.pop("page", None)
@@ -71,8 +72,11 @@ def index(request):
 @require_GET
 @readable
 def tag_page(request, slug: str):
-    tag = get_object_or_404(Tag, slug=slug)
-    findings = tag.findings.select_related("pull_request__repository").order_by("-created_at", "-id")
+    # A tag carried only by findings the reader may not read is not theirs to see.
+    tag = get_object_or_404(tags_readable_by(request.user), slug=slug)
+    findings = (
+        tag.findings.readable_by(request.user).select_related("pull_request__repository").order_by("-created_at", "-id")
+    )
     return render(
         request,
         "findings/tag.html",
@@ -83,7 +87,7 @@ def tag_page(request, slug: str):
 @require_GET
 @readable
 def repository_page(request, owner: str, name: str):
-    repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
     figures = repository_figures(repository)
     charts = [
         ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
@@ -110,7 +114,7 @@ def repository_page(request, owner: str, name: str):
 @require_GET
 @readable
 def file_page(request, owner: str, name: str, path: str):
-    repository = get_object_or_404(Repository, slug=f"{owner}/{name}")
+    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
     return render(
         request, "findings/file.html", {"repository": repository, "file": file_findings(repository, path)}
     )
@@ -153,7 +157,7 @@ def pull_request_cleanups(request, owner: str, name: str, number: int):
 @readable
 def finding_detail(request, owner: str, name: str, number: int, finding_number: int):
     finding = get_object_or_404(
-        Finding.objects.filter(
+        Finding.objects.readable_by(request.user).filter(
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
@@ -164,7 +168,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     latest = latest_verified_pin(pins)
     verifications = finding_verifications(finding)
     links = Links(pull_request=pull_request)
-    related = finding_related(finding)
+    related = finding_related(finding, reader=request.user)
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views(
         [finding], latest_commit=latest.commit if latest else None, links=links,

@@ -34,5 +34,8 @@ def lines(evidence) -> str:
 @register.simple_tag
 def user_may(user, action: str, repository=None) -> bool:
     """`{% user_may user "resolve" repository as may_resolve %}`: the one permission function,
-    for what a template shows (the views still refuse what it hides)."""
+    for what a template shows (the views still refuse what it hides). The error pages render
+    without a user in their context (the database may be the error): nobody may do anything there."""
+    if not hasattr(user, "is_authenticated"):
+        return False
     return permissions.user_may(user, action, repository)

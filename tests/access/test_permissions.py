@@ -50,7 +50,7 @@ def test_a_refusal_says_which_role_to_ask_for():
     reader = UserFactory(username="rita", groups=["Reader"])
     assert refusal(reader, Action.RESOLVE, repository) == (
         "rita may not mark findings fixed, dismissed or open in acme/rl: that needs the Maintainer role; "
-        "ask an admin of this server to grant it."
+        "ask an admin of the repository or of this server to grant it."
     )
     assert refusal(AnonymousUser(), Action.VERIFY, repository) == "Log in to start verifications of acme/rl."
 

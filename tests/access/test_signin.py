@@ -8,7 +8,6 @@ import pytest
 import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.cache import cache
 
 from access.models import AuditEntry
@@ -90,12 +89,34 @@ def test_a_member_who_left_the_organisation_is_refused_next_time(client, forge):
     assert signed_in_user(client) is None
 
 
-def test_members_get_the_reader_group_when_configured(client, forge, settings):
+def test_members_get_reader_on_their_organisations_repositories_when_configured(client, forge, settings):
+    from access.models import Membership
+    from access.permissions import Action, user_may
+    from reviews.models import Repository
+    from tests.factories import RepositoryFactory
+
     settings.RECHECK_SIGNIN_GRANT_READER = True
-    sign_in(client, forge, "github", Account(id=104, login="rae", email="rae@example.com", organisations=["acme"]))
+    ours = RepositoryFactory(slug="acme/loader", visibility=Repository.Visibility.PRIVATE)
+    theirs = RepositoryFactory(slug="elsewhere/loader", visibility=Repository.Visibility.PRIVATE)
+    rae = Account(id=104, login="rae", email="rae@example.com", organisations=["acme"])
+    sign_in(client, forge, "github", rae)
     user = signed_in_user(client)
-    assert list(user.groups.values_list("name", flat=True)) == ["Reader"]
-    assert Group.objects.filter(name="Reader").count() == 1
+    # No instance-wide role: the Reader role of acme's repositories, and of nothing else.
+    assert not user.groups.exists()
+    assert list(Membership.objects.filter(user=user).values_list("repository__slug", "role")) == [
+        ("acme/loader", "reader")
+    ]
+    assert user_may(user, Action.READ, ours) and not user_may(user, Action.READ, theirs)
+    assert not user_may(user, Action.WRITE, ours)
+    # A repository of acme's added later is granted at the next sign-in, once.
+    RepositoryFactory(slug="acme/later")
+    client.logout()
+    sign_in(client, forge, "github", rae)
+    client.logout()
+    sign_in(client, forge, "github", rae)
+    assert sorted(Membership.objects.filter(user=user).values_list("repository__slug", flat=True)) == [
+        "acme/later", "acme/loader"
+    ]
 
 
 def test_without_an_allowed_organisation_sign_up_is_closed(client, forge, settings):

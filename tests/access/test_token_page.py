@@ -50,7 +50,7 @@ def test_a_user_makes_a_token_sees_it_once_and_it_works(client, reviewer):
 
 def test_a_scope_the_user_is_not_permitted_is_refused_with_the_reason(client, reviewer):
     response = client.post(URL, form(client, name="Resolver", scopes=["resolve"], days="30"))
-    assert "lacks findings.resolve_finding" in response.content.decode()
+    assert "may not do what the scope(s) resolve allow" in response.content.decode()
     assert not ApiToken.objects.exists()
 
 

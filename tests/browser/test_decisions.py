@@ -65,7 +65,7 @@ def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_n
         page.locator("#decide-fixed button[type=submit]").click()
         page.wait_for_selector("#decide-refusal")
         assert "needs a note" in page.locator("#decide-refusal").inner_text()
-        assert first.status == "open" and not FindingEvent.objects.exists()
+        assert first.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
         # The right commit instead: marked fixed, back on the blockers page.
         page.fill("#id_commit", review.fix)
@@ -123,4 +123,4 @@ def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_n
         )
         assert status == 403
         assert Finding.objects.get(pk=review.still_there.pk).status == "open"
-        assert not FindingEvent.objects.filter(note="forged").exists()
+        assert not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS, note="forged").exists()

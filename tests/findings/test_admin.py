@@ -32,7 +32,7 @@ def test_mark_fixed_from_the_detail_page_asks_for_the_commit_and_records_history
     assert response.status_code == 302
     finding.refresh_from_db()
     assert (finding.status, finding.resolved_by, finding.resolved_commit) == ("fixed", staff_maintainer, commit)
-    event = FindingEvent.objects.get()
+    event = FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get()
     assert (event.actor, event.source, event.note, event.to_status) == (
         staff_maintainer, "admin", "Restored the comment.", "fixed"
     )
@@ -46,7 +46,7 @@ def test_mark_fixed_without_a_commit_is_refused_with_a_message(client, staff_mai
         {"ids": str(finding.pk), "status": "fixed", "commit": "", "note": ""},
     )
     assert response.status_code == 200 and "Say which commit fixed it" in response.content.decode()
-    assert Finding.objects.get().status == "open" and not FindingEvent.objects.exists()
+    assert Finding.objects.get().status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
 
 def test_a_bad_sha_is_explained_and_nothing_changes(client, staff_maintainer):
@@ -76,7 +76,7 @@ def test_the_list_action_dismisses_several_findings_with_a_reason(client, staff_
     )
     assert response.status_code == 302
     assert set(Finding.objects.values_list("status", flat=True)) == {"dismissed"}
-    assert FindingEvent.objects.filter(to_status="dismissed", note="Out of scope for this PR.").count() == 2
+    assert FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS, to_status="dismissed", note="Out of scope for this PR.").count() == 2
 
 
 def test_reopen_records_a_history_row(client, staff_maintainer, tmp_path):
@@ -92,7 +92,7 @@ def test_reopen_records_a_history_row(client, staff_maintainer, tmp_path):
         reverse("admin:findings_finding_resolve", args=["open"]),
         {"ids": str(finding.pk), "status": "open", "note": "Regressed."},
     )
-    assert list(FindingEvent.objects.values_list("to_status", flat=True)) == ["fixed", "open"]
+    assert list(FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).values_list("to_status", flat=True)) == ["fixed", "open"]
     assert Finding.objects.get(pk=finding.pk).status == "open"
 
 
@@ -106,7 +106,7 @@ def test_staff_without_change_permission_cannot_resolve(client, staff_reader):
         {"ids": str(finding.pk), "status": "fixed", "commit": commit.sha},
     )
     assert response.status_code == 403
-    assert Finding.objects.get().status == "open" and not FindingEvent.objects.exists()
+    assert Finding.objects.get().status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
 
 def test_anonymous_users_are_sent_to_log_in(client):
@@ -219,7 +219,7 @@ def test_the_admin_refuses_an_unknown_sha_as_the_site_does(client, staff_maintai
     )
     assert response.status_code == 200
     assert "No commit deadbeef in acme/loader: check the SHA" in response.content.decode()
-    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
     assert not Commit.objects.filter(sha="deadbeef").exists()
 
 
@@ -266,11 +266,11 @@ def test_where_the_evidence_still_holds_the_admin_asks_to_mark_fixed_anyway_with
 
     no_note = client.post(resolve_url("fixed", finding), {**data, "anyway": "on"}).content.decode()
     assert "needs a note" in no_note
-    assert Finding.objects.get(pk=finding.pk).status == "open" and not FindingEvent.objects.exists()
+    assert Finding.objects.get(pk=finding.pk).status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
     done = client.post(resolve_url("fixed", finding), {**data, "anyway": "on", "note": "Nothing reads the flag."})
     assert done.status_code == 302
-    event = FindingEvent.objects.get()
+    event = FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get()
     assert (event.to_status, event.commit.sha, event.note) == ("fixed", review.fix, "Nothing reads the flag.")
 
 
@@ -311,7 +311,8 @@ def test_the_history_button_shows_each_status_change(client, staff_maintainer, t
     page = client.get(history_url).content.decode()
     assert "doesn’t have a change history" not in page
     rows = page.split('class="finding-event"')[1:]
-    assert len(rows) == 3
+    # The import recorded the finding first; then each status change, oldest first.
+    assert len(rows) == 4 and "<strong>Created</strong>" in rows.pop(0)
     assert "maintainer" in rows[0] and "Open → <strong>Fixed</strong>" in rows[0] and review.fix in rows[0]
     assert "Tolerance back to 100." in rows[0] and "Site" in rows[0]
     assert "ci-bot" in rows[1] and "Fixed → <strong>Open</strong>" in rows[1] and "Came back in the rebase." in rows[1]
@@ -322,4 +323,4 @@ def test_a_finding_without_status_changes_says_so_on_its_history(client, staff_m
     finding = FindingFactory()
     client.force_login(staff_maintainer)
     page = client.get(reverse("admin:findings_finding_history", args=[finding.pk])).content.decode()
-    assert "No status change recorded yet" in page
+    assert "No change recorded yet" in page

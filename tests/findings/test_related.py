@@ -4,6 +4,7 @@ each saying why. Runs on SQLite (rapidfuzz) and PostgreSQL (pg_trgm) alike."""
 import re
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 
 from findings.related import file_names, finding_related
 from findings.relations import finding_link_create, finding_tags_set
@@ -17,6 +18,9 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
+
+# The test settings read publicly: an anonymous reader sees every public repository.
+ANYONE = AnonymousUser()
 
 
 def text_of(html: str) -> str:
@@ -50,7 +54,7 @@ def family():
 
 
 def test_related_findings_come_linked_first_then_from_other_pull_requests_each_saying_why(family):
-    related = finding_related(family["me"])
+    related = finding_related(family["me"], reader=ANYONE)
     reasons = {item.finding.title: item.reasons for item in related}
     assert related[0].finding == family["linked"]
     assert related[0].reasons == ["Linked: duplicated by it"]
@@ -68,10 +72,10 @@ def test_at_most_five_findings_are_related_but_every_link_shows(family):
     for number in range(8):
         FindingFactory(pull_request=PullRequestFactory(repository=family["me"].pull_request.repository),
                        title=f"Another on the loader {number}", path="src/loader.py")
-    assert len(finding_related(family["me"])) == 5
+    assert len(finding_related(family["me"], reader=ANYONE)) == 5
     for number in range(6):
         finding_link_create(source=family["me"], target=FindingFactory(title=f"Linked {number}"), kind="same_cause")
-    related = finding_related(family["me"])
+    related = finding_related(family["me"], reader=ANYONE)
     assert len(related) == 7 and all(item.link for item in related)
 
 
@@ -94,7 +98,7 @@ def test_the_api_lists_the_same_related_findings(client, family, django_assert_m
         response = client.get(f"/api/findings/{family['me'].pk}/related/")
     assert response.status_code == 200
     body = response.json()
-    assert [item["finding"]["id"] for item in body] == [item.finding.pk for item in finding_related(family["me"])]
+    assert [item["finding"]["id"] for item in body] == [item.finding.pk for item in finding_related(family["me"], reader=ANYONE)]
     assert body[0]["link"]["label"] == "Duplicated by" and body[0]["reasons"] == ["Linked: duplicated by it"]
     assert body[1]["link"] is None
     detail = client.get(f"/api/findings/{family['me'].pk}/").json()

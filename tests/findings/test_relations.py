@@ -228,6 +228,7 @@ def test_a_link_made_through_the_api_shows_from_both_ends_and_goes_from_either(e
 
 
 def test_the_api_describes_a_tag_with_permission_only(other_finding):
+    # Describing a tag is writing (user_may's WRITE): a Reviewer's role, here instance-wide.
     curator = token_client(UserFactory(username="curator", groups=["Reviewer"]))
     reader = token_client(UserFactory(username="reader"))
     url = "/api/tags/silent-failure/description"

@@ -114,7 +114,7 @@ def test_mark_fixed_at_the_right_commit_records_it_from_the_site(client, review,
     assert response.status_code == 302 and response["Location"] == "/acme/loader/pull/7/blockers/#finding-1"
     finding = review.fixed_one
     assert (finding.status, finding.resolved_by, finding.resolved_commit.sha) == ("fixed", maintainer, review.fix)
-    event = FindingEvent.objects.get()
+    event = FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get()
     assert (event.source, event.actor, event.note) == ("site", maintainer, "Tolerance back to 100.")
     page = client.get(finding.get_absolute_url()).content.decode()
     assert f"Finding 1 (Tolerance 0 never stops) marked fixed at {review.fix[:8]}." in page
@@ -129,7 +129,7 @@ def test_an_unknown_sha_shows_the_form_again_saying_so_and_writes_nothing(client
     assert response.status_code == 200
     assert "Not changed." in html and "No commit deadbeef in acme/loader: check the SHA" in html
     assert 'name="commit" value="deadbeef"' in html and 'aria-invalid="true"' in html
-    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
     assert not Commit.objects.filter(sha="deadbeef").exists()
 
 
@@ -149,7 +149,7 @@ def test_a_missing_mirror_is_refused_saying_to_fetch_first(client, review, maint
     client.force_login(maintainer)
     html = client.post(decide_url(review.fixed_one), {"status": "fixed", "commit": review.fix}).content.decode()
     assert "has not been fetched yet" in html and "fetch the repository first" in html
-    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
 
 def test_where_the_evidence_still_holds_the_form_asks_for_anyway_and_a_note(client, review, maintainer):
@@ -161,11 +161,11 @@ def test_where_the_evidence_still_holds_the_form_asks_for_anyway_and_a_note(clie
 
     no_note = client.post(url, {"status": "fixed", "commit": review.fix, "anyway": "on"}).content.decode()
     assert "needs a note" in no_note and 'name="anyway" checked' in no_note
-    assert review.still_there.status == "open" and not FindingEvent.objects.exists()
+    assert review.still_there.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
     done = client.post(url, {"status": "fixed", "commit": review.fix, "anyway": "on", "note": "Nothing reads it."})
     assert done.status_code == 302
-    assert FindingEvent.objects.get().note == "Nothing reads it." and review.still_there.status == "fixed"
+    assert FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get().note == "Nothing reads it." and review.still_there.status == "fixed"
 
 
 def test_the_anyway_box_is_not_offered_before_the_evidence_is_known_to_hold(client, review, maintainer):
@@ -188,14 +188,14 @@ def test_dismiss_needs_a_reason_and_reopen_clears_the_resolution(client, review,
     client.post(url, {"status": "open"})
     finding = review.still_there
     assert (finding.status, finding.resolved_at, finding.resolution_note) == ("open", None, "")
-    assert list(finding.history.values_list("to_status", "source")) == [("dismissed", "site"), ("open", "site")]
+    assert list(finding.history.filter(kind=FindingEvent.Kind.STATUS).values_list("to_status", "source")) == [("dismissed", "site"), ("open", "site")]
 
 
 def test_a_form_that_is_not_one_is_a_400_that_writes_nothing(client, review, maintainer):
     client.force_login(maintainer)
     response = client.post(decide_url(review.fixed_one), {"status": "closed"})
     assert response.status_code == 400 and "Fix the form and send it again" in response.content.decode()
-    assert not FindingEvent.objects.exists()
+    assert not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
 
 def test_a_next_off_the_site_is_ignored(client, review, maintainer):
@@ -215,7 +215,7 @@ def test_a_forged_post_from_a_reader_is_refused_with_403_and_writes_nothing(clie
         assert response.status_code == 403
         assert "may not mark findings fixed, dismissed or open in acme/loader" in response.content.decode()
     assert client.get(decide_url(review.fixed_one)).status_code == 403
-    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
     refusal = AuditEntry.objects.filter(action="finding.resolve").first()
     assert refusal.outcome == "refused" and refusal.actor == reader
 

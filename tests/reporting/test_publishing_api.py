@@ -38,7 +38,7 @@ def test_a_token_without_the_permission_is_refused(repository):
     response = client.patch(URL, {"publish_comment": True}, format="json")
 
     assert response.status_code == 403
-    assert "may not change the settings of" in response.json()["detail"]
+    assert "that needs the Admin role" in response.json()["detail"]
     assert Repository.objects.get(pk=repository.pk).publish_comment is False
 
 

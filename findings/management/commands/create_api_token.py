@@ -5,8 +5,9 @@ from django.db import transaction
 
 from access.audit import audit_record, audit_source
 from access.models import ApiToken
-from access.scopes import READ, SCOPE_PERMISSIONS, SCOPES
-from access.tokens import api_token_create, api_token_revoke
+from access.scopes import READ, SCOPES
+from access.permissions import user_may
+from access.tokens import SCOPE_ACTIONS, api_token_create, api_token_revoke
 from recheck.errors import RecheckError
 from reviews.models import Repository
 
@@ -58,7 +59,12 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"No repository {', '.join(missing)} is recorded: import a review of it first.")
         if scopes is None:
-            scopes = [READ] + [scope for scope, permission in SCOPE_PERMISSIONS.items() if user.has_perm(permission)]
+            # Read, and each write the user may do on the token's repositories (or on some repository).
+            limit = list(found.values())
+            scopes = [READ] + [
+                scope for scope, action in SCOPE_ACTIONS.items()
+                if (all(user_may(user, action, repository) for repository in limit) if limit else user_may(user, action))
+            ]
         with audit_source("command"):
             if rotate:
                 for token in ApiToken.objects.filter(user=user, revoked_at__isnull=True):

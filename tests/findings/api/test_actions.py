@@ -81,7 +81,7 @@ def test_resolve_marks_a_finding_fixed_at_an_abbreviated_commit_and_returns_the_
     assert (body["finding"]["status"], body["finding"]["resolved_commit"], body["finding"]["resolved_by"]) == (
         "fixed", review.fix, "ci-bot"
     )
-    event = FindingEvent.objects.get(finding=finding)
+    event = FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get(finding=finding)
     assert body["event"]["id"] == event.pk
     assert (body["event"]["from_status"], body["event"]["to_status"], body["event"]["source"]) == (
         "open", "fixed", "api"
@@ -102,8 +102,8 @@ def test_resolve_through_the_api_writes_the_same_history_as_the_admin(token_with
         reverse("admin:findings_finding_resolve", args=["fixed"]),
         {"ids": str(second.pk), "status": "fixed", "commit": review.fix, "note": "Restored."},
     )
-    api_event = FindingEvent.objects.get(finding=first)
-    admin_event = FindingEvent.objects.get(finding=second)
+    api_event = FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get(finding=first)
+    admin_event = FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).get(finding=second)
     assert [getattr(api_event, name) for name in fields] == [getattr(admin_event, name) for name in fields]
     assert (api_event.source, api_event.actor.username) == ("api", "ci-bot")
     assert (admin_event.source, admin_event.actor) == ("admin", staff_maintainer)
@@ -123,7 +123,7 @@ def test_resolve_refuses_an_unknown_sha_naming_the_commit_field(token_with_permi
     body = response.json()
     assert "No commit deadbeef in acme/loader" in body["detail"]
     assert body["errors"] == [{"field": "commit", "message": body["detail"]}]
-    assert review.fixed_one.status == "open" and not FindingEvent.objects.exists()
+    assert review.fixed_one.status == "open" and not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
 
 def test_resolve_where_the_evidence_still_holds_asks_for_anyway_and_a_note(token_with_permission, tmp_path):
@@ -137,7 +137,7 @@ def test_resolve_where_the_evidence_still_holds_asks_for_anyway_and_a_note(token
     without_note = token_with_permission.post(url, {"status": "fixed", "commit": review.fix, "anyway": True},
                                               format="json")
     assert without_note.status_code == 400 and "needs a note" in without_note.json()["detail"]
-    assert not FindingEvent.objects.exists()
+    assert not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
 
     done = token_with_permission.post(
         url, {"status": "fixed", "commit": review.fix, "anyway": True, "note": "The flag is read nowhere now."},
@@ -165,7 +165,7 @@ def test_a_refused_change_is_a_400_with_the_service_s_message(token_with_permiss
     response = token_with_permission.post(resolve_url(review.findings[1]), payload, format="json")
     assert response.status_code == 400
     assert message in response.json()["detail"]
-    assert not FindingEvent.objects.exists()
+    assert not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS).exists()
     assert Finding.objects.get(pk=review.findings[1].pk).status == "open"
 
 

@@ -59,7 +59,7 @@ def test_it_names_scopes_repositories_and_days():
 
 def test_it_refuses_a_write_scope_the_user_is_not_permitted_and_records_the_refusal():
     UserFactory(username="reader-bot")
-    with pytest.raises(CommandError, match="lacks findings.resolve_finding"):
+    with pytest.raises(CommandError, match=r"may not do what the scope\(s\) resolve allow: grant a role first \(findings.resolve_finding"):
         run("reader-bot", "--scope", "read", "resolve")
     assert not ApiToken.objects.exists()
     refusal = AuditEntry.objects.get(action="token.create")

@@ -88,7 +88,8 @@ def test_the_admin_refuses_an_internal_clone_url_and_normalises_the_slug(staff_m
 
     staff_maintainer.user_permissions.add(*Permission.objects.filter(codename__in=["add_repository"]))
     client.force_login(staff_maintainer)
-    form = {"slug": "acme/app.git", "clone_url": "https://169.254.169.254/acme/app.git", "default_branch": "main"}
+    form = {"slug": "acme/app.git", "clone_url": "https://169.254.169.254/acme/app.git", "default_branch": "main",
+            "visibility": "public"}
     response = client.post("/admin/reviews/repository/add/", form)
     assert response.status_code == 200 and "link-local" in response.content.decode()
     assert not Repository.objects.exists()

@@ -1,0 +1,512 @@
+"""Every URL of the site (walked from the URL patterns) and every operation of the API (read from
+its OpenAPI schema), for each persona: anonymous, a reader, a reviewer and a maintainer of the
+private repository A, a signed-in user with no role, a token of A's maintainer scoped to read A,
+an expired token and a revoked one. A new endpoint is covered without editing this test; a path
+parameter this test has no sample value for fails it, saying to add one to SAMPLES.
+
+Each persona gets exactly what its role allows on A (reads a 200, writes done or refused as
+`ROLE_ACTIONS` says), and nothing of the private repository B leaks: each URL of B answers as a
+URL of a repository that does not exist would (same status, same words once the names are
+swapped), never a 200, and no response to any request (lists, counts, search, tag pages, related
+findings, exports, errors) carries B's slug, its titles or its tag unless the request named them."""
+import json
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
+from django.utils import timezone
+from knox.settings import CONSTANTS
+from rest_framework.test import APIClient
+
+from access.models import ApiToken, Membership
+from access.permissions import ROLE_ACTIONS, Action
+from access.tokens import api_token_create, api_token_revoke
+from findings.models import Finding, FindingLink, ImportJob, Tag, VerificationRun
+from reviews.models import Repository
+from tests.factories import (
+    EvidenceFactory,
+    FindingFactory,
+    PinnedCommitFactory,
+    PullRequestFactory,
+    RepositoryFactory,
+    UserFactory,
+    VerificationFactory,
+    make_api_token,
+    reviewed_pull_request,
+)
+from tests.findings.api.test_actions import bundle
+
+pytestmark = pytest.mark.django_db
+
+A_SLUG = "acme/alpha"
+B_SLUG = "hidden-org/quokka"
+GHOST_SLUG = "ghost-org/nothing"
+B_PR_TITLE = "Quokka migration plan"
+B_TITLES = ("Quokka cache key ignores the dtype", "Quokka tolerance lowered to 10")
+B_TAG = "quokka-kind"
+SHARED_TAG = "shared-kind"
+# What must never come back unless the request itself named it.
+B_WORDS = (B_SLUG, "hidden-org", "quokka", "Quokka", B_TAG)
+
+PERSONAS = ["anonymous", "reader", "reviewer", "maintainer", "no_role", "token_read", "token_expired", "token_revoked"]
+TOKEN_PERSONAS = {"token_read", "token_expired", "token_revoked"}
+ROLES = {"reader": "reader", "reviewer": "reviewer", "maintainer": "maintainer"}
+READS_A = {"reader", "reviewer", "maintainer", "token_read"}
+
+
+@dataclass
+class World:
+    a: Repository
+    b: Repository
+    ids: dict  # sample values for URLs of A
+    b_ids: dict  # the same for B
+    ghost_ids: dict  # the same for a repository that does not exist
+    a_words: tuple
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def queued_tasks(monkeypatch):
+    from types import SimpleNamespace
+
+    from findings import tasks
+
+    queued = []
+    monkeypatch.setattr(tasks.run_verification, "delay",
+                        lambda run_id: queued.append(run_id) or SimpleNamespace(id=f"task-{run_id}"))
+    monkeypatch.setattr(tasks.run_import, "delay",
+                        lambda job_id: queued.append(job_id) or SimpleNamespace(id=f"task-{job_id}"))
+    return queued
+
+
+def _world(owner_of_import) -> World:
+    review = reviewed_pull_request(slug=A_SLUG, number=41, blockers=3, cleanups=1)
+    a = review.pull_request.repository
+    a.visibility = Repository.Visibility.PRIVATE
+    a.save()
+    # The gate and the annotations default to the latest pinned head.
+    PinnedCommitFactory(pull_request=review.pull_request, role="head")
+    b = RepositoryFactory(slug=B_SLUG, visibility=Repository.Visibility.PRIVATE)
+    b_pr = PullRequestFactory(repository=b, number=7, title=B_PR_TITLE)
+    b_commit = PinnedCommitFactory(pull_request=b_pr, role="head").commit
+    b_findings = [
+        # The first one's title is like one of A's, and it shares A's tag and its file path: all
+        # reasons for a related-finding card, which must still not show.
+        FindingFactory(pull_request=b_pr, number=1, kind="blocker", title=f"{review.findings[0].title} quokka",
+                       path=review.findings[0].path),
+        FindingFactory(pull_request=b_pr, number=2, kind="blocker", title=B_TITLES[1]),
+    ]
+    for finding in b_findings:
+        EvidenceFactory(finding=finding, commit=b_commit, position=0, path="src/quokka.py")
+    b_verification = VerificationFactory(finding=b_findings[0], commit=b_commit)
+    b_run = VerificationRun.objects.create(pull_request=b_pr, commit=b_commit)
+    shared = Tag.objects.create(slug=SHARED_TAG)
+    b_only = Tag.objects.create(slug=B_TAG, description="Quokka things")
+    review.findings[0].tags.add(shared)
+    b_findings[0].tags.add(shared, b_only)
+    b_findings[1].tags.add(b_only)
+    a_finding = review.findings[0]
+    # A link from A's finding to B's, and one within A.
+    FindingLink.objects.create(source=a_finding, target=b_findings[0], kind="same_cause")
+    a_link = FindingLink.objects.create(source=a_finding, target=review.findings[1], kind="same_cause")
+    b_link = FindingLink.objects.create(source=b_findings[0], target=b_findings[1], kind="same_cause")
+    a_run = VerificationRun.objects.create(pull_request=review.pull_request, commit=review.latest_commit)
+    a_job = ImportJob.objects.create(data={"repository": {"slug": A_SLUG}}, findings=1, requested_by=owner_of_import)
+    b_job = ImportJob.objects.create(data={"repository": {"slug": B_SLUG}}, findings=1, requested_by=owner_of_import)
+
+    def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha):
+        owner, name = repository.slug.split("/")
+        return {
+            "owner": owner, "name": name, "number": pull_request.number, "finding_number": finding.number,
+            "sha": sha,
+            "findings": finding.pk, "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk,
+            "pulls": pull_request.pk, "imports": job.pk, "link": link.pk, "links": link.pk, "path": path,
+            "slug": tag, "tags": tag,
+        }
+
+    return World(
+        a=a, b=b,
+        ids=ids(a, review.pull_request, a_finding, a_finding.evidence.first(),
+                review.findings[0].verifications.first(), a_run, a_link, a_job, SHARED_TAG, a_finding.path,
+                review.latest_commit.sha),
+        b_ids=ids(b, b_pr, b_findings[0], b_findings[0].evidence.first(), b_verification, b_run, b_link, b_job,
+                  B_TAG, "src/quokka.py", b_commit.sha),
+        ghost_ids={"owner": "ghost-org", "name": "nothing", "number": 999999, "finding_number": 999999,
+                   "findings": 10**9, "evidence": 10**9, "verifications": 10**9, "runs": 10**9, "pulls": 10**9,
+                   "imports": 10**9, "link": 10**9, "links": 10**9, "path": "src/quokka.py", "slug": "ghost-kind",
+                   "sha": "0" * 40,
+                   "tags": "ghost-kind"},
+        a_words=(review.pull_request.title, a_finding.title),
+    )
+
+
+@dataclass
+class Persona:
+    name: str
+    user: object
+    site: Client | None
+    api: APIClient
+
+
+def _persona(name: str) -> tuple[Persona, object]:
+    """The persona's clients, and the user who owns the import job of the world (A's reviewer)."""
+    users = {role: UserFactory(username=f"{role}-of-a") for role in ROLES}
+    no_role = UserFactory(username="nobody-in-particular")
+    world = _world(owner_of_import=users["reviewer"])
+    for role, user in users.items():
+        Membership.objects.create(repository=world.a, user=user, role=ROLES[role])
+    site, api = Client(), APIClient()
+    user = AnonymousUser()
+    if name in users or name == "no_role":
+        user = users.get(name, no_role)
+        site.force_login(user)
+        api.force_login(user)
+    elif name in TOKEN_PERSONAS:
+        user = users["maintainer"]
+        if name == "token_read":
+            _, secret = api_token_create(user=user, name="Read A", scopes=["read"], repositories=[world.a])
+        else:
+            secret = make_api_token(user, name=name)
+            token = ApiToken.objects.get(token_key=secret[:CONSTANTS.TOKEN_KEY_LENGTH])
+            if name == "token_expired":
+                ApiToken.objects.filter(pk=token.pk).update(expiry=timezone.now() - timedelta(minutes=1))
+            else:
+                api_token_revoke(token=token)
+        api.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+        site = None  # a token opens the API only; on the site the persona is anonymous
+    return Persona(name=name, user=user, site=site, api=api), world
+
+
+# --- Filling in URLs ------------------------------------------------------------------------------
+
+# The sample value of each path parameter, by its name (an id by the collection it follows).
+SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha"}
+
+
+def _fill(path: str, ids: dict) -> str:
+    def value(match):
+        name = match.group(1)
+        assert name in SAMPLES, (
+            f"{path} has a path parameter {{{name}}} this test has no sample value for: add it to SAMPLES "
+            "and to the ids _world() gives"
+        )
+        if name in ("id", "pk"):
+            collection = path[: match.start()].rstrip("/").rsplit("/", 1)[-1]
+            assert collection in ids, f"No sample id for {{{name}}} after /{collection}/ in {path}: add it to _world()"
+            return str(ids[collection])
+        return str(ids[name])
+
+    return re.sub(r"\{(\w+)\}", value, path)
+
+
+def api_operations() -> list[tuple[str, str]]:
+    schema = APIClient().get("/api/schema/", {"format": "json"}).json()
+    found = [(method, path) for path, methods in schema["paths"].items() for method in methods
+             if method in ("get", "post", "put", "patch", "delete")]
+    assert len(found) >= 25
+    return found
+
+
+def _walk(resolver, prefix=""):
+    for pattern in resolver.url_patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _walk(pattern, prefix + str(pattern.pattern))
+        elif isinstance(pattern, URLPattern):
+            yield prefix + str(pattern.pattern), pattern
+
+
+# Not the site's pages: the API (its schema drives the API half), the admin (tested with its own
+# querysets in test_memberships), sign-in (allauth's pages, tested in test_signin) and the health check.
+SKIPPED_MODULES = ("rest_framework", "drf_spectacular", "allauth", "django.contrib.admin", "recheck.health",
+                   "django.views.generic.base", "findings.api")
+
+
+def site_routes() -> list[str]:
+    """Every site route as a path with {parameters}, walked from the URL patterns."""
+    routes = []
+    for route, pattern in _walk(get_resolver()):
+        module = getattr(pattern.callback, "__module__", "") or ""
+        if route.startswith(("api/", "admin/")) or module.startswith(SKIPPED_MODULES):
+            continue
+        routes.append(re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route))
+    assert "{owner}/{name}/pull/{number}/" in routes and "tags/{slug}/" in routes
+    return routes
+
+
+def _site_url(route: str, ids: dict) -> str:
+    return "/" + _fill(route, ids)
+
+
+# The site's writes (POST-only routes), with the action each needs: a new one fails the test
+# until it is added here.
+SITE_WRITES = {
+    "{owner}/{name}/pull/{number}/verify/": Action.VERIFY,
+    "accounts/tokens/{token_key}/revoke": None,  # a user's own tokens, no repository
+    "{owner}/{name}/pull/{number}/evidence/check/": Action.WRITE,
+    "preview/": Action.WRITE,
+}
+# What an empty POST gets from a write the persona may do: most redirect back to their page; the
+# evidence check and the preview answer in place (an empty item is refused for what it lacks).
+SITE_WRITE_DONE = {
+    "{owner}/{name}/pull/{number}/evidence/check/": {400},
+    "preview/": {200},
+}
+
+# Site pages that are forms for a write: a reader of A who may not do it is refused (403), and
+# anyone who cannot read A gets the 404 of a repository that does not exist.
+SITE_FORMS = {
+    "{owner}/{name}/pull/{number}/findings/new/": Action.WRITE,
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/edit/": Action.WRITE,
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/evidence/new/": Action.WRITE,
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/decide/": Action.RESOLVE,
+}
+# Site pages about a repository in general rather than one named in the URL.
+SITE_GENERAL_FORMS = {"import/": Action.IMPORT}
+# The code browser reads the mirror, which this world has not fetched: a reader of A is told so.
+SITE_MIRROR_PAGES = ("{owner}/{name}/pull/{number}/code/{sha}/", "{owner}/{name}/pull/{number}/code/{sha}/{path}")
+
+
+# --- Expectations ---------------------------------------------------------------------------------
+
+
+def held(persona: str) -> frozenset:
+    """What the persona may do on A."""
+    if persona in ROLES:
+        return ROLE_ACTIONS[ROLES[persona]]
+    if persona == "token_read":
+        return frozenset({Action.READ})
+    return frozenset()
+
+
+def assert_no_b(response, url: str, asked: str = "") -> None:
+    text = response.content.decode(errors="replace")
+    leaked = [word for word in B_WORDS if word in text and word not in asked and word not in url]
+    leaked += [title for title in B_TITLES + (B_PR_TITLE,) if title in text]
+    assert not leaked, (url, response.status_code, leaked, text[:300])
+
+
+def _swap(text: str, world: World, ghost: bool = False) -> str:
+    """The body of a response about B with B's names swapped for the ghost's, to compare."""
+    pairs = [(B_SLUG, GHOST_SLUG), ("hidden-org", "ghost-org"), ("quokka", "nothing"),
+             (B_TAG, "ghost-kind")]
+    for key in ("findings", "evidence", "verifications", "runs", "pulls", "imports", "links"):
+        pairs.append((f"/{world.b_ids[key]}/", f"/{world.ghost_ids[key]}/"))
+        pairs.append((f"/{world.b_ids[key]}", f"/{world.ghost_ids[key]}"))
+    pairs += [(f"#{world.b_ids['number']}", "#999999"), (f"pull/{world.b_ids['number']}/", "pull/999999/"),
+              (f"pulls/{world.b_ids['number']}", "pulls/999999")]
+    for old, new in pairs:
+        text = text.replace(old, new)
+    return text
+
+
+def assert_like_a_ghost(b_response, ghost_response, url: str, world: World, *, api: bool) -> None:
+    assert b_response.status_code != 200 and b_response.status_code < 500, (url, b_response.status_code)
+    assert b_response.status_code == ghost_response.status_code, (url, b_response.status_code,
+                                                                  ghost_response.status_code)
+    if api and b_response.content:
+        assert _swap(b_response.content.decode(), world) == ghost_response.content.decode(), url
+
+
+def _body(method: str, path: str, slug: str, world_ids: dict) -> dict:
+    if path.endswith("/publishing"):
+        return {"publish_checks": True}
+    if path.endswith("/resolve"):
+        return {"status": "dismissed", "note": "Not ours."}
+    if path.endswith("/reviews/import"):
+        return bundle(repository={"slug": slug, "clone_url": f"https://github.com/{slug}.git"})
+    if path.endswith("/tags"):
+        return {"tags": [SHARED_TAG, "silent-failure"]}
+    if path.endswith("/links"):
+        return {"kind": "follow_up_of", "finding": f"{A_SLUG}#41/3"}
+    if path.endswith("/description"):
+        return {"description": "What these have in common."}
+    return {}
+
+
+def _call(client, method: str, url: str, body: dict):
+    if method == "get":
+        return client.get(url)
+    return getattr(client, method)(url, body, format="json")
+
+
+def expected_api(persona: str, method: str, path: str, url: str) -> set[int]:
+    if persona in ("token_expired", "token_revoked"):
+        return {401}
+    view = resolve(url).func.view_class
+    has_params = "{" in path
+    if method == "get" and not hasattr(view, "required_action"):
+        if path.startswith("/api/audit/"):
+            return {401, 403} if persona == "anonymous" else {403}  # instance admins only
+        if path.startswith("/api/hooks/"):
+            return {405}
+        if not has_params:
+            return {200}
+        return {200} if Action.READ in held(persona) else {404}
+    action = view.required_action
+    if persona == "anonymous":
+        return {401, 403}
+    if persona == "token_read" and method != "get":
+        return {403}  # the token's scope
+    # A GET with an action (an import's status) is its user's to read, whatever the token's scopes.
+    user_holds = ROLE_ACTIONS["maintainer"] if persona == "token_read" else held(persona)
+    if action not in user_holds:
+        return {403}  # said before any object is looked at: it confirms nothing
+    if path.startswith("/api/imports/"):
+        return {200} if persona == "reviewer" else {404}  # an import is its requester's
+    return {200, 201, 202, 204}
+
+
+# --- The matrix -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("persona_name", PERSONAS)
+def test_every_api_operation_gives_each_persona_what_its_role_allows_and_nothing_of_b(persona_name, queued_tasks):
+    persona, world = _persona(persona_name)
+    b_status_before = dict(Finding.objects.filter(pull_request__repository=world.b).values_list("pk", "status"))
+    checked = 0
+    for method, path in api_operations():
+        if path.startswith(("/api/schema/", "/api/docs/", "/api/redoc/", "/api/hooks/")):
+            continue
+        # A's first, then B's, then the ghost's: B must answer exactly as the ghost does.
+        url = _fill(path, world.ids)
+        body = _body(method, path, A_SLUG, world.ids)
+        response = _call(persona.api, method, url, body)
+        expected = expected_api(persona_name, method, path, url)
+        assert response.status_code in expected, (persona_name, method, url, response.status_code,
+                                                   expected, response.content[:300])
+        assert_no_b(response, url)
+        if response.status_code == 200 and method == "get" and Action.READ not in held(persona_name):
+            text = response.content.decode()
+            assert not [word for word in world.a_words if word in text], (persona_name, url)
+        b_url = _fill(path, world.b_ids)
+        ghost_url = _fill(path, world.ghost_ids)
+        if b_url == url and not path.endswith("/reviews/import"):
+            continue  # no repository in the URL: the lists were checked above
+        b_body = _body(method, path, B_SLUG, world.b_ids)
+        b_response = _call(persona.api, method, b_url, b_body)
+        ghost_response = _call(persona.api, method, ghost_url, _body(method, path, GHOST_SLUG, world.ghost_ids))
+        asked = b_url + json.dumps(b_body)
+        assert_no_b(b_response, b_url, asked)
+        if path.endswith("/description") and ghost_response.status_code == 200:
+            # Describing a slug nobody uses makes the tag; B's tag is not described by them.
+            assert b_response.status_code in (401, 403, 404), (persona_name, b_url, b_response.status_code)
+            Tag.objects.filter(slug="ghost-kind").delete()
+            continue
+        assert_like_a_ghost(b_response, ghost_response, b_url, world, api=True)
+        checked += 1
+    assert checked >= 15
+    # Nothing of B changed: no status, no run, no setting, no import.
+    assert dict(Finding.objects.filter(pull_request__repository=world.b).values_list("pk", "status")) == (
+        b_status_before
+    )
+    assert VerificationRun.objects.filter(pull_request__repository=world.b).count() == 1
+    world.b.refresh_from_db()
+    assert not world.b.publish_checks
+    assert not Tag.objects.get(slug=B_TAG).description.startswith("What these")
+
+
+@pytest.mark.parametrize("persona_name", [name for name in PERSONAS if name not in TOKEN_PERSONAS])
+def test_every_site_url_gives_each_persona_what_its_role_allows_and_nothing_of_b(persona_name, queued_tasks):
+    persona, world = _persona(persona_name)
+    token_key = ApiToken.objects.filter(user=persona.user).values_list("token_key", flat=True).first() if (
+        persona.user.is_authenticated) else None
+    extra = {"token_key": token_key or "0000000000000000"}
+    reads_a = Action.READ in held(persona_name)
+    for route in site_routes():
+        url = _site_url(route, {**world.ids, **extra})
+        response = persona.site.get(url)
+        if response.status_code == 405:
+            assert route in SITE_WRITES, f"{route} takes POST only: add it and the action it needs to SITE_WRITES"
+            action = SITE_WRITES[route]
+            response = persona.site.post(url)
+            assert response.status_code < 500, (persona_name, url, response.status_code)
+            if action is not None:
+                if not reads_a and "{" in route:
+                    assert response.status_code == 404, (persona_name, url, response.status_code)
+                elif action in held(persona_name):
+                    assert response.status_code in SITE_WRITE_DONE.get(route, {302}), (
+                        persona_name, url, response.status_code)
+                else:
+                    assert response.status_code == 403, (persona_name, url, response.status_code)
+        elif route in SITE_FORMS:
+            # Anonymous visitors are sent to log in first, which tells nothing about the repository.
+            expected = ({302, 404} if persona_name == "anonymous" else {404}) if not reads_a else {
+                200 if SITE_FORMS[route] in held(persona_name) else 403}
+            assert response.status_code in expected, (persona_name, url, response.status_code)
+        elif route in SITE_GENERAL_FORMS:
+            allowed = SITE_GENERAL_FORMS[route] in held(persona_name)
+            assert response.status_code in ({200} if allowed else {302, 403}), (persona_name, url, response.status_code)
+        elif route in SITE_MIRROR_PAGES:
+            if reads_a:
+                assert "fetched" in response.content.decode(), (persona_name, url, response.status_code)
+            else:
+                assert response.status_code == 404, (persona_name, url, response.status_code)
+        elif route.startswith("accounts/"):
+            # A user's own token pages: signing in is what they need.
+            assert response.status_code == (200 if persona.user.is_authenticated else 302), (url, response.status_code)
+        elif "{" in route:
+            assert response.status_code == (200 if reads_a else 404), (persona_name, url, response.status_code)
+        else:
+            assert response.status_code == 200, (persona_name, url, response.status_code)
+        assert_no_b(response, url)
+        text = response.content.decode(errors="replace")
+        if not reads_a:
+            assert not [word for word in world.a_words if word in text], (persona_name, url)
+        if "{" not in route or route.startswith("accounts/"):
+            continue
+        b_url, ghost_url = _site_url(route, world.b_ids), _site_url(route, world.ghost_ids)
+        method = "post" if route in SITE_WRITES else "get"
+        b_response = getattr(persona.site, method)(b_url)
+        assert_no_b(b_response, b_url, b_url)
+        assert_like_a_ghost(b_response, getattr(persona.site, method)(ghost_url), b_url, world, api=False)
+    # The index lists A (and counts its findings) for A's readers only; searching finds nothing of B.
+    for query in ("quokka", "Quokka cache", f"repo:{B_SLUG}", "tag:quokka-kind", "dtype", "tolerance"):
+        response = persona.site.get("/", {"q": query})
+        assert response.status_code == 200
+        assert_no_b(response, "/", query)
+    assert queued_tasks == [] or Action.VERIFY in held(persona_name)
+
+
+def test_a_readers_pages_of_a_show_no_card_link_or_count_of_b():
+    persona, world = _persona("reader")
+    finding_url = _site_url("{owner}/{name}/pull/{number}/findings/{finding_number}/", world.ids)
+    page = persona.site.get(finding_url).content.decode()
+    # Linked, same file, shared tag and a similar title: B's finding is related four ways, and absent.
+    assert "Related" in page or "related" in page
+    assert "quokka" not in page.lower()
+    tag_page = persona.site.get(f"/tags/{SHARED_TAG}/").content.decode()
+    assert world.a_words[1] in tag_page and "quokka" not in tag_page.lower()
+    tags = persona.api.get("/api/tags/").json()["results"]
+    assert [(tag["slug"], tag["findings_count"]) for tag in tags] == [(SHARED_TAG, 1)]
+    related = persona.api.get(f"/api/findings/{world.ids['findings']}/related/").json()
+    assert "quokka" not in json.dumps(related).lower()
+    detail = persona.api.get(f"/api/findings/{world.ids['findings']}/").json()
+    assert "quokka" not in json.dumps(detail).lower()
+    export = persona.api.get(f"/api/repos/{A_SLUG}/pulls/41/export").content.decode()
+    assert "quokka" not in export.lower() and world.a_words[1] in export
+    index = persona.site.get("/").content.decode()
+    assert world.a_words[0] in index and "quokka" not in index.lower()
+
+
+def test_a_maintainer_of_a_is_refused_settings_with_the_role_that_would_allow_it():
+    persona, world = _persona("maintainer")
+    response = persona.api.patch(f"/api/repos/{A_SLUG}/publishing", {"publish_checks": True}, format="json")
+    assert response.status_code == 403
+    assert response.json()["detail"] == (
+        "maintainer-of-a may not change the settings of this server: that needs the Admin role; "
+        "ask an admin of this server to grant it."
+    )
+    Membership.objects.filter(repository=world.a, user=persona.user).update(role="admin")
+    response = persona.api.patch(f"/api/repos/{A_SLUG}/publishing", {"publish_checks": True}, format="json")
+    assert response.status_code == 200 and response.json()["publish_checks"] is True
