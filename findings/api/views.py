@@ -1,6 +1,8 @@
 """Read endpoints: repositories, pull requests, findings, evidence, verifications, status history,
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
+import json
+
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
@@ -15,6 +17,7 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from findings.api import docs
@@ -30,7 +33,13 @@ from findings.api.filters import (
 from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
 from findings.search import explain_matches, parse_search
-from findings.api.gate import GATE_CACHE_SECONDS, MergeGate, gate_cache_key, pull_request_gate
+from findings.api.gate import (
+    GATE_CACHE_SECONDS,
+    MergeGate,
+    gate_cache_key,
+    pull_request_gate,
+    pull_request_generation,
+)
 from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import RecheckPagination
 from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, limited_to_token, token_repository_ids
@@ -513,16 +522,44 @@ _MERGEABLE_EXAMPLE = {
 )
 class PullRequestGate(ReadMixin, APIView):
     def get(self, request, owner: str, name: str, number: int):
-        pull_request = self.pull_request(owner=owner, name=name, number=number)
-        verify_url = reverse(
-            "api:pull-request-verify", kwargs={"owner": owner, "name": name, "number": number}, request=request
+        sha = request.query_params.get("commit", "").strip().lower()
+        # Cached by the PR's generation, which every change to what the gate reads moves forward
+        # (findings.signals): a cached answer is never one a write has made stale. The generation
+        # is read before the answer is built, so a write made meanwhile moves past the key.
+        found = pull_request_generation(
+            slug=f"{owner}/{name}", number=number, repository_ids=token_repository_ids(request)
         )
-        sha = request.query_params.get("commit", "").strip()
+        key = found and gate_cache_key(
+            pull_request_id=found[0], generation=found[1], sha=sha, origin=request.build_absolute_uri("/")
+        )
+        content = cache.get(key) if key else None
+        if content is None:
+            gate = self._gate(owner=owner, name=name, number=number, sha=sha)
+            # Built as plain data: a pull request with thousands of open blockers would spend most of
+            # its time in serializer fields. GateSerializer describes the shape in the schema.
+            answer = self._present(gate, self._verify_url(owner, name, number))
+            # Kept as the JSON it is sent as, so a cached answer is neither unpickled nor encoded again.
+            content = JSONRenderer().render(answer)
+            # Answers with a run under way are not cached, since they report its progress.
+            if key and gate.active_run is None:
+                cache.set(key, content, GATE_CACHE_SECONDS)
+        if request.accepted_renderer.format == "json":
+            return HttpResponse(content, content_type=JSONRenderer.media_type)
+        return Response(json.loads(content))  # the browsable API
+
+    def _verify_url(self, owner: str, name: str, number: int) -> str:
+        return reverse(
+            "api:pull-request-verify", kwargs={"owner": owner, "name": name, "number": number}, request=self.request
+        )
+
+    def _gate(self, *, owner: str, name: str, number: int, sha: str) -> MergeGate:
+        pull_request = self.pull_request(owner=owner, name=name, number=number)
         if sha:
             commit = recorded_commit(
                 repository=pull_request.repository,
                 sha=sha,
-                hint=f'Request its verification first: POST {verify_url} {{"commit": "{sha}"}}',
+                hint=f'Request its verification first: POST {self._verify_url(owner, name, number)} '
+                f'{{"commit": "{sha}"}}',
             )
         else:
             commit = pull_request_latest_head(pull_request)
@@ -531,19 +568,7 @@ class PullRequestGate(ReadMixin, APIView):
                     f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>, or let the GitHub "
                     "webhook pin each push."
                 )
-        # Cached by the PR's generation, which every change to what the gate reads moves forward
-        # (findings.signals): a cached answer is never one a write has made stale. Answers with a
-        # run under way are not cached, since they report its progress.
-        key = gate_cache_key(pull_request=pull_request, commit=commit, origin=request.build_absolute_uri("/"))
-        answer = cache.get(key)
-        if answer is None:
-            gate = pull_request_gate(pull_request=pull_request, commit=commit)
-            # Built as plain data: a pull request with thousands of open blockers would spend most of
-            # its time in serializer fields. GateSerializer describes the shape in the schema.
-            answer = self._present(gate, verify_url)
-            if gate.active_run is None:
-                cache.set(key, answer, GATE_CACHE_SECONDS)
-        return Response(answer)
+        return pull_request_gate(pull_request=pull_request, commit=commit)
 
     def _present(self, gate: MergeGate, verify_url: str) -> dict:
         def entry(item):
