@@ -39,6 +39,8 @@ def gate_cache_key(*, pull_request_id: int, generation: int, sha: str, origin: s
 def pull_request_generation(*, slug: str, number: int, repository_ids: set[int] | None) -> tuple[int, int] | None:
     """(id, generation) of the pull request `slug#number`, or None when there is none the caller
     may see (the caller then looks it up in full, for the error that says what to do)."""
+    if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
+        return None
     if repository_ids is not None:
         pull_requests = PullRequest.objects.by_reference(slug, number).filter(repository_id__in=repository_ids)
         return pull_requests.order_by().values_list("pk", "generation").first()

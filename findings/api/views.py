@@ -9,7 +9,6 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
-from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
@@ -26,6 +25,7 @@ from findings.exchange.bundle_schema import BundleSerializer
 from findings.api.filters import (
     EvidenceFilter,
     FindingFilter,
+    GivenFiltersBackend,
     PullRequestFilter,
     VerificationFilter,
     VerificationRunFilter,
@@ -41,7 +41,7 @@ from findings.api.gate import (
     pull_request_generation,
 )
 from findings.api.lookups import pull_request_by_number, recorded_commit
-from findings.api.pagination import RecheckPagination
+from findings.api.pagination import LongList, RecheckPagination
 from findings.api.permissions import PublicReadOrAuthenticated, TokenScope, limited_to_token, token_repository_ids
 from findings.api.serializers import (
     ErrorSerializer,
@@ -73,7 +73,7 @@ from findings.models import (
 from recheck.errors import RecheckError
 from findings.selectors import pins_with_verified_flag
 from reviews.models import PullRequest, Repository
-from reviews.selectors import pull_request_latest_head
+from reviews.selectors import pull_request_latest_head, pull_requests_version
 
 
 class StableOrderingFilter(OrderingFilter):
@@ -91,7 +91,7 @@ class StableOrderingFilter(OrderingFilter):
 class ReadMixin:
     permission_classes = [PublicReadOrAuthenticated, TokenScope]
     pagination_class = RecheckPagination
-    filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+    filter_backends = [GivenFiltersBackend, StableOrderingFilter]
     # The path from the view's model to its repository, for tokens limited to repositories.
     repository_field = "pull_request__repository"
 
@@ -235,6 +235,12 @@ class PullRequestByNumber(PullRequestDetail):
 # --- Findings and their evidence, verifications and history ---------------------------------------
 
 
+FINDING_LIST_FIELDS = (
+    "id", "pull_request", "number", "kind", "caught_by", "title", "summary", "path", "line", "status",
+    "possibly_regressed", "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at",
+)
+
+
 @extend_schema(tags=["findings"], responses={200: FindingSerializer(many=True), **docs.LIST_ERRORS})
 class FindingList(ReadMixin, generics.ListAPIView):
     """Findings, filtered and ordered. `?verdict=present&commit=<sha>` lists the findings whose
@@ -243,12 +249,11 @@ class FindingList(ReadMixin, generics.ListAPIView):
     serializer_class = FindingSerializer
     filterset_class = FindingFilter
     ordering_fields = ["id", "number", "kind", "status", "created_at", "updated_at", "resolved_at"]
-    # The write-up is on the detail page only: leaving it out keeps a page of 50 light.
-    queryset = (
-        Finding.objects.select_related("pull_request__repository", "resolved_by", "resolved_commit")
-        .defer("body", "fix", "review_comment_url", "resolution_note")
-        .order_by("pull_request_id", "number")
-    )
+    # The write-up is on the detail page only, and of the related rows only what a row shows, as
+    # values: leaving out the long texts keeps a page of 50 light.
+    queryset = Finding.objects.only(*FINDING_LIST_FIELDS).order_by("pull_request_id", "number")
+    # Every write to findings (and to what their filters read) moves a pull request's generation.
+    long_list = LongList(version=pull_requests_version, annotations=FindingSerializer.LIST_ANNOTATIONS)
 
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
