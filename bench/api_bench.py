@@ -143,6 +143,21 @@ def explain(client: Client, url: str) -> None:
         print(f"      {query['sql'][:90]}…\n        plan: {plan[:400]}")
 
 
+def profile(client: Client, urls: list) -> None:
+    """Where each endpoint's time goes: the functions that take the most of 200 requests."""
+    import cProfile
+    import pstats
+
+    for label, url in urls:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(200):
+            client.get(url)
+        profiler.disable()
+        print(f"--- {label}: {url}")
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="Time per URL and pair side (default 1).")
@@ -155,6 +170,9 @@ def main() -> None:
         "filtered by the repositories they may read) against a superuser (no filter), instead of against "
         "the trivial endpoint.",
     )
+    parser.add_argument("--only", default="", help="Time only the endpoints whose label contains this text.")
+    parser.add_argument("--profile", action="store_true",
+                        help="Profile each endpoint (cProfile, 200 requests) instead of timing it.")
     options = parser.parse_args()
 
     setup_test_environment()
@@ -210,10 +228,14 @@ def run(data: dict, options) -> None:
         return
     urls = [(label, _deep_cursor(client, middle) if url == "DEEP_CURSOR" else url) for label, url in urls]
     trivial_url = urls.pop(0)[1]
+    urls = [(label, url) for label, url in urls if options.only in label]
     for _, url in [(None, trivial_url), *urls]:  # warm caches and lazy imports, and check each answers
         for _ in range(3):
             response = client.get(url)
             assert response.status_code == 200, (url, response.status_code, response.content[:300])
+    if options.profile:
+        profile(client, [("trivial DRF endpoint", trivial_url), *urls])
+        return
     print(f"{'endpoint':58} {'req/s':>8} {'ms/req':>8} {'vs trivial':>18}  load")
     for label, url in urls:
         # The trivial endpoint and this one alternate, pair after pair, so the machine's load

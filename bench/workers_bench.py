@@ -9,6 +9,11 @@ verification of every PR, wait until every run is done and its companion pages a
 round with one worker process and a round with two alternate, `--pairs` times; the figure is the
 median and range of the pairs' speed-up, with the load average beside each round. It needs a
 database and a broker that several processes share: PostgreSQL and Redis.
+
+Beside each pair of rounds, the same machine's ceiling: a fixed amount of pure-Python CPU work
+done by one process, then split over two (`--cpu-seconds` of it for one process). No worker can
+gain more from a second process than this does; on a machine whose cores are busy with other
+work, it is what a second worker can get.
 """
 import argparse
 import os
@@ -19,10 +24,37 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _django import setup  # noqa: E402
-from _interleave import interleave, load_average, print_pairs  # noqa: E402
+from _interleave import Pairs, interleave, load_average, print_pairs, spread  # noqa: E402
 from verify_bench import build_repository, record_review  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+CPU_WORK = """
+import sys
+total = 0
+for index in range(int(sys.argv[1])):
+    total += (index * index) % 7
+"""
+
+
+def cpu_round(processes: int, loops: int) -> float:
+    """Seconds for `processes` Python processes to share `loops` iterations of pure CPU work."""
+    started = time.perf_counter()
+    children = [
+        subprocess.Popen([sys.executable, "-c", CPU_WORK, str(loops // processes)]) for _ in range(processes)
+    ]
+    for child in children:
+        child.wait()
+    return time.perf_counter() - started
+
+
+def calibrate(seconds: float) -> int:
+    """Loops of CPU_WORK that take one process about `seconds`."""
+    loops = 2_000_000
+    while (elapsed := cpu_round(1, loops)) < 0.5:
+        loops *= 4
+    return int(loops * seconds / elapsed)
 
 
 def start_workers(count: int, env: dict) -> list[subprocess.Popen]:
@@ -62,6 +94,8 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--commits", type=int, default=60)
     parser.add_argument("--pairs", type=int, default=2)
+    parser.add_argument("--cpu-seconds", type=float, default=8.0,
+                        help="Pure CPU work for one process in the ceiling's rounds (default 8 s).")
     args = parser.parse_args()
     if not os.environ.get("CELERY_BROKER_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("Set DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (Redis): the workers share them.")
@@ -111,9 +145,24 @@ def main() -> None:
         finally:
             stop_workers(workers)
 
+    loops = calibrate(args.cpu_seconds)
+    ceiling = Pairs("the machine's ceiling: pure CPU work in two processes against one (seconds)")
+
+    def workers_then_ceiling(count: int) -> float:
+        # The ceiling is measured right after each round, under the same neighbours' load.
+        seconds = round_with(count)
+        (ceiling.floors if count == 2 else ceiling.subjects).append(cpu_round(count, loops))
+        if count == 2:
+            ceiling.loads.append(load_average())
+        return seconds
+
     result = interleave("two workers against one (seconds per round)", args.pairs,
-                        lambda: round_with(2), lambda: round_with(1))
+                        lambda: workers_then_ceiling(2), lambda: workers_then_ceiling(1))
     print_pairs(result, target=">= 1.9x")
+    print_pairs(ceiling)
+    efficiency = [workers / cpu for workers, cpu in zip(result.ratios, ceiling.ratios, strict=True)]
+    print(f"two workers' speed-up as a share of the machine's: {spread(efficiency)} "
+          "(1.00: the workers scale as far as the cores they get allow)")
     failed = VerificationRun.objects.exclude(status="done").count()
     print(f"runs not done: {failed}")
 

@@ -201,9 +201,10 @@ class Finding(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["pull_request", "kind", "status"], name="finding_pr_kind_status"),
-            # The API's cross-PR filters and its most common ordering.
-            models.Index(fields=["status", "kind"], name="finding_status_kind"),
+            # A PR's open blockers, and the API's cross-PR filters, each ending in the lists' order
+            # (pull request, number): a page of matches is read in order, not sorted out of all of them.
+            models.Index(fields=["pull_request", "kind", "status", "number"], name="finding_pr_kind_status_nr"),
+            models.Index(fields=["status", "kind", "pull_request", "number"], name="finding_status_kind_pr_nr"),
             models.Index(fields=["updated_at", "id"], name="finding_updated"),
         ]
         permissions = [

@@ -8,10 +8,10 @@ Evidence results have no receivers on purpose: only the verification store write
 and it moves the generation itself), and a receiver would make Django delete ten thousand results
 one by one, with a query each, instead of in one statement."""
 from django.db.models import F
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from findings.models import Evidence, Finding, Verification, VerificationRun
+from findings.models import Evidence, Finding, Tag, Verification, VerificationRun
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -50,3 +50,31 @@ def _repository_row_changed(sender, instance, **kwargs):
     # of its pull requests. Rare writes: fetches and edits.
     repository_id = instance.pk if sender is Repository else instance.repository_id
     PullRequest.objects.filter(repository_id=repository_id).update(generation=F("generation") + 1)
+
+
+def _findings_changed(finding_ids) -> None:
+    pull_requests = Finding.objects.filter(pk__in=finding_ids).values("pull_request_id")
+    PullRequest.objects.filter(pk__in=pull_requests).update(generation=F("generation") + 1)
+
+
+@receiver(m2m_changed, sender=Finding.tags.through)
+def _finding_tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
+    # A finding's tags show on its pages and decide the lists' `tag` filter (whose counts are
+    # cached by generation). From the finding's side `instance` is the finding; from the tag's,
+    # `pk_set` names the findings (and a clear is seen before it happens, to know which).
+    if action not in ("post_add", "post_remove", "pre_clear"):
+        return
+    if not reverse:
+        pull_request_changed(pull_request_id=instance.pull_request_id)
+    elif action == "pre_clear":
+        _findings_changed(instance.findings.values("pk"))
+    else:
+        _findings_changed(pk_set)
+
+
+@receiver(post_save, sender=Tag)
+@receiver(pre_delete, sender=Tag)
+def _tag_changed(sender, instance, **kwargs):
+    # A renamed or deleted tag changes what its findings show and which findings `tag=` matches.
+    if not kwargs.get("created"):
+        _findings_changed(instance.findings.values("pk"))

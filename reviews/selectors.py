@@ -1,4 +1,6 @@
 """Reads about reviewed code that the commands and the API share."""
+from django.db import connection
+
 from recheck.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest
 
@@ -33,3 +35,15 @@ def pull_request_latest_head(pull_request: PullRequest) -> Commit | None:
     """The most recently pinned head of the pull request."""
     pin = PinnedCommit.objects.filter(pull_request=pull_request).heads().select_related("commit").in_order().last()
     return pin.commit if pin else None
+
+
+def pull_requests_version() -> tuple:
+    """A value that changes whenever anything a pull request's pages show changes, in any pull
+    request: the generations only move forward, a new pull request has a new id, and a deleted one
+    lowers the count. One aggregate over the pull requests (a few rows a review), not over their
+    findings: what a list's count can be cached by. Written out: it is read on every list request,
+    and building it with the ORM cost more than running it."""
+    table = connection.ops.quote_name(PullRequest._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT COUNT(*), SUM("generation"), MAX("id") FROM {table}')
+        return tuple(cursor.fetchone())

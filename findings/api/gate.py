@@ -8,13 +8,15 @@ Humans decide a finding's status; verification only advises. So:
   blocker, this is "no open blocker", and `verified` tells a human why a gate is closed.
 - `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit
   (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
+import functools
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import F
 
 from findings import vocabulary
 from findings.models import Finding, Verdict, Verification, VerificationRun
-from reviews.models import Commit, PullRequest
+from reviews.models import Commit, PullRequest, Repository
 
 REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
 
@@ -23,10 +25,42 @@ REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
 GATE_CACHE_SECONDS = 3600
 
 
-def gate_cache_key(*, pull_request: PullRequest, commit: Commit, origin: str) -> str:
-    """The cache key of the gate's answer: the PR at its current generation, the commit as
-    recorded (its SHA changes when an abbreviation is resolved), and the site the URLs point at."""
-    return f"gate:1:{pull_request.pk}:{pull_request.generation}:{commit.pk}:{commit.sha}:{origin}"
+def gate_cache_key(*, pull_request_id: int, generation: int, sha: str, origin: str) -> str:
+    """The cache key of the gate's answer: the PR at its generation, the commit as asked for
+    (normalised; empty for the latest pinned head) and the site the URLs point at.
+
+    The SHA as asked rather than the commit it names is enough: which commit an abbreviation names,
+    and which pin is the latest head, change only with a commit or a pin of the PR's repository,
+    and every such write moves the generation (`findings.signals`, `CommitQuerySet.update`,
+    `PinnedCommitQuerySet.update`). So a cached answer is found with one query, for the generation."""
+    return f"gate:2:{pull_request_id}:{generation}:{sha}:{origin}"
+
+
+def pull_request_generation(*, slug: str, number: int, repository_ids: set[int] | None) -> tuple[int, int] | None:
+    """(id, generation) of the pull request `slug#number`, or None when there is none the caller
+    may see (the caller then looks it up in full, for the error that says what to do)."""
+    if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
+        return None
+    if repository_ids is not None:
+        pull_requests = PullRequest.objects.by_reference(slug, number).filter(repository_id__in=repository_ids)
+        return pull_requests.order_by().values_list("pk", "generation").first()
+    # The one query of a cached answer, written out: building it with the ORM cost more than the
+    # rest of the request.
+    with connection.cursor() as cursor:
+        cursor.execute(_generation_sql(), [slug, number])
+        row = cursor.fetchone()
+    return (row[0], row[1]) if row else None
+
+
+@functools.cache
+def _generation_sql() -> str:
+    quote = connection.ops.quote_name
+    pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
+    return (
+        f'SELECT {pull_request}."id", {pull_request}."generation" FROM {pull_request} '
+        f'INNER JOIN {repository} ON {pull_request}."repository_id" = {repository}."id" '
+        f'WHERE {repository}."slug" = %s AND {pull_request}."number" = %s'
+    )
 
 
 @dataclass(frozen=True)

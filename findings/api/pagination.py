@@ -1,3 +1,12 @@
+import functools
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
+from django.core.paginator import Paginator
+from django.utils.functional import cached_property
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 
 MAX_PAGE_SIZE = 200
@@ -15,6 +24,70 @@ class RecheckCursorPagination(CursorPagination):
     cursor_query_description = "Cursor pagination: start with `cursor=` (empty) and follow `next`."
 
 
+# A bound on how long a count nobody asks for again is kept; staleness is ruled out by the version
+# in the key, not by this.
+COUNT_CACHE_SECONDS = 600
+
+
+class VersionedCountPaginator(Paginator):
+    """A paginator for long lists. Its count of every match is cached under the query's SQL and a
+    version that moves with every write the count could depend on: the count over the table is
+    made once per version and query, not once per request. Its pages are found by id first, then
+    read: the ids of a page come from the list's index alone (however deep the `OFFSET`, and
+    whatever the joins the rows need, which can turn the database from that index to a sort of
+    every match), then the page's rows by primary key."""
+
+    def __init__(self, *args, version=None, annotations=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.version = version
+        self.annotations = annotations or {}
+
+    def page(self, number):
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        return self._get_page(self._rows(bottom, top), number, self)
+
+    def _rows(self, bottom: int, top: int) -> list:
+        queryset = self.object_list
+        if not hasattr(queryset, "values_list"):
+            return queryset[bottom:top]
+        ids = list(queryset.values_list("pk", flat=True)[bottom:top])
+        if not ids:
+            return []
+        rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids).annotate(**self.annotations)}
+        return [rows[pk] for pk in ids]
+
+    @cached_property
+    def count(self):
+        if self.version is None or not hasattr(self.object_list, "query"):
+            return super().count
+        try:
+            sql, params = self.object_list.query.sql_with_params()
+        except EmptyResultSet:  # a query that matches nothing whatever the rows
+            return 0
+        digest = hashlib.sha256(repr((sql, params)).encode()).hexdigest()
+        version = ".".join(str(part) for part in self.version())
+        key = f"count:1:{digest}:{version}"
+        count = cache.get(key)
+        if count is None:
+            count = super().count
+            cache.set(key, count, COUNT_CACHE_SECONDS)
+        return count
+
+
+@dataclass(frozen=True)
+class LongList:
+    """What a view with a long list tells its pagination (`long_list`): the version its count is
+    cached by (see VersionedCountPaginator), and the annotations its rows are read with, added
+    once the page's ids are known so that finding them needs none of their joins."""
+
+    version: Callable[[], tuple]
+    annotations: dict = field(default_factory=dict)
+
+
 class RecheckPagination(PageNumberPagination):
     """Page-number pagination: `?page=2&page_size=100`, at most MAX_PAGE_SIZE items a page, with a
     `count` of every match. Deep or whole-table reads ask for cursor pagination instead
@@ -28,9 +101,16 @@ class RecheckPagination(PageNumberPagination):
     cursor = None
 
     def paginate_queryset(self, queryset, request, view=None):
+        long_list = getattr(view, "long_list", None)
         if RecheckCursorPagination.cursor_query_param in request.query_params:
             self.cursor = RecheckCursorPagination()
+            if long_list is not None:
+                queryset = queryset.annotate(**long_list.annotations)
             return self.cursor.paginate_queryset(queryset, request, view)
+        if long_list is not None:
+            self.django_paginator_class = functools.partial(
+                VersionedCountPaginator, version=long_list.version, annotations=long_list.annotations
+            )
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response(self, data):

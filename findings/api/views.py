@@ -1,13 +1,14 @@
 """Read endpoints: repositories, pull requests, findings, evidence, verifications, status history,
 verification runs, and the merge gate. Querysets fetch what the serializers show in a fixed number
 of queries, whatever the page size."""
+import json
+
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
-from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
@@ -15,6 +16,7 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from findings.api import docs
@@ -23,6 +25,7 @@ from findings.exchange.bundle_schema import BundleSerializer
 from findings.api.filters import (
     EvidenceFilter,
     FindingFilter,
+    GivenFiltersBackend,
     PullRequestFilter,
     VerificationFilter,
     VerificationRunFilter,
@@ -30,9 +33,15 @@ from findings.api.filters import (
 from findings.figures import file_findings, repository_figures
 from findings.related import finding_related
 from findings.search import explain_matches, parse_search
-from findings.api.gate import GATE_CACHE_SECONDS, MergeGate, gate_cache_key, pull_request_gate
+from findings.api.gate import (
+    GATE_CACHE_SECONDS,
+    MergeGate,
+    gate_cache_key,
+    pull_request_gate,
+    pull_request_generation,
+)
 from findings.api.lookups import pull_request_by_number, recorded_commit
-from findings.api.pagination import RecheckPagination
+from findings.api.pagination import LongList, RecheckPagination
 from findings.api.permissions import (
     PublicReadOrAuthenticated,
     TokenScope,
@@ -72,7 +81,7 @@ from findings.models import (
 from recheck.errors import RecheckError
 from findings.selectors import pins_with_verified_flag, tags_with_counts
 from reviews.models import PullRequest, Repository
-from reviews.selectors import pull_request_latest_head
+from reviews.selectors import pull_request_latest_head, pull_requests_version
 
 
 class StableOrderingFilter(OrderingFilter):
@@ -90,7 +99,7 @@ class StableOrderingFilter(OrderingFilter):
 class ReadMixin:
     permission_classes = [PublicReadOrAuthenticated, TokenScope]
     pagination_class = RecheckPagination
-    filter_backends = [DjangoFilterBackend, StableOrderingFilter]
+    filter_backends = [GivenFiltersBackend, StableOrderingFilter]
     # The path from the view's model to its repository, for tokens limited to repositories.
     repository_field = "pull_request__repository"
 
@@ -234,6 +243,12 @@ class PullRequestByNumber(PullRequestDetail):
 # --- Findings and their evidence, verifications and history ---------------------------------------
 
 
+FINDING_LIST_FIELDS = (
+    "id", "pull_request", "number", "kind", "caught_by", "title", "summary", "path", "line", "status",
+    "possibly_regressed", "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at",
+)
+
+
 @extend_schema(tags=["findings"], responses={200: FindingSerializer(many=True), **docs.LIST_ERRORS})
 class FindingList(ReadMixin, generics.ListAPIView):
     """Findings, filtered and ordered. `?verdict=present&commit=<sha>` lists the findings whose
@@ -242,12 +257,11 @@ class FindingList(ReadMixin, generics.ListAPIView):
     serializer_class = FindingSerializer
     filterset_class = FindingFilter
     ordering_fields = ["id", "number", "kind", "status", "created_at", "updated_at", "resolved_at"]
-    # The write-up is on the detail page only: leaving it out keeps a page of 50 light.
-    queryset = (
-        Finding.objects.select_related("pull_request__repository", "resolved_by", "resolved_commit")
-        .defer("body", "fix", "review_comment_url", "resolution_note")
-        .order_by("pull_request_id", "number")
-    )
+    # The write-up is on the detail page only, and of the related rows only what a row shows, as
+    # values: leaving out the long texts keeps a page of 50 light.
+    queryset = Finding.objects.only(*FINDING_LIST_FIELDS).order_by("pull_request_id", "number")
+    # Every write to findings (and to what their filters read) moves a pull request's generation.
+    long_list = LongList(version=pull_requests_version, annotations=FindingSerializer.LIST_ANNOTATIONS)
 
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
@@ -513,16 +527,44 @@ _MERGEABLE_EXAMPLE = {
 )
 class PullRequestGate(ReadMixin, APIView):
     def get(self, request, owner: str, name: str, number: int):
-        pull_request = self.pull_request(owner=owner, name=name, number=number)
-        verify_url = reverse(
-            "api:pull-request-verify", kwargs={"owner": owner, "name": name, "number": number}, request=request
+        sha = request.query_params.get("commit", "").strip().lower()
+        # Cached by the PR's generation, which every change to what the gate reads moves forward
+        # (findings.signals): a cached answer is never one a write has made stale. The generation
+        # is read before the answer is built, so a write made meanwhile moves past the key.
+        found = pull_request_generation(
+            slug=f"{owner}/{name}", number=number, repository_ids=token_repository_ids(request)
         )
-        sha = request.query_params.get("commit", "").strip()
+        key = found and gate_cache_key(
+            pull_request_id=found[0], generation=found[1], sha=sha, origin=request.build_absolute_uri("/")
+        )
+        content = cache.get(key) if key else None
+        if content is None:
+            gate = self._gate(owner=owner, name=name, number=number, sha=sha)
+            # Built as plain data: a pull request with thousands of open blockers would spend most of
+            # its time in serializer fields. GateSerializer describes the shape in the schema.
+            answer = self._present(gate, self._verify_url(owner, name, number))
+            # Kept as the JSON it is sent as, so a cached answer is neither unpickled nor encoded again.
+            content = JSONRenderer().render(answer)
+            # Answers with a run under way are not cached, since they report its progress.
+            if key and gate.active_run is None:
+                cache.set(key, content, GATE_CACHE_SECONDS)
+        if request.accepted_renderer.format == "json":
+            return HttpResponse(content, content_type=JSONRenderer.media_type)
+        return Response(json.loads(content))  # the browsable API
+
+    def _verify_url(self, owner: str, name: str, number: int) -> str:
+        return reverse(
+            "api:pull-request-verify", kwargs={"owner": owner, "name": name, "number": number}, request=self.request
+        )
+
+    def _gate(self, *, owner: str, name: str, number: int, sha: str) -> MergeGate:
+        pull_request = self.pull_request(owner=owner, name=name, number=number)
         if sha:
             commit = recorded_commit(
                 repository=pull_request.repository,
                 sha=sha,
-                hint=f'Request its verification first: POST {verify_url} {{"commit": "{sha}"}}',
+                hint=f'Request its verification first: POST {self._verify_url(owner, name, number)} '
+                f'{{"commit": "{sha}"}}',
             )
         else:
             commit = pull_request_latest_head(pull_request)
@@ -531,19 +573,7 @@ class PullRequestGate(ReadMixin, APIView):
                     f"{pull_request.reference} has no pinned head commit: pass ?commit=<sha>, or let the GitHub "
                     "webhook pin each push."
                 )
-        # Cached by the PR's generation, which every change to what the gate reads moves forward
-        # (findings.signals): a cached answer is never one a write has made stale. Answers with a
-        # run under way are not cached, since they report its progress.
-        key = gate_cache_key(pull_request=pull_request, commit=commit, origin=request.build_absolute_uri("/"))
-        answer = cache.get(key)
-        if answer is None:
-            gate = pull_request_gate(pull_request=pull_request, commit=commit)
-            # Built as plain data: a pull request with thousands of open blockers would spend most of
-            # its time in serializer fields. GateSerializer describes the shape in the schema.
-            answer = self._present(gate, verify_url)
-            if gate.active_run is None:
-                cache.set(key, answer, GATE_CACHE_SECONDS)
-        return Response(answer)
+        return pull_request_gate(pull_request=pull_request, commit=commit)
 
     def _present(self, gate: MergeGate, verify_url: str) -> dict:
         def entry(item):

@@ -1,4 +1,6 @@
-"""Decoded file contents, line indexes and line mappings, cached per reader.
+"""Decoded file contents, line indexes and line mappings, cached per reader, and decoded blobs
+shared between readers (a blob's SHA names its content, so what was read for one verification
+holds for the next).
 
 Verifying thousands of evidence items touches the same files again and
 again, so everything derived from a blob is computed once: its lines, an
@@ -8,6 +10,7 @@ scanning, and the line mapping between two versions of a file.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from bisect import bisect_right
 from collections import OrderedDict
@@ -19,6 +22,8 @@ from reviews.git import Blob, GitReader, split_lines
 # Characters of file text kept decoded; lines, stripped lines and indexes
 # derived from them take a few times as much memory again.
 _TEXT_BUDGET_CHARS = 96 * 1024 * 1024
+# Characters of decoded blobs kept between readers, for the next verification of the same code.
+_SHARED_BUDGET_CHARS = 48 * 1024 * 1024
 _LINE_MAP_LIMIT = 4096
 _CORPUS_LIMIT = 8
 # Building a line index of every changed file costs as much as a few hundred substring searches of
@@ -234,6 +239,46 @@ class Corpus:
         return numbers
 
 
+class SharedTexts:
+    """Decoded blobs by SHA (and the reader's size limit, which decides whether a blob is read at
+    all), least recently used dropped over a budget. A re-verification of the same pull request,
+    or of another at nearby commits, reads from git only the blobs it has not seen."""
+
+    def __init__(self, budget_chars: int) -> None:
+        self._texts: OrderedDict[tuple[str, int], FileText] = OrderedDict()
+        self._chars = 0
+        self._budget = budget_chars
+        self._lock = threading.Lock()
+
+    def get(self, sha: str, limit: int) -> FileText | None:
+        with self._lock:
+            text = self._texts.get((sha, limit))
+            if text is not None:
+                self._texts.move_to_end((sha, limit))
+            return text
+
+    def put(self, text: FileText, limit: int) -> None:
+        if text.problem or text.size > self._budget:
+            return
+        with self._lock:
+            key = (text.sha, limit)
+            if key in self._texts:
+                return
+            self._texts[key] = text
+            self._chars += text.size
+            while self._chars > self._budget:
+                _, dropped = self._texts.popitem(last=False)
+                self._chars -= dropped.size
+
+    def clear(self) -> None:
+        with self._lock:
+            self._texts.clear()
+            self._chars = 0
+
+
+shared_texts = SharedTexts(_SHARED_BUDGET_CHARS)
+
+
 class TextCache:
     """Per-reader caches. Holds no reference to the reader (it is the weak key)."""
 
@@ -257,23 +302,37 @@ class TextCache:
             text = None
         else:
             # Unchanged files share a blob across commits: read and split it once.
-            text = self._by_sha.get(entry.sha)
+            text = self._by_sha.get(entry.sha) or shared_texts.get(entry.sha, reader.max_blob_bytes)
             if text is None:
                 blob = reader.read_blob(commit, path)
                 text = self._decode(blob, commit, reader.max_blob_bytes)
-                if not text.problem:
-                    self._by_sha[entry.sha] = text
+                shared_texts.put(text, reader.max_blob_bytes)
+            if not text.problem:
+                self._by_sha[entry.sha] = text
         self._remember(key, text, 0 if text is None else text.size)
         return text
 
     def prefetch(self, reader: GitReader, commit: str, paths: Iterable[str]) -> None:
         """Read the files at (full SHA) ``commit`` that are not cached yet, in one pipelined
         exchange with git rather than one round trip each."""
-        wanted = [path for path in dict.fromkeys(paths) if (commit, path) not in self._files]
+        wanted = []
+        for path in dict.fromkeys(paths):
+            if (commit, path) in self._files:
+                continue
+            entry = reader.tree_entry(commit, path)  # trees are cached: no read of the blob
+            known = entry is not None and entry.type == "blob" and (
+                self._by_sha.get(entry.sha) or shared_texts.get(entry.sha, reader.max_blob_bytes)
+            )
+            if known:
+                self._by_sha[entry.sha] = known
+                self._remember((commit, path), known, known.size)
+            else:
+                wanted.append(path)
         for path, blob in reader.read_blobs(commit, wanted).items():
             text = self._by_sha.get(blob.sha)
             if text is None:
                 text = self._decode(blob, commit, reader.max_blob_bytes)
+                shared_texts.put(text, reader.max_blob_bytes)
                 if not text.problem:
                     self._by_sha[blob.sha] = text
             self._remember((commit, path), text, text.size)

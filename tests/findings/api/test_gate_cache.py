@@ -41,10 +41,47 @@ def gate(client, sha=None):
 def test_a_second_ask_is_answered_from_the_cache(anonymous_reader, repo, django_assert_max_num_queries):
     import_review(repo)
     first = gate(anonymous_reader, repo.reviewed)
-    # The pull request and the commit are looked up (the commit exactly, then by abbreviation);
-    # the answer itself costs no query.
-    with django_assert_max_num_queries(3):
+    # One query, for the pull request's generation: the commit as asked for is in the key.
+    with django_assert_max_num_queries(1):
         assert gate(anonymous_reader, repo.reviewed) == first
+    # Another spelling of the same commit is a key of its own, answered alike.
+    assert gate(anonymous_reader, repo.reviewed[:8].upper()) == first
+    with django_assert_max_num_queries(1):
+        assert gate(anonymous_reader, repo.reviewed[:8]) == first
+
+
+def test_abbreviations_answer_for_what_they_name_now(anonymous_reader, repo):
+    """The key holds the SHA as asked; recording a commit that makes an abbreviation ambiguous, or
+    resolving one, moves the generation, so a cached answer cannot name the wrong commit."""
+    import_review(repo)
+    short = repo.reviewed[:7]
+    assert repo.reviewed.startswith(gate(anonymous_reader, short)["commit"])
+    pull_request = PullRequest.objects.get(number=7)
+    twin = short + "0" * 33 if not repo.reviewed.startswith(short + "0" * 33) else short + "1" * 33
+    Commit.objects.create(repository=pull_request.repository, sha=twin, resolved=True)
+    response = anonymous_reader.get(GATE, {"commit": short})
+    assert response.status_code == 400 and "ambiguous" in response.json()["detail"], response.content
+
+
+def test_the_browsable_api_gets_the_same_answer(anonymous_reader, repo):
+    import_review(repo)
+    first = gate(anonymous_reader, repo.reviewed)
+    response = anonymous_reader.get(GATE, {"commit": repo.reviewed}, HTTP_ACCEPT="text/html")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
+    assert first["reason"] in response.content.decode()
+
+
+def test_a_token_limited_to_other_repositories_is_not_served_a_cached_answer(anonymous_reader, repo, db):
+    from access.tokens import api_token_create
+    from reviews.models import Repository
+    from tests.factories import UserFactory
+
+    import_review(repo)
+    gate(anonymous_reader, repo.reviewed)  # cached now
+    other = Repository.objects.create(slug="acme/other", clone_url="https://example.com/acme/other.git")
+    _, secret = api_token_create(user=UserFactory(), name="CI", scopes=["read"], repositories=[other])
+    response = anonymous_reader.get(GATE, {"commit": repo.reviewed}, HTTP_AUTHORIZATION=f"Token {secret}")
+    assert response.status_code == 404, response.content
 
 
 def test_every_write_that_changes_the_answer_changes_it(anonymous_reader, token_with_permission, repo):

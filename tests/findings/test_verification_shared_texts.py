@@ -1,0 +1,56 @@
+"""Decoded blobs are shared between readers by SHA: a second verification of the same code reads
+no blob from git again, a changed file is read afresh, and a reader with a smaller size limit never
+gets a blob it would have refused."""
+from reviews.git import GitReader
+
+from findings.verification import texts
+from tests.gitrepo import GitRepoBuilder
+
+
+def reads(monkeypatch):
+    counted = []
+    original_one, original_many = GitReader.read_blob, GitReader.read_blobs
+    monkeypatch.setattr(GitReader, "read_blob", lambda self, c, p: counted.append(p) or original_one(self, c, p))
+    monkeypatch.setattr(
+        GitReader, "read_blobs", lambda self, c, ps: counted.extend(ps) or original_many(self, c, list(ps))
+    )
+    return counted
+
+
+def test_a_second_reader_reads_only_what_changed(tmp_path, monkeypatch):
+    texts.shared_texts.clear()
+    repo = GitRepoBuilder(tmp_path)
+    first = repo.write("a.py", "alpha = 1\n").write("b.py", "beta = 2\n").commit("first")
+    counted = reads(monkeypatch)
+    with GitReader(repo.git_dir) as reader:
+        texts.cache_for(reader).prefetch(reader, first, ["a.py", "b.py"])
+    assert sorted(counted) == ["a.py", "b.py"]
+
+    second = repo.write("b.py", "beta = 3\n").commit("second")
+    counted.clear()
+    with GitReader(repo.git_dir) as reader:
+        cache = texts.cache_for(reader)
+        cache.prefetch(reader, second, ["a.py", "b.py"])
+        assert cache.file(reader, second, "a.py").lines == ["alpha = 1"]
+        assert cache.file(reader, second, "b.py").lines == ["beta = 3"]
+        assert cache.file(reader, first, "b.py").lines == ["beta = 2"]  # one at a time, shared too
+    assert counted == ["b.py"]
+
+
+def test_a_smaller_limit_is_not_given_a_larger_blob(tmp_path):
+    texts.shared_texts.clear()
+    repo = GitRepoBuilder(tmp_path)
+    sha = repo.write("big.py", "x = 1\n" * 100).commit("big")
+    with GitReader(repo.git_dir) as reader:
+        assert not texts.cache_for(reader).file(reader, sha, "big.py").problem
+    with GitReader(repo.git_dir, max_blob_bytes=100) as reader:
+        text = texts.cache_for(reader).file(reader, sha, "big.py")
+    assert text.too_large and "limit" in text.problem
+
+
+def test_the_shared_texts_keep_to_their_budget():
+    shared = texts.SharedTexts(budget_chars=10)
+    for index in range(5):
+        shared.put(texts.FileText(f"f{index}", f"sha{index}", ["abcd"]), 1000)
+    kept = [index for index in range(5) if shared.get(f"sha{index}", 1000) is not None]
+    assert kept == [3, 4]
