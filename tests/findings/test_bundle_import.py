@@ -96,7 +96,7 @@ def test_a_status_in_the_bundle_is_recorded_in_the_history():
 
 
 def test_an_import_records_who_created_and_who_changed_each_finding_once():
-    importer = UserFactory(username="importer")
+    importer = UserFactory(username="importer", groups=["Reviewer"])
     review_import(data=bundle(), actor=importer)
     review_import(data=bundle(), actor=importer)  # unchanged: nothing more in the history
     finding = Finding.objects.get(number=4)

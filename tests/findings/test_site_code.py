@@ -281,16 +281,16 @@ def test_the_code_pages_read_in_bounded_queries(client, browsed, django_assert_m
         Finding(pull_request=browsed.pull_request, number=n, kind="blocker", title=f"Finding {n}")
         for n in range(1, findings + 1)
     )
-    # The PR (with its repository) and its pins; a reviewer's session, user and permissions, and
-    # the findings for the selection bar.
+    # The PR (with its repository) and its pins; a reviewer's session, user, permissions and
+    # memberships, and the findings for the selection bar.
     with django_assert_max_num_queries(2):
         assert client.get(browsed.url()).status_code == 200
     with django_assert_max_num_queries(2):
         assert client.get(browsed.url(path="src/app.py")).status_code == 200
     client.force_login(UserFactory(groups=["Reviewer"]))
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         assert client.get(browsed.url(path="src/app.py")).status_code == 200
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         assert client.get(browsed.url(path="no/such/file")).status_code == 404
 
 

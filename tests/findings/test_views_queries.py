@@ -21,7 +21,9 @@ BOUNDS = {
     "run": 2,
     "zip": 12,
 }
-STAFF_EXTRA = 4
+# The session, the user, their permissions (own and groups') and their memberships' roles, and
+# what the decision buttons ask.
+STAFF_EXTRA = 5
 
 
 def urls(pull_request) -> dict[str, str]:
