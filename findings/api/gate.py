@@ -9,6 +9,7 @@ Humans decide a finding's status; verification only advises. So:
 - `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit
   (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
 import functools
+import hashlib
 from dataclasses import dataclass
 
 from django.db import connection
@@ -33,7 +34,10 @@ def gate_cache_key(*, pull_request_id: int, generation: int, sha: str, origin: s
     and which pin is the latest head, change only with a commit or a pin of the PR's repository,
     and every such write moves the generation (`findings.signals`, `CommitQuerySet.update`,
     `PinnedCommitQuerySet.update`). So a cached answer is found with one query, for the generation."""
-    return f"gate:2:{pull_request_id}:{generation}:{sha}:{origin}"
+    # The SHA and the origin are the caller's text: hashed, so a key is always a valid key for any
+    # cache backend (no control characters, spaces or unbounded length).
+    asked = hashlib.sha256(f"{sha}\0{origin}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"gate:3:{pull_request_id}:{generation}:{asked}"
 
 
 def pull_request_generation(*, slug: str, number: int, repository_ids: set[int] | None) -> tuple[int, int] | None:

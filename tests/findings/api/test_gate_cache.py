@@ -165,3 +165,15 @@ def test_every_table_the_gate_reads_moves_the_generation_when_written(anonymous_
             assert "update" in type(model._default_manager.all()).__dict__ or any(
                 "update" in klass.__dict__ for klass in type(model._default_manager.all()).__mro__[:-2]
             ), model
+
+
+def test_a_cache_key_is_valid_whatever_the_caller_typed():
+    """The SHA and the origin come from the request: the key is hashed, so no cache backend sees
+    control characters, spaces or an unbounded length."""
+    from django.core.cache.backends.base import memcache_key_warnings
+
+    from findings.api.gate import gate_cache_key
+
+    key = gate_cache_key(pull_request_id=2, generation=49, sha="dãi\x10é " * 100, origin="http://localhost/")
+    assert list(memcache_key_warnings(key)) == []
+    assert key != gate_cache_key(pull_request_id=2, generation=49, sha="abc", origin="http://localhost/")
