@@ -5,6 +5,7 @@ not pinned to the PR is not shown, whatever the mirror holds."""
 import logging
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ _PATH_SAFE = "!$&'()*+,;=/~:@"
 # A file of a million empty lines fits RECHECK_MAX_BLOB_BYTES and would still be a page of a
 # hundred megabytes: past this many lines the file is not shown.
 MAX_LINES = 100_000
+# A listing of a monorepo's 100,000 files is a page nobody reads and every browser struggles with:
+# past this many rows the page lists the directories to open instead of the rest.
+MAX_TREE_ROWS = 2_000
 
 
 class CodeUnavailable(Exception):
@@ -137,10 +141,23 @@ class CodeTreePage:
     pin_links: list[PinLink]
     # Why no change is listed, when none can be: no base pin, or this is the base.
     changes_note: str = ""
+    # Past MAX_TREE_ROWS: how many files and changes are not listed, and the directories (path,
+    # url, number of files) to open for them.
+    file_total: int = 0
+    changed_total: int = 0
+    directories: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def file_count(self) -> int:
-        return len(self.files)
+        return self.file_total or len(self.files)
+
+    @property
+    def files_left_out(self) -> int:
+        return max(self.file_count - len(self.files), 0)
+
+    @property
+    def changes_left_out(self) -> int:
+        return max(self.changed_total - len(self.changed), 0)
 
     @property
     def crumbs(self) -> list[tuple[str, str]]:
@@ -336,9 +353,17 @@ def _tree_page(code: CodeContext, reader: GitReader, *, directory: str) -> CodeT
         for entry in tree_files(reader, code.sha)
         if entry.path.startswith(prefix)
     ]
+    directories = []
+    if len(files) > MAX_TREE_ROWS:
+        counts = Counter(row.file.path[len(prefix):].split("/", 1)[0] for row in files if "/" in row.file.path[len(prefix):])
+        directories = [
+            (f"{prefix}{name}", tree + quote(f"{prefix}{name}", safe=_PATH_SAFE, errors="surrogateescape"), count)
+            for name, count in sorted(counts.items())
+        ]
     return CodeTreePage(
-        code=code, directory=directory, changed=changed, files=files,
+        code=code, directory=directory, changed=changed[:MAX_TREE_ROWS], files=files[:MAX_TREE_ROWS],
         pin_links=_pin_links(code, f"{directory}/" if directory else ""), changes_note=note,
+        file_total=len(files), changed_total=len(changed), directories=directories,
     )
 
 

@@ -350,3 +350,17 @@ def test_an_abbreviation_two_pins_share_asks_for_more_of_the_sha(client, browsed
     assert "abcdef1 is the start of 2 pinned commits; give more of the SHA" in text(response)
     assert client.get(browsed.url("abcdef10")).status_code == 404  # one pin, which the mirror lacks
     assert "has no commit abcdef1000" in text(client.get(browsed.url("abcdef10")))
+
+
+def test_a_tree_past_one_page_lists_the_directories_to_open_instead_of_the_rest(client, browsed, monkeypatch):
+    from findings.site import code
+
+    monkeypatch.setattr(code, "MAX_TREE_ROWS", 2)
+    page = client.get(browsed.url()).context["page"]
+    assert len(page.files) == 2 and page.files_left_out == page.file_count - 2 > 0
+    assert len(page.changed) == 2 and page.changes_left_out == 2
+    assert [(path, count) for path, _, count in page.directories] == [("docs", 1), ("src", 2), ("vendor", 1)]
+    html = client.get(browsed.url()).content.decode()
+    assert f'href="{browsed.url(path="src")}"' in html and "open a directory for the rest" in html
+    # A directory's own page lists what is under it.
+    assert client.get(browsed.url(path="src")).status_code == 200
