@@ -234,7 +234,9 @@ class Corpus:
         self.kept_chars = _CORPUS_KEPT_CHARS if kept_chars is None else kept_chars
         self._kept: list[_Batch] = []
         self._kept_size = 0
-        self._kept_to = 0  # paths[:_kept_to] are in the kept batches
+        # Batches read after the kept ones are let go: (first path, end, line filter) of each.
+        self._let_go: list[tuple[int, int, bytearray | None]] = []
+        self._read_to = 0  # paths[:_read_to] are in the kept or let-go batches
         # What the search has cost so far: batches read from git, and the bytes of the largest.
         self.batches_built = 0
         self.largest_batch = 0
@@ -247,7 +249,7 @@ class Corpus:
         # the raw bytes: such a probe cannot filter, and every file is a candidate.
         raw = None if "\ufffd" in probe else probe.encode("utf-8")
         loose_candidates = []
-        for batch in self._batches(reader):
+        for batch in self._batches(reader, raw):
             for path in batch.containing(raw) if raw is not None else batch.paths:
                 if path == exclude:
                     continue
@@ -267,13 +269,22 @@ class Corpus:
                 return path, positions[0], True
         return None
 
-    def _batches(self, reader: GitReader) -> Iterator[_Batch]:
-        """The batches in path order: the kept ones, then the rest read from git."""
+    def _batches(self, reader: GitReader, probe: bytes | None) -> Iterator[_Batch]:
+        """The batches in path order: the kept ones; those read before and let go, read again
+        unless their line filter rules the probe out; then the files not read yet."""
         yield from self._kept
-        keeping = True  # batches are kept only while they follow on from the kept ones
-        paths, parts, size = [], [], 0
-        for start in range(self._kept_to, len(self.paths), _CORPUS_READ_PATHS):
-            chunk = self.paths[start : start + _CORPUS_READ_PATHS]
+        wanted = None if probe is None else hash(probe) & (_FILTER_BITS - 1)
+        for start, end, bitmap in list(self._let_go):
+            if wanted is not None and bitmap is not None and not bitmap[wanted >> 3] & (1 << (wanted & 7)):
+                continue
+            yield from self._read(reader, start, end, record=False)
+        yield from self._read(reader, self._read_to, len(self.paths), record=True)
+
+    def _read(self, reader: GitReader, start: int, end: int, *, record: bool) -> Iterator[_Batch]:
+        """Batches of the files ``paths[start:end]``; with ``record``, each is kept or let go."""
+        paths, parts, size, begins = [], [], 0, start
+        for chunk_start in range(start, end, _CORPUS_READ_PATHS):
+            chunk = self.paths[chunk_start : min(chunk_start + _CORPUS_READ_PATHS, end)]
             blobs = reader.read_blobs(self.commit, chunk)
             for offset, path in enumerate(chunk):
                 blob = blobs.get(path)
@@ -281,18 +292,21 @@ class Corpus:
                     continue
                 if parts and size + len(blob.data) + 1 > self.batch_chars:
                     batch = self._batch(paths, parts)
-                    keeping = self._keep(batch, size, start + offset) if keeping else False
+                    if record:
+                        self._record(batch, size, begins, chunk_start + offset)
                     yield batch
-                    paths, parts, size = [], [], 0
+                    paths, parts, size, begins = [], [], 0, chunk_start + offset
                 paths.append(path)
                 parts.append(blob.data)
                 size += len(blob.data) + 1
             del blobs
         if parts:
             batch = self._batch(paths, parts)
-            if keeping:
-                self._keep(batch, size, len(self.paths))
+            if record:
+                self._record(batch, size, begins, end)
             yield batch
+        elif record:
+            self._read_to = end
 
     def _batch(self, paths: list[str], parts: list[bytes]) -> _Batch:
         batch = _Batch(paths, parts)
@@ -300,14 +314,40 @@ class Corpus:
         self.largest_batch = max(self.largest_batch, len(batch.joined))
         return batch
 
-    def _keep(self, batch: _Batch, size: int, ends_before: int) -> bool:
-        """Keep ``batch`` (whose files end before path number ``ends_before``) if it fits."""
-        if self._kept_size + size > self.kept_chars:
-            return False
-        self._kept.append(batch)
-        self._kept_size += size
-        self._kept_to = ends_before
-        return True
+    def _record(self, batch: _Batch, size: int, begins: int, ends: int) -> None:
+        """Keep the batch of ``paths[begins:ends]`` while the kept ones fit, else let it go,
+        remembering a filter of its lines so that later needles read it again only if it may
+        hold them."""
+        if not self._let_go and self._kept_size + size <= self.kept_chars:
+            self._kept.append(batch)
+            self._kept_size += size
+        else:
+            self._let_go.append((begins, ends, _line_filter(batch)))
+        self._read_to = ends
+
+
+# Bits of a let-go batch's line filter (128 KiB): with a batch's some 100,000 distinct lines, about
+# one needle in ten reads a batch that does not hold it.
+_FILTER_BITS = 1 << 20
+# What str.strip() removes beyond bytes.strip(): a batch holding any of these is not filtered.
+_UNICODE_SPACES = tuple(
+    character.encode("utf-8")
+    for character in "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
+    + "".join(chr(code) for code in range(0x2000, 0x200B))
+)
+
+
+def _line_filter(batch: _Batch) -> bytearray | None:
+    """A bitmap of the hashes of the batch's stripped lines, the lines as decoding will split
+    them; None when the raw bytes cannot stand for the decoded lines."""
+    joined = batch.joined
+    if joined.count(b"\x00") != len(batch.paths) - 1 or any(space in joined for space in _UNICODE_SPACES):
+        return None
+    bitmap = bytearray(_FILTER_BITS >> 3)
+    mask = _FILTER_BITS - 1
+    for value in set(map(mask.__and__, map(hash, map(bytes.strip, joined.replace(b"\x00", b"\n").split(b"\n"))))):
+        bitmap[value >> 3] |= 1 << (value & 7)
+    return bitmap
 
 
 class SharedTexts:
