@@ -10,6 +10,7 @@ scanning, and the line mapping between two versions of a file.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from bisect import bisect_right
@@ -234,7 +235,8 @@ class Corpus:
         self.kept_chars = _CORPUS_KEPT_CHARS if kept_chars is None else kept_chars
         self._kept: list[_Batch] = []
         self._kept_size = 0
-        # Batches read after the kept ones are let go: (first path, end, line filter) of each.
+        # Batches read after the kept ones are let go: (first path, end, line filter) of each; the
+        # filter is built when a batch is read a second time, and is None if it cannot filter.
         self._let_go: list[tuple[int, int, bytearray | None]] = []
         self._read_to = 0  # paths[:_read_to] are in the kept or let-go batches
         # What the search has cost so far: batches read from git, and the bytes of the largest.
@@ -274,10 +276,14 @@ class Corpus:
         unless their line filter rules the probe out; then the files not read yet."""
         yield from self._kept
         wanted = None if probe is None else hash(probe) & (_FILTER_BITS - 1)
-        for start, end, bitmap in list(self._let_go):
-            if wanted is not None and bitmap is not None and not bitmap[wanted >> 3] & (1 << (wanted & 7)):
+        for number, (start, end, bitmap) in enumerate(list(self._let_go)):
+            filtered = wanted is not None and bitmap is not None and bitmap is not _UNBUILT
+            if filtered and not bitmap[wanted >> 3] & (1 << (wanted & 7)):
                 continue
-            yield from self._read(reader, start, end, record=False)
+            for batch in self._read(reader, start, end, record=False):
+                if bitmap is _UNBUILT:  # read a second time: worth a filter from now on
+                    self._let_go[number] = (start, end, _line_filter(batch))
+                yield batch
         yield from self._read(reader, self._read_to, len(self.paths), record=True)
 
     def _read(self, reader: GitReader, start: int, end: int, *, record: bool) -> Iterator[_Batch]:
@@ -322,26 +328,31 @@ class Corpus:
             self._kept.append(batch)
             self._kept_size += size
         else:
-            self._let_go.append((begins, ends, _line_filter(batch)))
+            self._let_go.append((begins, ends, _UNBUILT))
         self._read_to = ends
 
 
 # Bits of a let-go batch's line filter (128 KiB): with a batch's some 100,000 distinct lines, about
 # one needle in ten reads a batch that does not hold it.
 _FILTER_BITS = 1 << 20
-# What str.strip() removes beyond bytes.strip(): a batch holding any of these is not filtered.
-_UNICODE_SPACES = tuple(
-    character.encode("utf-8")
-    for character in "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
-    + "".join(chr(code) for code in range(0x2000, 0x200B))
+# What str.strip() removes beyond bytes.strip(), as UTF-8: a batch holding any is not filtered.
+_ASCII_SPACES = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+_UNICODE_SPACES = re.compile(
+    "|".join(
+        re.escape(character.encode("utf-8")).decode("latin-1")
+        for character in "\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
+    ).encode("latin-1")
 )
+_UNBUILT = bytearray()  # the filter of a let-go batch read only once: none yet, every probe passes
 
 
 def _line_filter(batch: _Batch) -> bytearray | None:
     """A bitmap of the hashes of the batch's stripped lines, the lines as decoding will split
     them; None when the raw bytes cannot stand for the decoded lines."""
     joined = batch.joined
-    if joined.count(b"\x00") != len(batch.paths) - 1 or any(space in joined for space in _UNICODE_SPACES):
+    if joined.count(b"\x00") != len(batch.paths) - 1 or any(space in joined for space in _ASCII_SPACES):
+        return None
+    if not joined.isascii() and _UNICODE_SPACES.search(joined):
         return None
     bitmap = bytearray(_FILTER_BITS >> 3)
     mask = _FILTER_BITS - 1
