@@ -36,9 +36,12 @@ def make_line(rng: random.Random, file_no: int, line_no: int) -> str:
     return f"{indent}{rng.choice(WORDS)}_{file_no}_{line_no} = {rng.choice(WORDS)}({line_no}, {rng.randint(0, 10**6)})\n"
 
 
-def build_repository(path: Path, files: int, lines: int, commits: int, seed: int = 7) -> tuple[list[str], dict]:
+def build_repository(path: Path, files: int, lines: int, commits: int, seed: int = 7,
+                     touch_all: bool = False) -> tuple[list[str], dict]:
     """Write the history with `git fast-import` (one process for every commit). Returns the commit
-    SHAs and the file contents at the commit evidence is recorded at (a third of the way in)."""
+    SHAs and the file contents at the commit evidence is recorded at (a third of the way in).
+    With `touch_all`, the commit after that one appends a line to every file (a sweeping change),
+    so every file is among those changed between the recorded commit and the last."""
     rng = random.Random(seed)
     subprocess.run(["git", "init", "--quiet", "--bare", str(path)], check=True)
     tree = {f"pkg{n % 40}/module_{n}.py": [make_line(rng, n, i) for i in range(lines)] for n in range(files)}
@@ -60,7 +63,10 @@ def build_repository(path: Path, files: int, lines: int, commits: int, seed: int
         blob(message)
         if index:
             stream.append(f"from :{index}\n".encode())
-        changed = list(tree) if index == 0 else []
+        changed = list(tree) if index == 0 or (touch_all and index == recorded_at_index + 1) else []
+        if touch_all and index == recorded_at_index + 1:
+            for content in tree.values():
+                content.append("# reviewed\n")
         if index:
             for _ in range(8):  # edits: lines inserted above and below existing code
                 name = rng.choice(list(tree))
@@ -151,6 +157,9 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=200)
     parser.add_argument("--commits", type=int, default=300)
     parser.add_argument("--evidence", type=int, default=10_000)
+    parser.add_argument("--touch-all", action="store_true",
+                        help="A commit after the recorded one changes every file, so the search for code that left "
+                             "its file looks through all of them.")
     parser.add_argument("--per-finding", type=int, default=10)
     parser.add_argument("--pairs", type=int, default=7, help="Floor/subject pairs, interleaved (default 7).")
     parser.add_argument("--subjects", default="engine,unshared,command",
@@ -172,9 +181,11 @@ def main() -> None:
 
     source = root / "source.git"
     started = time.perf_counter()
-    shas, snapshot = build_repository(source, args.files, args.lines, args.commits)
-    print(f"repository: {args.files} files x {args.lines} lines, {len(shas)} commits "
-          f"(built in {time.perf_counter() - started:.1f}s)")
+    shas, snapshot = build_repository(source, args.files, args.lines, args.commits, touch_all=args.touch_all)
+    changed = subprocess.run(["git", "-C", str(source), "diff", "--name-only", shas[snapshot["index"]], shas[-1]],
+                             capture_output=True, text=True, check=True).stdout.count("\n")
+    print(f"repository: {args.files} files x {args.lines} lines, {len(shas)} commits, {changed} files changed "
+          f"between the recorded commit and the last (built in {time.perf_counter() - started:.1f}s)")
     pull_request, target, evidence = record_review(source, shas, snapshot, args.evidence, args.per_finding)
     repository_fetch(repository=pull_request.repository)
     print(f"review: {args.evidence} snippet evidence items in {args.evidence // args.per_finding} findings, "

@@ -163,19 +163,14 @@ class _SnippetSearch:
     def _in_other_files(self, *, exclude: str | None) -> CheckResult | None:
         if self.commit is None:
             return None
-        candidates = [
-            (path, file)
-            for path, file in self.cache.corpus(self.reader, self.commit, self.target).candidates(self.needle)
-            if path != exclude
-        ]
-        for loose in (False, True):
-            for path, file in candidates:
-                positions = file.occurrences(self.needle, loose=loose)
-                if positions:
-                    origin = f"{self.path}:{self.start}" if self.start is not None else self.path
-                    detail = f"moved from {origin} to {path}:{positions[0] + 1}"
-                    return self._holds(path, positions[0], detail + ("; re-indented" if loose else ""))
-        return None
+        corpus = self.cache.corpus(self.reader, self.commit, self.target)
+        found = corpus.matches(self.reader, self.needle, exclude=exclude)
+        if found is None:
+            return None
+        path, position, loose = found
+        origin = f"{self.path}:{self.start}" if self.start is not None else self.path
+        detail = f"moved from {origin} to {path}:{position + 1}"
+        return self._holds(path, position, detail + ("; re-indented" if loose else ""))
 
     def _holds(self, path: str, position: int, detail: str) -> CheckResult:
         return holds(path, detail, position + 1, position + len(self.needle))

@@ -10,11 +10,12 @@ scanning, and the line mapping between two versions of a file.
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from reviews.git.errors import RecheckError
 from reviews.git import Blob, GitReader, split_lines
@@ -25,10 +26,14 @@ _TEXT_BUDGET_CHARS = 96 * 1024 * 1024
 # Characters of decoded blobs kept between readers, for the next verification of the same code.
 _SHARED_BUDGET_CHARS = 48 * 1024 * 1024
 _LINE_MAP_LIMIT = 4096
-_CORPUS_LIMIT = 8
-# Building a line index of every changed file costs as much as a few hundred substring searches of
-# their text, so a corpus is searched until it has been asked this many times, then indexed.
-_CORPUS_SCANS_BEFORE_INDEX = 256
+_CORPUS_LIMIT = 4
+# The cross-file search reads the changed files' raw bytes in batches of at most this many bytes
+# (a single larger file is a batch of its own; the reader's max_blob_bytes bounds it) ...
+_CORPUS_BATCH_CHARS = 4 * 1024 * 1024
+# ... keeps the first batches, up to this many bytes per corpus, for the next needle ...
+_CORPUS_KEPT_CHARS = 16 * 1024 * 1024
+# ... and asks git for this many files at a time while filling a batch.
+_CORPUS_READ_PATHS = 32
 
 
 class Needle:
@@ -141,24 +146,6 @@ class FileText:
         return (self.stripped if loose else self.keys).count(line)
 
 
-def rarest_line(needle: Needle, index: dict[str, list]) -> tuple[int, list | None]:
-    """(offset in the needle, index entries) of its least frequent non-blank line.
-
-    None when some line of the needle does not occur at all, which rules out
-    a match without looking further.
-    """
-    best_offset, best = 0, None
-    for offset, line in enumerate(needle.stripped):
-        if not line:
-            continue
-        found = index.get(line)
-        if not found:
-            return 0, None
-        if best is None or len(found) < len(best):
-            best_offset, best = offset, found
-    return best_offset, best
-
-
 class LineMap:
     """Maps 0-based line numbers of an old version of a file onto the new version, by the hunks
     of git's diff between the two (``GitReader.blob_line_changes``): the lines between hunks are
@@ -193,50 +180,185 @@ class LineMap:
         return mapped
 
 
-class Corpus:
-    """Which of a set of files contain a given line, for cross-file search.
+class _Batch:
+    """Raw bytes of some of a corpus's files, joined with NUL between them, for one C-speed
+    substring search across all of them."""
 
-    Usually only a few snippets leave their file, so a needle's longest line is first looked for
-    in one joined text of all the files (a C-speed substring search); a corpus asked often
-    enough gets a line index instead."""
+    __slots__ = ("paths", "starts", "joined")
 
-    def __init__(self, files: list[tuple[str, FileText]]) -> None:
-        self.files = files
-        self.index: dict[str, list[int]] | None = None
-        self._lookups = 0
-        self._joined: str | None = None
-        self._starts: list[int] = []
+    def __init__(self, paths: list[str], parts: list[bytes]) -> None:
+        self.paths = paths
+        self.starts = []
+        offset = 0
+        for part in parts:
+            self.starts.append(offset)
+            offset += len(part) + 1
+        self.joined = b"\x00".join(parts)
 
-    def candidates(self, needle: Needle) -> list[tuple[str, FileText]]:
-        """(path, file) pairs that may contain the needle, in path order."""
-        self._lookups += 1
-        if self.index is None and self._lookups <= _CORPUS_SCANS_BEFORE_INDEX:
-            return [self.files[number] for number in self._files_containing(max(needle.stripped, key=len))]
-        if self.index is None:
-            self.index = {}
-            for number, (_, file) in enumerate(self.files):
-                for line in set(file.stripped):
-                    self.index.setdefault(line, []).append(number)
-        _, numbers = rarest_line(needle, self.index)
-        return [self.files[number] for number in numbers or ()]
-
-    def _files_containing(self, probe: str) -> list[int]:
-        if self._joined is None:
-            parts, offset = [], 0
-            for _, file in self.files:
-                self._starts.append(offset)
-                part = file.text
-                parts.append(part)
-                offset += len(part) + 1
-            self._joined = "\x00".join(parts)
-        numbers = []
-        at = self._joined.find(probe)
+    def containing(self, probe: bytes) -> list[str]:
+        """Paths whose bytes contain ``probe``, in order."""
+        found = []
+        at = self.joined.find(probe)
         while at != -1:
-            number = bisect_right(self._starts, at) - 1
-            numbers.append(number)
-            after = self._starts[number + 1] if number + 1 < len(self._starts) else len(self._joined)
-            at = self._joined.find(probe, after)
-        return numbers
+            number = bisect_right(self.starts, at) - 1
+            found.append(self.paths[number])
+            if number + 1 == len(self.starts):
+                break
+            at = self.joined.find(probe, self.starts[number + 1])
+        return found
+
+
+class Corpus:
+    """The text files changed between two commits, searched for code that left its file.
+
+    A corpus can hold thousands of files, so it never keeps them all: their raw bytes are read
+    from git in batches of at most ``batch_chars`` bytes, each batch is searched for the needle's
+    most telling line (a cheap prefilter that needs no decoding), and only the files that pass are
+    decoded, through the reader's bounded file cache. The first batches, up to ``kept_chars``, are
+    kept for the next needle; the rest are read again when asked, so memory stays bounded whatever
+    the number of changed files."""
+
+    def __init__(
+        self,
+        cache: TextCache,
+        commit: str,
+        paths: list[str],
+        *,
+        batch_chars: int | None = None,
+        kept_chars: int | None = None,
+    ) -> None:
+        # No reference to the reader: the cache that holds this corpus is weakly keyed by it.
+        self._cache = cache
+        self.commit = commit
+        self.paths = paths
+        self.batch_chars = _CORPUS_BATCH_CHARS if batch_chars is None else batch_chars
+        self.kept_chars = _CORPUS_KEPT_CHARS if kept_chars is None else kept_chars
+        self._kept: list[_Batch] = []
+        self._kept_size = 0
+        # Batches read after the kept ones are let go: (first path, end, line filter) of each; the
+        # filter is built when a batch is read a second time, and is None if it cannot filter.
+        self._let_go: list[tuple[int, int, bytearray | None]] = []
+        self._read_to = 0  # paths[:_read_to] are in the kept or let-go batches
+        # What the search has cost so far: batches read from git, and the bytes of the largest.
+        self.batches_built = 0
+        self.largest_batch = 0
+
+    def matches(self, reader: GitReader, needle: Needle, *, exclude: str | None) -> tuple[str, int, bool] | None:
+        """(path, 0-based position, re-indented) of the needle in the first file in path order
+        that holds it exactly, else in the first that holds it re-indented; None if none does."""
+        probe = needle.stripped[needle.longest]
+        # Decoding replaces invalid bytes, so a line holding a replacement character may not be in
+        # the raw bytes: such a probe cannot filter, and every file is a candidate.
+        raw = None if "\ufffd" in probe else probe.encode("utf-8")
+        loose_candidates = []
+        for batch in self._batches(reader, raw):
+            for path in batch.containing(raw) if raw is not None else batch.paths:
+                if path == exclude:
+                    continue
+                file = self._cache.file(reader, self.commit, path)
+                if file is None or file.problem:
+                    continue
+                positions = file.occurrences(needle, loose=False)
+                if positions:
+                    return path, positions[0], False
+                loose_candidates.append(path)
+        for path in loose_candidates:
+            file = self._cache.file(reader, self.commit, path)
+            if file is None or file.problem:
+                continue
+            positions = file.occurrences(needle, loose=True)
+            if positions:
+                return path, positions[0], True
+        return None
+
+    def _batches(self, reader: GitReader, probe: bytes | None) -> Iterator[_Batch]:
+        """The batches in path order: the kept ones; those read before and let go, read again
+        unless their line filter rules the probe out; then the files not read yet."""
+        yield from self._kept
+        wanted = None if probe is None else hash(probe) & (_FILTER_BITS - 1)
+        for number, (start, end, bitmap) in enumerate(list(self._let_go)):
+            filtered = wanted is not None and bitmap is not None and bitmap is not _UNBUILT
+            if filtered and not bitmap[wanted >> 3] & (1 << (wanted & 7)):
+                continue
+            for batch in self._read(reader, start, end, record=False):
+                if bitmap is _UNBUILT:  # read a second time: worth a filter from now on
+                    self._let_go[number] = (start, end, _line_filter(batch))
+                yield batch
+        yield from self._read(reader, self._read_to, len(self.paths), record=True)
+
+    def _read(self, reader: GitReader, start: int, end: int, *, record: bool) -> Iterator[_Batch]:
+        """Batches of the files ``paths[start:end]``; with ``record``, each is kept or let go."""
+        paths, parts, size, begins = [], [], 0, start
+        for chunk_start in range(start, end, _CORPUS_READ_PATHS):
+            chunk = self.paths[chunk_start : min(chunk_start + _CORPUS_READ_PATHS, end)]
+            blobs = reader.read_blobs(self.commit, chunk)
+            for offset, path in enumerate(chunk):
+                blob = blobs.get(path)
+                if blob is None or blob.is_binary or blob.too_large or blob.data is None:
+                    continue
+                if parts and size + len(blob.data) + 1 > self.batch_chars:
+                    batch = self._batch(paths, parts)
+                    if record:
+                        self._record(batch, size, begins, chunk_start + offset)
+                    yield batch
+                    paths, parts, size, begins = [], [], 0, chunk_start + offset
+                paths.append(path)
+                parts.append(blob.data)
+                size += len(blob.data) + 1
+            del blobs
+        if parts:
+            batch = self._batch(paths, parts)
+            if record:
+                self._record(batch, size, begins, end)
+            yield batch
+        elif record:
+            self._read_to = end
+
+    def _batch(self, paths: list[str], parts: list[bytes]) -> _Batch:
+        batch = _Batch(paths, parts)
+        self.batches_built += 1
+        self.largest_batch = max(self.largest_batch, len(batch.joined))
+        return batch
+
+    def _record(self, batch: _Batch, size: int, begins: int, ends: int) -> None:
+        """Keep the batch of ``paths[begins:ends]`` while the kept ones fit, else let it go,
+        remembering a filter of its lines so that later needles read it again only if it may
+        hold them."""
+        if not self._let_go and self._kept_size + size <= self.kept_chars:
+            self._kept.append(batch)
+            self._kept_size += size
+        else:
+            self._let_go.append((begins, ends, _UNBUILT))
+        self._read_to = ends
+
+
+# Bits of a let-go batch's line filter (128 KiB): with a batch's some 100,000 distinct lines, about
+# one needle in ten reads a batch that does not hold it.
+_FILTER_BITS = 1 << 20
+# What str.strip() removes beyond bytes.strip(), as UTF-8: a batch holding any is not filtered.
+_ASCII_SPACES = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+_UNICODE_SPACES = re.compile(
+    "|".join(
+        re.escape(character.encode("utf-8")).decode("latin-1")
+        for character in "\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
+    ).encode("latin-1")
+)
+_UNBUILT = bytearray()  # the filter of a let-go batch read only once: none yet, every probe passes
+
+
+def _line_filter(batch: _Batch) -> bytearray | None:
+    """A bitmap of the hashes of the batch's stripped lines, the lines as decoding will split
+    them; None when the raw bytes cannot stand for the decoded lines."""
+    joined = batch.joined
+    if joined.count(b"\x00") != len(batch.paths) - 1 or any(space in joined for space in _ASCII_SPACES):
+        return None
+    if not joined.isascii() and _UNICODE_SPACES.search(joined):
+        return None
+    bitmap = bytearray(_FILTER_BITS >> 3)
+    mask = _FILTER_BITS - 1
+    for value in set(map(mask.__and__, map(hash, map(bytes.strip, joined.replace(b"\x00", b"\n").split(b"\n"))))):
+        bitmap[value >> 3] |= 1 << (value & 7)
+    return bitmap
 
 
 class SharedTexts:
@@ -388,19 +510,15 @@ class TextCache:
         return self._changed[key]
 
     def corpus(self, reader: GitReader, old: str, new: str) -> Corpus:
-        """The text files changed between two commits, indexed by line."""
+        """The files changed between two commits, for the search of code that left its file."""
         key = (old, new)
         corpus = self._corpora.get(key)
         if corpus is None:
-            files = []
-            self.prefetch(reader, new, self.changed_paths(reader, old, new))
-            for path in self.changed_paths(reader, old, new):
-                text = self.file(reader, new, path)
-                if text is not None and not text.problem:
-                    files.append((path, text))
-            corpus = self._corpora[key] = Corpus(files)
+            corpus = self._corpora[key] = Corpus(self, new, self.changed_paths(reader, old, new))
             while len(self._corpora) > _CORPUS_LIMIT:
                 self._corpora.popitem(last=False)
+        else:
+            self._corpora.move_to_end(key)
         return corpus
 
 

@@ -250,18 +250,100 @@ def test_a_blank_snippet_is_an_error(repo, base):
     assert result.state == "error" and "blank" in result.detail
 
 
-def test_code_moved_to_another_module_is_found_once_the_changed_files_are_indexed(repo, base, monkeypatch):
+def _many_changed_files(repo, count):
+    """``count`` changed modules of about 200 bytes each, none holding the snippet."""
+    for number in range(count):
+        repo.write(f"app/m{number:02}.py", "".join(f"value_{number}_{line} = {line}\n" for line in range(12)))
+
+
+def _search_budget(monkeypatch, *, batch, kept, read=3):
     from findings.verification import texts
 
-    # A corpus asked this often stops scanning and builds its line index.
-    monkeypatch.setattr(texts, "_CORPUS_SCANS_BEFORE_INDEX", 0)
+    monkeypatch.setattr(texts, "_CORPUS_BATCH_CHARS", batch)
+    monkeypatch.setattr(texts, "_CORPUS_KEPT_CHARS", kept)
+    monkeypatch.setattr(texts, "_CORPUS_READ_PATHS", read)
+
+
+@pytest.mark.parametrize("kept", [0, 1_000_000], ids=["read-again", "kept"])
+def test_code_moved_into_the_last_batch_of_the_changed_files_is_found_within_the_budget(repo, base, monkeypatch, kept):
+    from findings.verification.texts import cache_for
+
+    _search_budget(monkeypatch, batch=600, kept=kept)
+    _many_changed_files(repo, 20)
     moved = "\n".join(f"# filler {n}" for n in range(30)) + "\n\ndef serve(request):\n" + SNIPPET + "\n"
-    repo.write("app/files.py", moved)
+    repo.write("app/zz_last.py", moved)  # last in path order, so in the last batch
+    target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("move")
+
+    with GitReader(repo.git_dir) as reader:
+        first = check_evidence(reader, snippet(base), target)
+        corpus = cache_for(reader).corpus(reader, reader.resolve(base), reader.resolve(target))
+        built = corpus.batches_built
+        again = check_evidence(reader, snippet(base), target)
+        built_again = corpus.batches_built
+        third = check_evidence(reader, snippet(base), target)
+
+    for result in (first, again, third):
+        assert (result.state, result.path, result.start_line, result.end_line) == ("holds", "app/zz_last.py", 33, 34)
+        assert result.detail == "moved from app/views.py:6 to app/zz_last.py:33"
+    # 22 changed files of 200-700 bytes cannot fit one 600-byte batch, and no batch went over it.
+    assert built >= 8
+    assert 0 < corpus.largest_batch <= 600
+    # Kept batches are searched again from memory; over the budget they are read from git again,
+    # the second time all of them (building their line filters), then only those whose filter
+    # says they may hold the needle (here the last one).
+    if kept:
+        assert corpus.batches_built == built
+    else:
+        assert built_again == 2 * built
+        assert 1 <= corpus.batches_built - built_again <= 2
+
+
+def test_a_batch_whose_raw_lines_differ_from_the_decoded_ones_is_never_filtered_out(repo, base, monkeypatch):
+    # A no-break space ends a line for str.strip() but not for bytes.strip(): a filter of the raw
+    # lines would wrongly rule this file out when the batch is read again.
+    _search_budget(monkeypatch, batch=600, kept=0)
+    _many_changed_files(repo, 8)
+    nbsp = SNIPPET.replace(".read()", ".read()\u00a0")  # on the needle's longest line
+    repo.write("app/zz_last.py", "def serve(request):\n" + nbsp + "\n")
+    target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("move")
+    absent = snippet(base, start=4, end=4, text="def handler(request):\n    nowhere = True")
+
+    with GitReader(repo.git_dir) as reader:
+        first = check_evidence(reader, absent, target)  # reads every batch and lets them go
+        check_evidence(reader, absent, target)  # reads them again, building their filters
+        moved = check_evidence(reader, snippet(base), target)
+
+    assert first.state == "gone"
+    assert (moved.state, moved.path, moved.start_line) == ("holds", "app/zz_last.py", 2)
+
+
+def test_an_exact_copy_in_a_later_batch_wins_over_a_re_indented_one_in_an_earlier_batch(repo, base, monkeypatch):
+    _search_budget(monkeypatch, batch=400, kept=0)
+    _many_changed_files(repo, 6)
+    repo.write("app/a_early.py", "class Wrapper:\n" + "".join("    " + line + "\n" for line in SNIPPET.splitlines()))
+    repo.write("app/z_late.py", "def serve(request):\n" + SNIPPET + "\n")
     target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("move")
 
     result = check(repo, snippet(base), target)
 
-    assert (result.state, result.path, result.start_line, result.end_line) == ("holds", "app/files.py", 33, 34)
+    assert (result.state, result.path, result.start_line) == ("holds", "app/z_late.py", 2)
+    assert result.detail == "moved from app/views.py:6 to app/z_late.py:2"
+
+
+def test_a_file_larger_than_a_batch_is_searched_in_a_batch_of_its_own(repo, base, monkeypatch):
+    from findings.verification.texts import cache_for
+
+    _search_budget(monkeypatch, batch=100, kept=0)
+    big = "\n".join(f"# filler {n}" for n in range(40)) + "\n\ndef serve(request):\n" + SNIPPET + "\n"
+    repo.write("app/files.py", big)
+    target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("move")
+
+    with GitReader(repo.git_dir) as reader:
+        result = check_evidence(reader, snippet(base), target)
+        corpus = cache_for(reader).corpus(reader, reader.resolve(base), reader.resolve(target))
+
+    assert (result.state, result.path, result.start_line) == ("holds", "app/files.py", 43)
+    assert corpus.largest_batch == len(big.encode())  # over the budget, but whole and alone
 
 
 def test_prefetched_files_give_the_same_answers(repo, base):
