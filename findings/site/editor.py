@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.conf import settings
 
 from findings.models import Evidence, Finding
 from findings.verification import snippet_text_at
@@ -173,7 +172,3 @@ def selection_prefill(pull_request: PullRequest, query, *, kind: str = Evidence.
                     "to have it read when the pull request is verified."
                 )
     return prefill
-
-
-def markdown_limit() -> int:
-    return getattr(settings, "RECHECK_MARKDOWN_PREVIEW_BYTES", 200_000)

@@ -30,7 +30,6 @@ from findings.site.editor import (
     evidence_item,
     finding_data,
     finding_form_values,
-    markdown_limit,
     next_number,
     reviewed_pin,
     selection_prefill,
@@ -83,7 +82,7 @@ def _editor(request, pull_request, *, finding=None, values, rows, errors=None, n
             "expectations": Evidence.Expect.choices,
             "blank_row": {"index": "__index__", "prefix": "evidence-__index__", "position": "", "values": blank_evidence(),
                           "errors": {}},
-            "preview_limit": markdown_limit(),
+            "preview_limit": settings.RECHECK_MARKDOWN_PREVIEW_BYTES,
         },
         status=status,
     )
@@ -217,9 +216,9 @@ def markdown_preview(request):
     if not user_may(request.user, Action.WRITE):
         return JsonResponse({"error": "Previews are for those who write findings."}, status=403)
     text = request.POST.get("text", "")
-    if len(text.encode()) > markdown_limit():
+    if len(text.encode()) > settings.RECHECK_MARKDOWN_PREVIEW_BYTES:
         return JsonResponse(
-            {"error": f"Too long to preview: keep it under {markdown_limit() // 1000} KB."}, status=413
+            {"error": f"Too long to preview: keep it under {settings.RECHECK_MARKDOWN_PREVIEW_BYTES // 1000} KB."}, status=413
         )
     return JsonResponse({"html": str(render_markdown(text))})
 
