@@ -16,6 +16,7 @@ from django.db import connection
 from django.db.models import F
 
 from findings import vocabulary
+from findings.api.permissions import PUBLIC_ONLY
 from findings.models import Finding, Verdict, Verification, VerificationRun
 from reviews.models import Commit, PullRequest, Repository
 
@@ -40,30 +41,36 @@ def gate_cache_key(*, pull_request_id: int, generation: int, sha: str, origin: s
     return f"gate:3:{pull_request_id}:{generation}:{asked}"
 
 
-def pull_request_generation(*, slug: str, number: int, repository_ids: set[int] | None) -> tuple[int, int] | None:
+def pull_request_generation(*, slug: str, number: int, repositories=None) -> tuple[int, int] | None:
     """(id, generation) of the pull request `slug#number`, or None when there is none the caller
-    may see (the caller then looks it up in full, for the error that says what to do)."""
+    may see (the caller then looks it up in full, for the error that says what to do).
+
+    `repositories` is what the caller may read (`permissions.repository_limit`): None for
+    everything, `PUBLIC_ONLY` for an anonymous one with no token, or a
+    queryset. A cached answer is found through here alone, so it must never find a pull request
+    its caller could not read."""
     if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
         return None
-    if repository_ids is not None:
-        pull_requests = PullRequest.objects.by_reference(slug, number).filter(repository_id__in=repository_ids)
+    if repositories is not None and repositories is not PUBLIC_ONLY:
+        pull_requests = PullRequest.objects.by_reference(slug, number).filter(repository__in=repositories)
         return pull_requests.order_by().values_list("pk", "generation").first()
     # The one query of a cached answer, written out: building it with the ORM cost more than the
     # rest of the request.
     with connection.cursor() as cursor:
-        cursor.execute(_generation_sql(), [slug, number])
+        cursor.execute(_generation_sql(public_only=repositories is PUBLIC_ONLY), [slug, number])
         row = cursor.fetchone()
     return (row[0], row[1]) if row else None
 
 
 @functools.cache
-def _generation_sql() -> str:
+def _generation_sql(*, public_only: bool) -> str:
     quote = connection.ops.quote_name
     pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
+    visible = f' AND {repository}."visibility" = \'{Repository.Visibility.PUBLIC.value}\'' if public_only else ""
     return (
         f'SELECT {pull_request}."id", {pull_request}."generation" FROM {pull_request} '
         f'INNER JOIN {repository} ON {pull_request}."repository_id" = {repository}."id" '
-        f'WHERE {repository}."slug" = %s AND {pull_request}."number" = %s'
+        f'WHERE {repository}."slug" = %s AND {pull_request}."number" = %s{visible}'
     )
 
 

@@ -71,6 +71,19 @@ def repository_limit(request):
     return None if request_reads_everything(request) else request_repositories(request)
 
 
+# The read scope of an anonymous request: the public repositories, with no membership to look up.
+PUBLIC_ONLY = object()
+
+
+def read_scope(request):
+    """What a cached answer may be looked up within: `repository_limit`, except that an anonymous
+    request with no token is PUBLIC_ONLY, which a lookup turns into a condition on the
+    repository's own row instead of a subquery (it holds no memberships to look up)."""
+    if not request.user.is_authenticated and request_token(request) is None:
+        return PUBLIC_ONLY
+    return repository_limit(request)
+
+
 # The name the API's views were written with: a token's limits are one of the two narrowings.
 limited_to_token = visible_to
 

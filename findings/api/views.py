@@ -45,6 +45,7 @@ from findings.api.pagination import LongList, RecheckPagination
 from findings.api.permissions import (
     PublicReadOrAuthenticated,
     TokenScope,
+    read_scope,
     repository_limit,
     request_reads_everything,
     request_repositories,
@@ -531,9 +532,7 @@ class PullRequestGate(ReadMixin, APIView):
         # Cached by the PR's generation, which every change to what the gate reads moves forward
         # (findings.signals): a cached answer is never one a write has made stale. The generation
         # is read before the answer is built, so a write made meanwhile moves past the key.
-        found = pull_request_generation(
-            slug=f"{owner}/{name}", number=number, repository_ids=token_repository_ids(request)
-        )
+        found = pull_request_generation(slug=f"{owner}/{name}", number=number, repositories=read_scope(request))
         key = found and gate_cache_key(
             pull_request_id=found[0], generation=found[1], sha=sha, origin=request.build_absolute_uri("/")
         )
