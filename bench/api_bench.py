@@ -113,11 +113,16 @@ def build(total: int) -> dict:
     return {"big": pull_requests[0], "typical": typical, "head": head, "typical_head": typical_head}
 
 
-def measure(client: Client, url: str, seconds: float) -> float:
-    """Requests per second of `url` over `seconds`."""
+def measure(client: Client, url: str, seconds: float, *, fresh: bool = False) -> float:
+    """Requests per second of `url` over `seconds`; with `fresh`, each built afresh: the cache is
+    emptied before every request, as the first read after a write finds it."""
+    from django.core.cache import cache
+
     count = 0
     started = time.perf_counter()
     while (elapsed := time.perf_counter() - started) < seconds:
+        if fresh:
+            cache.clear()
         client.get(url)
         count += 1
     return count / elapsed
@@ -169,6 +174,10 @@ def main() -> None:
         help="Make the repository private and time each URL for a Reader of it (a membership: every read "
         "filtered by the repositories they may read) against a superuser (no filter), instead of against "
         "the trivial endpoint.",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true",
+        help="Empty the cache before every request of an endpoint: what the first read after a write costs.",
     )
     parser.add_argument("--only", default="", help="Time only the endpoints whose label contains this text.")
     parser.add_argument("--profile", action="store_true",
@@ -236,6 +245,8 @@ def run(data: dict, options) -> None:
     if options.profile:
         profile(client, [("trivial DRF endpoint", trivial_url), *urls])
         return
+    if options.fresh:
+        print("each endpoint's requests built afresh: the cache emptied before every one")
     print(f"{'endpoint':58} {'req/s':>8} {'ms/req':>8} {'vs trivial':>18}  load")
     for label, url in urls:
         # The trivial endpoint and this one alternate, pair after pair, so the machine's load
@@ -243,7 +254,7 @@ def run(data: dict, options) -> None:
         result = interleave(
             label, options.pairs,
             lambda: 1 / measure(client, trivial_url, options.seconds),
-            lambda url=url: 1 / measure(client, url, options.seconds),
+            lambda url=url: 1 / measure(client, url, options.seconds, fresh=options.fresh),
         )
         rates = [1 / seconds for seconds in result.subjects]
         relative = [1 / ratio for ratio in result.ratios]

@@ -7,6 +7,7 @@ checks that every table the gate reads is watched here.
 Evidence results have no receivers on purpose: only the verification store writes them (in bulk,
 and it moves the generation itself), and a receiver would make Django delete ten thousand results
 one by one, with a query each, instead of in one statement."""
+from django.conf import settings
 from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
@@ -78,3 +79,12 @@ def _tag_changed(sender, instance, **kwargs):
     # A renamed or deleted tag changes what its findings show and which findings `tag=` matches.
     if not kwargs.get("created"):
         _findings_changed(instance.findings.values("pk"))
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL)
+def _user_saved(sender, instance, created, update_fields=None, **kwargs):
+    # Lists show who resolved a finding by username. A login saves only `last_login`, and a new
+    # user has resolved nothing, so neither moves anything.
+    if created or (update_fields is not None and "username" not in update_fields):
+        return
+    _findings_changed(Finding.objects.filter(resolved_by=instance).values("pk"))

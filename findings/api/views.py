@@ -40,6 +40,7 @@ from findings.api.gate import (
     pull_request_gate,
     pull_request_generation,
 )
+from findings.api.listcache import CachedListMixin
 from findings.api.lookups import pull_request_by_number, recorded_commit
 from findings.api.pagination import LongList, RecheckPagination
 from findings.api.permissions import (
@@ -251,7 +252,7 @@ FINDING_LIST_FIELDS = (
 
 
 @extend_schema(tags=["findings"], responses={200: FindingSerializer(many=True), **docs.LIST_ERRORS})
-class FindingList(ReadMixin, generics.ListAPIView):
+class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
     """Findings, filtered and ordered. `?verdict=present&commit=<sha>` lists the findings whose
     evidence still holds at a commit."""
 

@@ -30,7 +30,9 @@ def test_a_cursor_walks_every_finding_once_without_counting_or_offsets(anonymous
     ids, pages, sqls = read_all(anonymous_reader, "/api/findings/", page_size=100)
     assert ids == list(Finding.objects.order_by("id").values_list("id", flat=True))
     assert pages == 5
-    assert not [sql for sql in sqls if "COUNT(" in sql.upper() or " OFFSET " in sql.upper()]
+    # The one count is of the pull requests, for the version pages are cached by; none of findings.
+    finding_reads = [sql for sql in sqls if "findings_finding" in sql]
+    assert finding_reads and not [sql for sql in finding_reads if "COUNT(" in sql.upper() or " OFFSET " in sql.upper()]
 
 
 def test_a_cursor_follows_the_ordering_asked_for_and_the_filters(anonymous_reader):
