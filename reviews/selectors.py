@@ -37,6 +37,13 @@ def pull_request_latest_head(pull_request: PullRequest) -> Commit | None:
     return pin.commit if pin else None
 
 
+def reviewed_pin(pins) -> PinnedCommit | None:
+    """The pin evidence is recorded at when its item names no commit, in a bundle or in the
+    editor: the first reviewed pin, over pins already loaded (a pull request has a few)."""
+    reviewed = [pin for pin in pins if pin.role == PinnedCommit.Role.REVIEWED]
+    return min(reviewed, key=lambda pin: (pin.pinned_at, pin.pk)) if reviewed else None
+
+
 def pull_requests_version() -> tuple:
     """A value that changes whenever anything a pull request's pages show changes, in any pull
     request: the generations only move forward, a new pull request has a new id, and a deleted one

@@ -15,6 +15,7 @@ from findings.editing import finding_event_for, finding_evidence_set, finding_sa
 from findings.services import finding_resolve
 from recheck.errors import BundleError, FindingError, RecheckError
 from reviews.models import SLUG_RE, PinnedCommit, PullRequest, Repository
+from reviews.selectors import reviewed_pin
 from reviews.services import (
     commit_get_or_create,
     pull_request_changed,
@@ -140,12 +141,7 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
             pin.save(update_fields=["role"])
         report.record(f"pin {commit.short_sha} ({item['role']})", created, changed)
 
-    reviewed = (
-        PinnedCommit.objects.filter(pull_request=pull_request, role=PinnedCommit.Role.REVIEWED)
-        .select_related("commit")
-        .order_by("pinned_at", "id")
-        .first()
-    )
+    reviewed = reviewed_pin(PinnedCommit.objects.filter(pull_request=pull_request).select_related("commit"))
     for item in bundle["tags"]:
         tag_get_or_create(slug=item["slug"], description=item["description"])
     saved = []

@@ -12,7 +12,7 @@ from findings.models import Evidence, Finding
 from findings.verification import snippet_text_at
 from recheck.errors import RecheckError
 from reviews.mirrors import repository_reader
-from reviews.models import PinnedCommit, PullRequest
+from reviews.models import PullRequest
 
 # The fields each evidence kind's form sends, as the bundle names them (the rest are left out, so
 # the bundle format's own "needs" and "only gitlink" messages speak).
@@ -120,13 +120,6 @@ def blank_evidence(kind: str = Evidence.Kind.SNIPPET) -> dict:
 def next_number(pull_request: PullRequest) -> int:
     last = Finding.objects.filter(pull_request=pull_request).order_by("-number").values_list("number", flat=True)
     return (last.first() or 0) + 1
-
-
-def reviewed_pin(pins: list[PinnedCommit]) -> PinnedCommit | None:
-    """The commit evidence is recorded at when the form names none: the reviewed pin, as an
-    imported bundle's evidence is."""
-    reviewed = [pin for pin in pins if pin.role == PinnedCommit.Role.REVIEWED]
-    return min(reviewed, key=lambda pin: (pin.pinned_at, pin.pk)) if reviewed else None
 
 
 @dataclass

@@ -31,13 +31,13 @@ from findings.site.editor import (
     finding_data,
     finding_form_values,
     next_number,
-    reviewed_pin,
     selection_prefill,
 )
 from findings.site.pages import Links
 from findings.verifying import evidence_check as evidence_check_at
 from recheck.errors import BundleError, FindingError
 from reviews.models import Repository
+from reviews.selectors import reviewed_pin
 
 
 def _finding_of(pull_request, finding_number: int) -> Finding:
