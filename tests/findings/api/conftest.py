@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from findings.models import Finding
 from reviews.models import PinnedCommit
+from tests.gitrepo import GitRepoBuilder
 from tests.factories import (
     CommitFactory,
     EvidenceFactory,
@@ -116,3 +117,15 @@ def review(db):
         repository=repository, pull_request=pull_request, reviewed=reviewed, head=head, findings=findings,
         verifications=verifications, new_commit=lambda: CommitFactory(repository=repository),
     )
+
+
+@pytest.fixture
+def repo(tmp_path, settings):
+    """A real repository with the loader the verification tests know (tests.findings.test_verifying),
+    recorded at its `reviewed` commit by their `import_review`."""
+    from tests.findings.test_verifying import LOADER
+
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
+    builder = GitRepoBuilder(tmp_path)
+    builder.reviewed = builder.write("src/loader.py", LOADER).write("config.yaml", "debug: true\n").commit("reviewed")
+    return builder

@@ -18,19 +18,10 @@ from findings.verifying import pull_request_verify
 from reviews.models import Commit, PullRequest
 from reviews.services import pull_request_pin_commit
 from tests.findings.test_verifying import LOADER, import_review
-from tests.gitrepo import GitRepoBuilder
 
 pytestmark = pytest.mark.django_db
 
 GATE = "/api/repos/acme/loader/pulls/7/gate"
-
-
-@pytest.fixture
-def repo(tmp_path, settings):
-    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
-    builder = GitRepoBuilder(tmp_path)
-    builder.reviewed = builder.write("src/loader.py", LOADER).write("config.yaml", "debug: true\n").commit("reviewed")
-    return builder
 
 
 def gate(client, sha=None):

@@ -7,7 +7,7 @@ import pytest
 from django.apps import apps
 from django.core.cache import cache
 from django.db import connection
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_save
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
@@ -21,7 +21,6 @@ from findings.services import finding_resolve
 from findings.verifying import pull_request_verify
 from reviews.models import Commit, PullRequest, Repository
 from tests.factories import UserFactory
-from tests.findings.api.test_gate_cache import repo  # noqa: F401 (a fixture)
 from tests.findings.test_verifying import import_review
 
 pytestmark = pytest.mark.django_db
