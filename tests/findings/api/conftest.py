@@ -129,3 +129,33 @@ def repo(tmp_path, settings):
     builder = GitRepoBuilder(tmp_path)
     builder.reviewed = builder.write("src/loader.py", LOADER).write("config.yaml", "debug: true\n").commit("reviewed")
     return builder
+
+
+@pytest.fixture
+def private_review(repo, anonymous_reader):
+    """acme/loader#7 (imported by tests.findings.test_verifying.import_review) in a private
+    repository, with a Reader by membership (`member`, signed in) and the callers who may not read
+    it (`others`): anonymous, a signed-in user with no role, and the member's own token narrowed to
+    another repository."""
+    from access.models import Membership
+    from access.tokens import api_token_create
+    from reviews.models import Repository
+    from tests.findings.test_verifying import import_review
+
+    pull_request = import_review(repo)
+    repository = pull_request.repository
+    repository.visibility = Repository.Visibility.PRIVATE
+    repository.save()
+    user = UserFactory(username="member")
+    membership = Membership.objects.create(repository=repository, user=user, role=Membership.Role.READER)
+    member = APIClient()
+    member.force_authenticate(user)
+    outsider = APIClient()
+    outsider.force_authenticate(UserFactory(username="outsider"))
+    other = Repository.objects.create(slug="acme/other", clone_url="https://example.com/acme/other.git")
+    _, secret = api_token_create(user=user, name="CI", scopes=["read"], repositories=[other])
+    narrowed = APIClient(HTTP_AUTHORIZATION=f"Token {secret}")
+    return SimpleNamespace(
+        pull_request=pull_request, repository=repository, membership=membership, member=member,
+        others=[anonymous_reader, outsider, narrowed],
+    )

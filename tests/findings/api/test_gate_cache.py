@@ -8,7 +8,6 @@ from django.db import connection
 from django.db.models.signals import post_delete, post_save
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from findings.exchange.bundle_import import review_import
 from findings.models import Finding, Verification
@@ -171,36 +170,17 @@ def test_a_cache_key_is_valid_whatever_the_caller_typed():
     assert key != gate_cache_key(pull_request_id=2, generation=49, sha="abc", origin="http://localhost/")
 
 
-def test_a_cached_answer_of_a_private_repository_goes_only_to_those_who_may_read_it(anonymous_reader, repo):
+def test_a_cached_answer_of_a_private_repository_goes_only_to_those_who_may_read_it(private_review, repo):
     """The cache is looked up before the pull request is read in full: the lookup itself must hold
     the caller to what it may read, or an answer a maintainer caused to be cached would reach
     anyone who asks for the same URL."""
-    from access.models import Membership
-    from access.tokens import api_token_create
-    from reviews.models import Repository
-    from tests.factories import UserFactory
-
-    pull_request = import_review(repo)
-    repository = pull_request.repository
-    repository.visibility = Repository.Visibility.PRIVATE
-    repository.save()
-    member = UserFactory(username="member")
-    membership = Membership.objects.create(repository=repository, user=member, role=Membership.Role.READER)
-    signed_in = APIClient()
-    signed_in.force_authenticate(member)
-    cached = gate(signed_in, repo.reviewed)  # an answer the member's read put in the cache
-
-    outsider = APIClient()
-    outsider.force_authenticate(UserFactory(username="outsider"))
-    other = Repository.objects.create(slug="acme/other", clone_url="https://example.com/acme/other.git")
-    _, secret = api_token_create(user=member, name="CI", scopes=["read"], repositories=[other])
-    narrowed = APIClient(HTTP_AUTHORIZATION=f"Token {secret}")
-    for client in (anonymous_reader, outsider, narrowed):
+    cached = gate(private_review.member, repo.reviewed)  # an answer the member's read put in the cache
+    for client in private_review.others:
         response = client.get(GATE, {"commit": repo.reviewed})
         assert response.status_code == 404, response.content
         assert b"open_blockers" not in response.content
 
     # A membership taken away takes the cached answer with it.
-    assert gate(signed_in, repo.reviewed) == cached
-    membership.delete()
-    assert signed_in.get(GATE, {"commit": repo.reviewed}).status_code == 404
+    assert gate(private_review.member, repo.reviewed) == cached
+    private_review.membership.delete()
+    assert private_review.member.get(GATE, {"commit": repo.reviewed}).status_code == 404

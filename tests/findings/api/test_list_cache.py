@@ -9,10 +9,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models.signals import post_save
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
-from access.models import Membership
-from access.tokens import api_token_create
 from findings.editing import finding_save
 from findings.exchange.bundle_import import review_import
 from findings.models import Finding, Tag, Verification
@@ -181,34 +178,20 @@ def test_every_table_a_page_reads_moves_the_version_when_written(anonymous_reade
         assert post_save.has_listeners(model), model
 
 
-def test_a_page_goes_only_to_those_who_may_read_what_it_was_built_from(anonymous_reader, repo):
-    pull_request = import_review(repo)
-    repository = pull_request.repository
-    repository.visibility = Repository.Visibility.PRIVATE
-    repository.save()
-    member = UserFactory(username="member")
-    membership = Membership.objects.create(repository=repository, user=member, role=Membership.Role.READER)
-    signed_in = APIClient()
-    signed_in.force_authenticate(member)
-    seen = signed_in.get("/api/findings/").json()
+def test_a_page_goes_only_to_those_who_may_read_what_it_was_built_from(private_review, anonymous_reader):
+    seen = private_review.member.get("/api/findings/").json()
     assert seen["count"] == 3  # cached now, for the member
-
-    outsider = APIClient()
-    outsider.force_authenticate(UserFactory(username="outsider"))
-    other = Repository.objects.create(slug="acme/other", clone_url="https://example.com/acme/other.git")
-    _, secret = api_token_create(user=member, name="CI", scopes=["read"], repositories=[other])
-    narrowed = APIClient(HTTP_AUTHORIZATION=f"Token {secret}")
-    for client in (anonymous_reader, outsider, narrowed):
+    for client in private_review.others:
         body = client.get("/api/findings/").json()
-        assert body["count"] == 0 and b"acme/loader" not in str(body).encode()
+        assert body["count"] == 0 and "acme/loader" not in str(body)
 
-    assert signed_in.get("/api/findings/").json() == seen
-    membership.delete()
-    assert signed_in.get("/api/findings/").json()["count"] == 0
+    assert private_review.member.get("/api/findings/").json() == seen
+    private_review.membership.delete()
+    assert private_review.member.get("/api/findings/").json()["count"] == 0
 
     # Made public again: anonymous readers see it at once.
-    repository.visibility = Repository.Visibility.PUBLIC
-    repository.save()
+    private_review.repository.visibility = Repository.Visibility.PUBLIC
+    private_review.repository.save()
     assert anonymous_reader.get("/api/findings/").json()["count"] == 3
 
 
