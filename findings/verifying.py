@@ -22,8 +22,8 @@ from findings.runs import verification_run_advance, verification_run_finish, ver
 from findings.enqueue import enqueue, tasks_run_in_process
 from findings.verification import (
     CheckResult,
+    EvidenceChecks,
     EvidenceSpec,
-    check_evidence,
     prefetch_files,
     snippet_text_at,
     verdict_for,
@@ -103,6 +103,7 @@ class _Context:
     target: str
     pull_request: PullRequest
     submodules: SubmoduleMirrors
+    checks: EvidenceChecks
     # Why the mirror could not be updated before this check, '' when it was.
     fetch_problem: str = ""
     # Snippet texts read from the repository, (evidence id, text), stored together afterwards.
@@ -128,12 +129,20 @@ def _verify_and_store(
             findings, evidence = loaded = _load(pull_request)
             prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
                                             if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
-            context = _Context(reader, target, pull_request, submodules, fetch_problem=fetch_problem)
-            outcomes = []
+            checks = EvidenceChecks(reader, target)
+            context = _Context(reader, target, pull_request, submodules, checks, fetch_problem=fetch_problem)
+            numbered = []
             for index, finding in enumerate(findings, start=1):
-                outcomes.append(_verify_finding(context, finding, evidence.get(finding.pk, [])))
-                if progress:
+                items = evidence.get(finding.pk, [])
+                numbered.append((finding, [(item, _check(context, item)) for item in items]))
+                if progress and index < len(findings):
                     progress(index, len(findings))
+            # Snippets that left their file are searched for in the other changed files together.
+            results = checks.results()
+            outcomes = [_outcome(finding, [(item, results[number]) for item, number in items])
+                        for finding, items in numbered]
+            if progress and findings:
+                progress(len(findings), len(findings))
             _store_snippet_texts(context.texts_read)
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
@@ -203,29 +212,33 @@ def _base_commit(pull_request: PullRequest, reader: GitReader, target: str) -> s
         return None
 
 
-def _verify_finding(context: _Context, finding: FindingRow, evidence: list[EvidenceRow]) -> Outcome:
-    results = [(item, _check(context, item)) for item in evidence]
+def _outcome(finding: FindingRow, results: list[tuple[EvidenceRow, CheckResult]]) -> Outcome:
     return Outcome(finding, verdict_for([result for _, result in results]), "", results)
 
 
-def _check(context: _Context, evidence: EvidenceRow) -> CheckResult:
-    reader, target = context.reader, context.target
+def _check(context: _Context, evidence: EvidenceRow) -> int:
+    """Check one item; the number of its result among ``context.checks.results()``."""
+    reader, target, checks = context.reader, context.target, context.checks
     if evidence.kind == Evidence.Kind.NOTE:
-        return check_evidence(reader, EvidenceSpec(kind="note", text=evidence.text), target)
+        return checks.add(EvidenceSpec(kind="note", text=evidence.text))
     try:
         recorded_at = reader.resolve(evidence.commit_sha)
     except RecheckError as error:
         if context.fetch_problem:
             # Not the SHA's fault: the mirror could not be brought up to date.
-            return CheckResult("error", detail=f"Repository unreachable: {context.fetch_problem}")
-        return CheckResult("error", detail=f"The commit this evidence was recorded at is unusable: {error}")
+            return checks.add_result(CheckResult("error", detail=f"Repository unreachable: {context.fetch_problem}"))
+        return checks.add_result(
+            CheckResult("error", detail=f"The commit this evidence was recorded at is unusable: {error}")
+        )
     text = evidence.text
     if evidence.kind == Evidence.Kind.SNIPPET and not text:
         # Bundles may leave the snippet's text out: read it where the reviewer pinned it.
         try:
             text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
         except RecheckError as error:
-            return CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
+            return checks.add_result(
+                CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
+            )
         context.texts_read.append((evidence.pk, text))
     spec = EvidenceSpec(
         kind=evidence.kind,
@@ -247,7 +260,7 @@ def _check(context: _Context, evidence: EvidenceRow) -> CheckResult:
                 repository_id=evidence.submodule_repository_id, branch=evidence.reference_branch,
             ),
         )
-    return check_evidence(reader, spec, target)
+    return checks.add(spec)
 
 
 def _store_snippet_texts(texts: list[tuple[int, str]]) -> None:
@@ -541,8 +554,10 @@ def _evidence_check(reader: GitReader, pull_request, item: dict, target: str, re
         submodule_repository_id=None, reference_branch=item.get("branch", ""),
     )
     # A live check reads submodules' mirrors as they are, like the repository's own.
-    context = _Context(reader, target, pull_request, SubmoduleMirrors(fetch=False))
-    result = _check(context, row)
+    checks = EvidenceChecks(reader, target)
+    context = _Context(reader, target, pull_request, SubmoduleMirrors(fetch=False), checks)
+    number = _check(context, row)
+    result = checks.results()[number]
     extra: dict = {}
     if context.texts_read:
         extra["text"] = context.texts_read[0][1]

@@ -6,6 +6,9 @@
         results = [check_evidence(reader, spec, target_sha) for spec in specs]
     verdict = verdict_for(results)
 
+or, for many items, ``EvidenceChecks`` (the same results, with the search for code that left
+its file done once for all the items that need it).
+
 Caches (file lines, indexes, diffs) live as long as the reader, so check
 all items of a run with the same reader.
 """
@@ -29,7 +32,7 @@ from findings.verification.results import (
     error,
     unchecked,
 )
-from findings.verification.snippets import check_snippet, snippet_text_at
+from findings.verification.snippets import SnippetSearch, check_snippet, snippet_search, snippet_text_at
 from findings.verification.specs import (
     GITLINK,
     GITLINK_EXPECTATIONS,
@@ -41,7 +44,7 @@ from findings.verification.specs import (
     EvidenceSpec,
     SubmoduleSource,
 )
-from findings.verification.texts import cache_for
+from findings.verification.texts import Corpus, cache_for
 from findings.verification.verdicts import (
     ERRORED,
     LIKELY_FIXED,
@@ -90,10 +93,63 @@ def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckR
         return error(f"unknown evidence kind {spec.kind!r}; use one of {', '.join(KINDS)}")
     try:
         return check(reader, spec, target)
-    except RecheckError as exc:
+    except (RecheckError, OSError) as exc:
+        return _failed(exc)
+
+
+def _failed(exc: RecheckError | OSError) -> CheckResult:
+    if isinstance(exc, RecheckError):
         return error(str(exc))
-    except OSError as exc:
-        return error(f"reading the repository failed ({exc}); check the mirror and retry")
+    return error(f"reading the repository failed ({exc}); check the mirror and retry")
+
+
+class EvidenceChecks:
+    """Many evidence items checked at one target, each as ``check_evidence`` would, except that
+    the search of the changed files for snippets that left their file waits for ``results`` and
+    is then done in one pass over those files for all of them: past what a corpus keeps in
+    memory, each of its files is read from git once rather than once per such snippet."""
+
+    def __init__(self, reader: GitReader, target: str) -> None:
+        self._reader = reader
+        self._target = target
+        self._results: list[CheckResult | None] = []
+        self._waiting: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
+
+    def add(self, spec: EvidenceSpec) -> int:
+        """Check ``spec``, or start to; its result will be ``results()[number]``."""
+        number = len(self._results)
+        if spec.kind != SNIPPET:
+            self._results.append(check_evidence(self._reader, spec, self._target))
+            return number
+        try:
+            search = snippet_search(self._reader, spec, self._target)
+            result = search.in_place()
+        except (RecheckError, OSError) as exc:
+            result = _failed(exc)
+        self._results.append(result)
+        if result is None and search.corpus is not None:
+            self._waiting.setdefault(search.corpus, []).append((number, search))
+        return number
+
+    def add_result(self, result: CheckResult) -> int:
+        """Take a result the caller decided itself, numbered with the others."""
+        self._results.append(result)
+        return len(self._results) - 1
+
+    def results(self) -> list[CheckResult]:
+        """Every item's result, in the order added."""
+        for corpus, waiting in self._waiting.items():
+            try:
+                found = corpus.matches_all(self._reader, [(search.needle, search.exclude) for _, search in waiting])
+            except (RecheckError, OSError) as exc:
+                failed = _failed(exc)
+                for number, _ in waiting:
+                    self._results[number] = failed
+                continue
+            for (number, search), answer in zip(waiting, found, strict=True):
+                self._results[number] = search.elsewhere(answer)
+        self._waiting.clear()
+        return list(self._results)  # every item has its result by now
 
 
 __all__ = [
@@ -107,6 +163,7 @@ __all__ = [
     "UNCHECKED",
     "UNVERIFIABLE",
     "CheckResult",
+    "EvidenceChecks",
     "EvidenceSpec",
     "GITLINK_EXPECTATIONS",
     "SubmoduleSource",

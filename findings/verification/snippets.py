@@ -22,7 +22,7 @@ from reviews.git import GitReader, validate_repo_path
 from findings.verification.paths import current_path
 from findings.verification.results import CheckResult, gone, holds
 from findings.verification.specs import EvidenceSpec
-from findings.verification.texts import FileText, Needle, TextCache, cache_for
+from findings.verification.texts import Corpus, FileText, Needle, TextCache, cache_for
 
 
 def snippet_text_at(reader: GitReader, commit: str, path: str, start: int, end: int | None = None) -> str:
@@ -51,6 +51,16 @@ def snippet_text_at(reader: GitReader, commit: str, path: str, start: int, end: 
 
 
 def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
+    search = snippet_search(reader, spec, target)
+    found = search.in_place()
+    if found is not None:
+        return found
+    return search.elsewhere(search.corpus.matches(reader, search.needle, exclude=search.exclude))
+
+
+def snippet_search(reader: GitReader, spec: EvidenceSpec, target: str) -> SnippetSearch:
+    """The search for one snippet at ``target``, in two steps, so that the search of the other
+    changed files (the costly one) can be done for many snippets at once."""
     if not spec.path:
         raise RecheckError("snippet evidence needs the path of the file it quotes")
     path = validate_repo_path(spec.path)
@@ -67,16 +77,16 @@ def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
                 "snippet evidence has neither text nor a commit and lines to read it from; record the snippet"
             )
         text = snippet_text_at(reader, commit, path, spec.start_line, spec.end_line)
-    search = _SnippetSearch(reader, cache_for(reader), commit, target_sha, path, spec.start_line, Needle(text))
-    return search.run()
+    return SnippetSearch(reader, cache_for(reader), commit, target_sha, path, spec.start_line, Needle(text))
 
 
 def _is_line_number(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-class _SnippetSearch:
-    """One snippet looked up at one target commit."""
+class SnippetSearch:
+    """One snippet looked up at one target commit: ``in_place`` looks in its file (steps 1-4);
+    when that finds nothing to report, ``elsewhere`` takes what ``corpus.matches`` found."""
 
     def __init__(
         self,
@@ -95,21 +105,40 @@ class _SnippetSearch:
         self.path = path
         self.start = start
         self.needle = needle
+        self.exclude: str | None = None
+        self.corpus: Corpus | None = None
+        self._current: FileText | None = None
+        self._renamed_from: str | None = None
 
-    def run(self) -> CheckResult:
-        where, renamed_from = current_path(self.reader, self.commit, self.target, self.path)
-        current = self.cache.file(self.reader, self.target, where) if where else None
-        if current is not None:
-            current.require_text()
-            found = self._in_file(current, where, renamed_from)
+    def in_place(self) -> CheckResult | None:
+        """The result from the snippet's own file, or None when the files changed since the
+        evidence commit (``corpus``) must be searched, leaving out ``exclude``."""
+        where, self._renamed_from = current_path(self.reader, self.commit, self.target, self.path)
+        self._current = self.cache.file(self.reader, self.target, where) if where else None
+        self.exclude = where
+        if self._current is not None:
+            self._current.require_text()
+            found = self._in_file(self._current, where, self._renamed_from)
             if found is not None:
                 return found
-        moved = self._in_other_files(exclude=where)
-        if moved is not None:
-            return moved
-        if current is not None:
-            was = f" (renamed from {renamed_from})" if renamed_from else ""
-            return gone(where, f"no longer in {where}{was}")
+        if self.commit is None:
+            return self._gone()
+        self.corpus = self.cache.corpus(self.reader, self.commit, self.target)
+        return None
+
+    def elsewhere(self, found: tuple[str, int, bool] | None) -> CheckResult:
+        """The result, given what ``corpus.matches`` found for the needle outside its file."""
+        if found is None:
+            return self._gone()
+        path, position, loose = found
+        origin = f"{self.path}:{self.start}" if self.start is not None else self.path
+        detail = f"moved from {origin} to {path}:{position + 1}"
+        return self._holds(path, position, detail + ("; re-indented" if loose else ""))
+
+    def _gone(self) -> CheckResult:
+        if self._current is not None:
+            was = f" (renamed from {self._renamed_from})" if self._renamed_from else ""
+            return gone(self.exclude, f"no longer in {self.exclude}{was}")
         if self.commit is None:
             return gone(self.path, f"{self.path} does not exist at {self.target[:12]}")
         return gone(self.path, f"{self.path} was deleted")
@@ -159,18 +188,6 @@ class _SnippetSearch:
         if before is None or before.problem:
             return old
         return self.cache.line_map(self.reader, before, current).map(old)
-
-    def _in_other_files(self, *, exclude: str | None) -> CheckResult | None:
-        if self.commit is None:
-            return None
-        corpus = self.cache.corpus(self.reader, self.commit, self.target)
-        found = corpus.matches(self.reader, self.needle, exclude=exclude)
-        if found is None:
-            return None
-        path, position, loose = found
-        origin = f"{self.path}:{self.start}" if self.start is not None else self.path
-        detail = f"moved from {origin} to {path}:{position + 1}"
-        return self._holds(path, position, detail + ("; re-indented" if loose else ""))
 
     def _holds(self, path: str, position: int, detail: str) -> CheckResult:
         return holds(path, detail, position + 1, position + len(self.needle))

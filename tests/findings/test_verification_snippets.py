@@ -354,3 +354,147 @@ def test_prefetched_files_give_the_same_answers(repo, base):
         prefetch_files(reader, target, ["app/views.py", "../escape.py", "app/*.py", "missing.py"])
         result = check_evidence(reader, snippet(base), target)
     assert (result.state, result.start_line) == ("holds", 7)
+
+
+def _scattered_copies(repo):
+    """Changed files over many small batches, with copies of some snippets placed to exercise each
+    rule of the search: the first file in path order wins, an exact copy in any later batch wins
+    over a re-indented one in an earlier, the excluded file is passed over."""
+    indented = "".join("    " + line + "\n" for line in SNIPPET.splitlines())
+    _many_changed_files(repo, 12)
+    repo.write("app/a_indented.py", "class Wrapper:\n" + indented)  # re-indented: loses to any exact copy
+    repo.write("app/m05_first.py", "def serve(request):\n" + SNIPPET + "\n")  # the first exact copy
+    repo.write("app/z_second.py", "# filler\n" * 20 + SNIPPET + "\n")  # a later exact copy
+    repo.write("app/b_helpers.py", "def check():\n    if user:\n        return user.is_staff\n")  # re-indented only
+    repo.write("app/y_helpers.py", "def check():\n  if user:\n      return user.is_staff\n")
+    repo.write("app/crlf.py", "def crlf():\r\n    value = compute_it(1)\r\n    return value\r\n")
+    repo.write("app/m09_excluded.py", "def left():\n    return leftover_value(42)\n")  # the needle's own file
+    repo.write("app/x_indented.py", "class Left:\n    def left():\n        return leftover_value(42)\n")
+    return repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("scatter")
+
+
+def _scattered_needles():
+    from findings.verification.texts import Needle
+
+    return [
+        (Needle(SNIPPET), None),  # exact in m05 and z_second, re-indented in a_indented: m05
+        (Needle(SNIPPET), "app/m05_first.py"),  # the first left out: z_second
+        (Needle("    path = request.GET[\"file\"]\n    elsewhere()"), None),  # shares the probe, held nowhere
+        (Needle("if user:\n    return user.is_staff"), None),  # re-indented in b_ and y_: b_
+        (Needle("    value = compute_it(1)\n    return value"), None),  # CRLF in the file, LF in the needle
+        (Needle("def left():\n    return leftover_value(42)"), "app/m09_excluded.py"),  # only re-indented elsewhere
+        (Needle("    return leftover_value(42)"), None),  # exact in the file the other needle leaves out
+        (Needle("    nowhere_at_all = True"), None),
+    ]
+
+
+_SCATTERED_ANSWERS = [
+    ("app/m05_first.py", 1, False),
+    ("app/z_second.py", 20, False),
+    None,
+    ("app/b_helpers.py", 1, True),
+    ("app/crlf.py", 1, False),
+    ("app/x_indented.py", 1, True),
+    ("app/m09_excluded.py", 1, False),
+    None,
+]
+
+
+@pytest.mark.parametrize("find_probes", [0, 100], ids=["line-sets", "finds"])
+@pytest.mark.parametrize("kept", [0, 700], ids=["none-kept", "some-kept"])
+@pytest.mark.parametrize("decoded", [False, True], ids=["raw", "some-decoded"])
+def test_one_pass_for_many_needles_answers_as_one_search_per_needle(repo, base, monkeypatch, find_probes, kept, decoded):
+    from findings.verification import texts
+    from findings.verification.texts import cache_for
+
+    _search_budget(monkeypatch, batch=400, kept=kept)
+    monkeypatch.setattr(texts, "_CORPUS_FIND_PROBES", find_probes)
+    target = _scattered_copies(repo)
+    wanted = _scattered_needles()
+
+    def corpus(reader):
+        cache = cache_for(reader)
+        if decoded:  # files decoded for the evidence's own checks are searched as they are
+            cache.prefetch(reader, reader.resolve(target), ["app/crlf.py", "app/z_second.py", "app/m03.py"])
+        return cache.corpus(reader, reader.resolve(base), reader.resolve(target))
+
+    texts.shared_texts.clear()
+    with GitReader(repo.git_dir) as reader:
+        one_pass = corpus(reader)
+        together = one_pass.matches_all(reader, wanted)
+    texts.shared_texts.clear()
+    with GitReader(repo.git_dir) as reader:
+        per_needle = corpus(reader)
+        apart = [per_needle.matches(reader, needle, exclude=exclude) for needle, exclude in wanted]
+        # Read again and again, the let-go batches have line filters now: a pass through them
+        # skips only the batches that hold none of the needles.
+        filtered = per_needle.matches_all(reader, wanted)
+
+    assert together == apart == filtered == _SCATTERED_ANSWERS
+    # The needles are in later batches and one is held nowhere, so the pass reads every batch,
+    # once; one search per needle reads the batches that were not kept again for each.
+    assert one_pass.batches_built == len(one_pass._kept) + len(one_pass._let_go) >= 8
+    if not kept:
+        assert per_needle.batches_built > 2 * one_pass.batches_built
+
+
+def test_many_items_checked_together_give_what_each_gives_alone(repo, base, monkeypatch):
+    from findings.verification import EvidenceChecks
+
+    _search_budget(monkeypatch, batch=400, kept=0)
+    target = _scattered_copies(repo)
+    specs = [
+        snippet(base),  # moved out of its file: found in another
+        snippet(base, start=4, end=4, text="def handler(request):"),  # still in its file
+        snippet(base, start=4, end=4, text="def handler(request):\n    nowhere = True"),  # gone
+        snippet(base, path="app/missing.py"),  # no such file at either commit, the code elsewhere
+        snippet(base, text=""),  # its text read at the evidence commit, then moved
+        EvidenceSpec("snippet", commit=base, path="../escape.py", text="x"),  # an error
+        EvidenceSpec("snippet", path="app/views.py", text=SNIPPET),  # no evidence commit: not searched elsewhere
+        EvidenceSpec("path", commit=base, path="app/urls.py", expect="exists"),
+        EvidenceSpec("note", text="checked by hand"),
+    ]
+
+    with GitReader(repo.git_dir) as reader:
+        alone = [check_evidence(reader, spec, target) for spec in specs]
+    with GitReader(repo.git_dir) as reader:
+        checks = EvidenceChecks(reader, target)
+        numbers = [checks.add(spec) for spec in specs]
+        results = checks.results()
+        together = [results[number] for number in numbers]
+
+    assert together == alone
+    assert [result.state for result in alone] == [
+        "holds", "holds", "gone", "holds", "holds", "error", "gone", "holds", "unchecked",
+    ]
+    assert alone[0].detail == "moved from app/views.py:6 to app/m05_first.py:2"
+
+
+def test_files_that_fill_two_batches_when_read_again_keep_one_filter_for_both(repo, base, monkeypatch):
+    from findings.verification import texts
+    from findings.verification.texts import Needle, cache_for
+
+    # Decoded, the three CRLF files fit one batch; read raw again, with their CRs, they need two.
+    # The line filter of the files once in that batch must cover both.
+    _search_budget(monkeypatch, batch=370, kept=0)
+    names = [f"app/c{number}.py" for number in range(3)]
+    for number, name in enumerate(names):
+        repo.write(name, "".join(f"c{number}_value_{line} = {line}\r\n" for line in range(8)))
+    target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("crlf")
+    absent, first_file = Needle("nowhere_at_all = True"), Needle("c0_value_3 = 3\nc0_value_4 = 4")
+
+    texts.shared_texts.clear()
+    with GitReader(repo.git_dir) as reader:
+        cache = cache_for(reader)
+        cache.prefetch(reader, reader.resolve(target), names)
+        corpus = cache.corpus(reader, reader.resolve(base), reader.resolve(target))
+        assert corpus.matches(reader, absent, exclude=None) is None  # reads the decoded files
+        assert len(corpus._let_go) == 2
+        cache._files.clear()  # the decoded files forgotten: read raw from now on
+        texts.shared_texts.clear()
+        built = corpus.batches_built
+        assert corpus.matches(reader, absent, exclude=None) is None  # reads all again, building filters
+        assert corpus.batches_built - built == 3
+        found = corpus.matches(reader, first_file, exclude=None)
+
+    assert found == ("app/c0.py", 3, False)
