@@ -26,6 +26,11 @@ from findings.api.permissions import PUBLIC_ONLY, read_scope, request_repositori
 # A bound on how long a page nobody asks for again is kept; staleness is ruled out by the version
 # in the key, not by this.
 LIST_CACHE_SECONDS = 600
+# Only the first pages of a question are asked again (a CI job, a merge bot, a dashboard); a walk
+# through deep pages or along a cursor goes one way, and caching it would only fill the cache.
+LIST_CACHE_MAX_PAGE = 10
+# Besides the filters: what a list's URL may carry and still be cached.
+_LIST_PARAMETERS = {"ordering", "page", "page_size", "cursor", "format"}
 
 
 def read_scope_key(request) -> str:
@@ -58,12 +63,28 @@ def list_cache_key(request, version: tuple) -> str:
     return f"list:1:{digest}"
 
 
+def worth_caching(request, filters) -> bool:
+    """Whether a list request is one asked again: one of the first pages (or the first of a
+    cursor walk), and nothing in its URL beside `filters` and the list's own parameters. An
+    unknown parameter changes nothing but the page's links, so each would be a copy of its own: a
+    way to fill the cache (which in production shares its Redis with the broker) with one URL."""
+    if set(request.GET) - set(filters) - _LIST_PARAMETERS:
+        return False
+    if request.GET.get("cursor"):
+        return False
+    page = request.GET.get("page", "1")
+    return page.isdigit() and int(page) <= LIST_CACHE_MAX_PAGE
+
+
 class CachedListMixin:
-    """For a ListAPIView with a `long_list` (pagination.LongList): its JSON pages are cached by
-    `list_cache_key`. The browsable API and errors are built every time."""
+    """For a ListAPIView with a `long_list` (pagination.LongList) and a `filterset_class`: its
+    JSON pages that are `worth_caching` are cached by `list_cache_key`. The browsable API, deep
+    pages and errors are built every time."""
 
     def list(self, request, *args, **kwargs):
-        if request.accepted_renderer.format != "json":
+        if request.accepted_renderer.format != "json" or not worth_caching(
+            request, self.filterset_class.base_filters
+        ):
             return super().list(request, *args, **kwargs)
         version = self.long_list.version()
         key = list_cache_key(request, version)

@@ -97,3 +97,17 @@ def test_the_image_prepares_the_mirror_volume_for_its_user():
     assert f"mkdir -p {mirror_root} && chown recheck {mirror_root}" in dockerfile
     assert "USER recheck" in dockerfile
     assert any(volume.endswith(f":{mirror_root}") for volume in SERVICES["worker"]["volumes"])
+
+
+def test_a_full_cache_gives_way_to_the_broker():
+    """Cached pages and answers share Redis with the queued tasks: when Redis is full it must
+    drop what expires (every cache entry has a timeout), never a task (which has none)."""
+    command = command_of("redis")
+    options = dict(zip(command[1::2], command[2::2], strict=False))
+    assert options["--maxmemory-policy"] == "volatile-lru"
+    assert options["--maxmemory"].startswith("${REDIS_MAXMEMORY:-")
+    from django.conf import settings
+
+    from findings.api.listcache import LIST_CACHE_SECONDS
+
+    assert LIST_CACHE_SECONDS and settings.CACHES["default"].get("TIMEOUT", 300) is not None

@@ -17,7 +17,7 @@ from findings.relations import finding_tags_set
 from findings.services import finding_resolve
 from findings.verifying import pull_request_verify
 from reviews.models import Commit, PullRequest, Repository
-from tests.factories import UserFactory
+from tests.factories import UserFactory, large_reviewed_pull_request
 from tests.findings.test_verifying import import_review
 
 pytestmark = pytest.mark.django_db
@@ -201,3 +201,21 @@ def test_the_browsable_api_and_errors_are_built_each_time(anonymous_reader, repo
     assert anonymous_reader.get("/api/findings/?status=nonsense").status_code == 400
     page = anonymous_reader.get("/api/findings/", HTTP_ACCEPT="text/html")
     assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("query", ["page=11&page_size=2", "NEXT_CURSOR", "utm_source=nightly", "kind=blocker&x=1"])
+def test_deep_pages_cursor_walks_and_unknown_parameters_are_not_cached(anonymous_reader, query):
+    """Only what is asked again is kept: a crawler walking deep pages or a cursor, or one URL with
+    ever new junk in it, does not fill the cache (which production shares with the broker)."""
+    large_reviewed_pull_request(findings=30)
+    if query == "NEXT_CURSOR":
+        query = anonymous_reader.get("/api/findings/?cursor=&page_size=2").json()["next"].split("?", 1)[1]
+    assert anonymous_reader.get(f"/api/findings/?{query}").status_code == 200
+    with CaptureQueriesContext(connection) as again:
+        assert anonymous_reader.get(f"/api/findings/?{query}").status_code == 200
+    assert [sql for sql in again.captured_queries if "findings_finding" in sql["sql"]]
+    # The last page that is kept: built once, then found with the one query for the version.
+    anonymous_reader.get("/api/findings/?page=10&page_size=2")
+    with CaptureQueriesContext(connection) as kept:
+        anonymous_reader.get("/api/findings/?page=10&page_size=2")
+    assert len(kept.captured_queries) == 1
