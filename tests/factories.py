@@ -17,6 +17,10 @@ def make_sha(seed: str | None = None) -> str:
     return hashlib.sha1((seed or f"commit-{next(_sha_counter)}").encode()).hexdigest()
 
 
+# Every factory user signs in with this password.
+USER_PASSWORD = "correct horse battery staple"
+
+
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
@@ -25,7 +29,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
-    password = factory.django.Password("correct horse battery staple")
+    password = factory.django.Password(USER_PASSWORD)
 
     @factory.post_generation
     def permissions(user, create, extracted, **kwargs):

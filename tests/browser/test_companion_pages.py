@@ -9,7 +9,7 @@ import pytest
 from django.db import connections
 
 from findings.site.companion import companion_render
-from tests.factories import reviewed_pull_request
+from tests.factories import USER_PASSWORD, reviewed_pull_request
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls made here are ordinary
 # blocking calls, not coroutines, so Django's async guard does not apply.
@@ -55,6 +55,21 @@ def chromium():
             # Playwright's loop gives ORM calls made inside this block their own connection,
             # which the test database teardown cannot see: close it here.
             connections.close_all()
+
+
+def sign_in(page, live_server, username: str, next_url: str, *, sent_there: bool = True) -> None:
+    """Sign in as the factory user `username` and land on `next_url` (a path; a fragment is the
+    page's own). With `sent_there` the page itself must send an anonymous visitor to the sign-in
+    page; otherwise (a page anyone may read) the sign-in page is opened with `next`."""
+    if sent_there:
+        page.goto(live_server.url + next_url)
+        assert "/accounts/login/" in page.url, page.url
+    else:
+        page.goto(f"{live_server.url}/accounts/login/?next={next_url}")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", USER_PASSWORD)
+    page.click(".signin-password button[type=submit]")
+    page.wait_for_url(live_server.url + next_url.split("#")[0] + "**")
 
 
 def shoot(page, name: str) -> None:

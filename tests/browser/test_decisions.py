@@ -8,22 +8,11 @@ import re
 import pytest
 
 from findings.models import Finding, FindingEvent
-from tests.browser.test_companion_pages import DESKTOP, PHONE, chromium, shoot
+from tests.browser.test_companion_pages import DESKTOP, PHONE, chromium, shoot, sign_in
 from tests.factories import UserFactory
 from tests.findings.decision_data import fetched_review
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "correct horse battery staple"
-
-
-def log_in(page, live_server, username: str, next_url: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/?next={next_url}")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click(".signin-password button[type=submit]")
-    page.wait_for_url(f"{live_server.url}{next_url}")
-
 
 def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_no_buttons(
     live_server, tmp_path
@@ -35,7 +24,7 @@ def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_n
     first = review.fixed_one
     with chromium() as browser:
         page = browser.new_page(viewport=DESKTOP)
-        log_in(page, live_server, "mona", blockers)
+        sign_in(page, live_server, "mona", blockers, sent_there=False)
         assert page.locator("nav.site-nav >> text=Needs a decision").count() == 1
         card = page.locator("#finding-1")
 
@@ -107,7 +96,7 @@ def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_n
 
         # A reader: no buttons anywhere, and a forged POST is refused.
         reader = browser.new_context(viewport=DESKTOP).new_page()
-        log_in(reader, live_server, "rhea", blockers)
+        sign_in(reader, live_server, "rhea", blockers, sent_there=False)
         assert reader.locator(".decide").count() == 0 and "Mark fixed" not in reader.content()
         assert reader.locator("nav.site-nav >> text=Needs a decision").count() == 0
         reader.goto(live_server.url + review.still_there.get_absolute_url())

@@ -5,7 +5,7 @@ import pytest
 
 from findings.models import Finding
 from reviews.mirrors import repository_fetch
-from tests.browser.test_companion_pages import DESKTOP, chromium, shoot
+from tests.browser.test_companion_pages import DESKTOP, chromium, shoot, sign_in
 from tests.factories import CommitFactory, PinnedCommitFactory, PullRequestFactory, RepositoryFactory, UserFactory
 from tests.gitrepo import GitRepoBuilder
 
@@ -29,12 +29,7 @@ def test_a_reviewer_writes_a_blocker_from_selected_lines_tries_a_pattern_and_see
 
     with chromium() as browser:
         page = browser.new_page(viewport=DESKTOP)
-        page.goto(f"{base}findings/new/?commit={sha}&path=src/loader.py&lines=7-8")
-        assert "/accounts/login/" in page.url
-        page.fill("input[name=login]", "rae")
-        page.fill("input[name=password]", "correct horse battery staple")
-        page.click(".signin-password button[type=submit]")
-        page.wait_for_url("**/findings/new/**")
+        sign_in(page, live_server, "rae", f"/acme/rl/pull/7/findings/new/?commit={sha}&path=src/loader.py&lines=7-8")
 
         snippet = page.locator("textarea[name='evidence-0-text']")
         assert snippet.input_value() == "tolerance = 0\nwhile tolerance == 0:"

@@ -13,24 +13,14 @@ from access.models import AuditEntry
 from findings.models import Finding, FindingEvent
 from findings.verifying import pull_request_verify
 from reviews.mirrors import repository_fetch
-from tests.browser.test_companion_pages import DESKTOP, chromium, shoot
+from tests.browser.test_companion_pages import DESKTOP, chromium, shoot, sign_in
 from tests.factories import CommitFactory, PinnedCommitFactory, PullRequestFactory, RepositoryFactory, UserFactory
 from tests.gitrepo import GitRepoBuilder
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "correct horse battery staple"
 LOADER = "".join(f"line_{n} = {n}\n" for n in range(1, 7)) + "tolerance = 0\nwhile tolerance == 0:\n    pass\n"
 FIXED = "".join(f"line_{n} = {n}\n" for n in range(1, 7)) + "tolerance = 100\nwhile tolerance > 0:\n    tolerance -= 1\n"
-
-
-def log_in(page, live_server, username: str, next_url: str) -> None:
-    page.goto(live_server.url + next_url)
-    assert "/accounts/login/" in page.url
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click(".signin-password button[type=submit]")
-    page.wait_for_url(live_server.url + next_url.split("#")[0] + "**")
 
 
 def post_from_page(page, url: str, fields: dict, *, with_token: bool = True) -> int:
@@ -66,7 +56,7 @@ def test_a_blocker_goes_from_selected_lines_to_marked_fixed_in_the_browser(live_
     with chromium() as browser:
         # The reviewer: the code at the reviewed commit, lines 7-8 selected with the mouse.
         page = browser.new_context(viewport=DESKTOP).new_page()
-        log_in(page, live_server, "rae", f"{pr_url}code/{reviewed}/src/loader.py")
+        sign_in(page, live_server, "rae", f"{pr_url}code/{reviewed}/src/loader.py")
         assert page.locator("text=modified").count() >= 1  # changed by the PR since its base
         page.click('a[data-line="7"]')
         page.click('a[data-line="8"]', modifiers=["Shift"])
@@ -104,7 +94,7 @@ def test_a_blocker_goes_from_selected_lines_to_marked_fixed_in_the_browser(live_
 
     with chromium() as browser:
         page = browser.new_context(viewport=DESKTOP).new_page()
-        log_in(page, live_server, "mona", f"{pr_url}blockers/")
+        sign_in(page, live_server, "mona", f"{pr_url}blockers/")
         card = page.locator("#finding-1")
 
         card.locator("summary", has_text="Mark fixed").click()
@@ -137,7 +127,7 @@ def test_a_blocker_goes_from_selected_lines_to_marked_fixed_in_the_browser(live_
         assert post_from_page(page, finding.get_absolute_url() + "decide/", {"status": "open"}, with_token=False) == 403
 
         reader = browser.new_context(viewport=DESKTOP).new_page()
-        log_in(reader, live_server, "rhea", f"{pr_url}blockers/")
+        sign_in(reader, live_server, "rhea", f"{pr_url}blockers/")
         assert reader.locator(".decide").count() == 0 and "Mark fixed" not in reader.content()
         assert "New finding" not in reader.content()
         assert post_from_page(reader, finding.get_absolute_url() + "decide/", {"status": "open", "note": "forged"}) == 403

@@ -5,7 +5,7 @@ import requests
 
 from access.models import ApiToken
 from tests.browser.test_companion_pages import DESKTOP, chromium, shoot
-from tests.factories import UserFactory
+from tests.factories import USER_PASSWORD, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +18,7 @@ def test_a_user_signs_in_makes_a_token_uses_it_and_revokes_it(live_server):
         assert "/accounts/login/" in page.url
         shoot(page, "sign-in")
         page.fill("input[name=login]", "rita")
-        page.fill("input[name=password]", "correct horse battery staple")
+        page.fill("input[name=password]", USER_PASSWORD)
         page.click(".signin-password button[type=submit]")
         page.wait_for_url(f"{live_server.url}/accounts/tokens/")
 
