@@ -287,12 +287,7 @@ class Corpus:
                     continue
                 for number in list(numbers):
                     needle, exclude = wanted[number]
-                    for path in paths:
-                        if path == exclude:
-                            continue
-                        file = self._cache.file(reader, self.commit, path)
-                        if file is None or file.problem:
-                            continue
+                    for path, file in self._texts(reader, paths, exclude):
                         positions = file.occurrences(needle, loose=False)
                         if positions:
                             answers[number] = (path, positions[0], False)
@@ -307,15 +302,21 @@ class Corpus:
         for numbers in searching.values():
             for number in numbers:
                 needle = wanted[number][0]
-                for path in loose_candidates[number]:
-                    file = self._cache.file(reader, self.commit, path)
-                    if file is None or file.problem:
-                        continue
+                for path, file in self._texts(reader, loose_candidates[number], None):
                     positions = file.occurrences(needle, loose=True)
                     if positions:
                         answers[number] = (path, positions[0], True)
                         break
         return answers
+
+    def _texts(self, reader: GitReader, paths: Iterable[str], exclude: str | None) -> Iterator[tuple[str, FileText]]:
+        """The decoded text files among ``paths`` (through the reader's file cache), but ``exclude``."""
+        for path in paths:
+            if path == exclude:
+                continue
+            file = self._cache.file(reader, self.commit, path)
+            if file is not None and not file.problem:
+                yield path, file
 
     def _batches(self, reader: GitReader, probes: Collection[bytes | None]) -> Iterator[_Batch]:
         """The batches in path order: the kept ones; those read before and let go, read again
