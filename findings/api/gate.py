@@ -45,10 +45,10 @@ def pull_request_generation(*, slug: str, number: int, repositories=None) -> tup
     """(id, generation) of the pull request `slug#number`, or None when there is none the caller
     may see (the caller then looks it up in full, for the error that says what to do).
 
-    `repositories` is what the caller may read (`permissions.repository_limit`): None for
-    everything, `PUBLIC_ONLY` for an anonymous one with no token, or a
-    queryset. A cached answer is found through here alone, so it must never find a pull request
-    its caller could not read."""
+    `repositories` is what the caller may read (`permissions.read_scope`): None for everything,
+    `PUBLIC_ONLY` for an anonymous caller with no token, or a queryset of repositories. A cached
+    answer is found through here alone, so it must never find a pull request its caller could not
+    read."""
     if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
         return None
     if repositories is not None and repositories is not PUBLIC_ONLY:

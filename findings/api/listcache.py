@@ -3,8 +3,8 @@
 The tools that read the findings list (CI jobs, merge bots, dashboards) ask the same questions
 again and again between two writes. A page is cached under everything its bytes depend on:
 
-- the URL as asked (path and query string, every value as typed, so a filter, an ordering, a
-  page number or a cursor is a page of its own);
+- the URL as asked (path and query string, every value as typed, so a filter, an ordering or a
+  page number is a page of its own), for the requests `worth_caching`: those asked again;
 - the site the page's links point at, and the time zone its dates are written in;
 - what the caller may read (`read_scope_key`): a page is only ever served to a caller who may read
   exactly what the caller it was built for could;
@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.http import HttpResponse
 from django.utils import timezone
 
-from findings.api.permissions import PUBLIC_ONLY, read_scope, request_repositories
+from findings.api.permissions import PUBLIC_ONLY, read_scope
 
 # A bound on how long a page nobody asks for again is kept; staleness is ruled out by the version
 # in the key, not by this.
@@ -44,7 +44,7 @@ def read_scope_key(request) -> str:
         return "*"
     if scope is PUBLIC_ONLY:
         return "public"
-    return ",".join(str(pk) for pk in sorted(request_repositories(request).values_list("pk", flat=True)))
+    return ",".join(str(pk) for pk in sorted(scope.values_list("pk", flat=True)))
 
 
 def list_cache_key(request, version: tuple) -> str:
