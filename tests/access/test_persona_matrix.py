@@ -40,6 +40,7 @@ from tests.factories import (
     reviewed_pull_request,
 )
 from tests.findings.api.test_actions import bundle
+from tests.queued import record_queued
 
 pytestmark = pytest.mark.django_db
 
@@ -78,16 +79,10 @@ def fresh_cache():
 
 @pytest.fixture(autouse=True)
 def queued_tasks(monkeypatch):
-    from types import SimpleNamespace
-
     from findings import tasks
 
-    queued = []
-    monkeypatch.setattr(tasks.run_verification, "delay",
-                        lambda run_id: queued.append(run_id) or SimpleNamespace(id=f"task-{run_id}"))
-    monkeypatch.setattr(tasks.run_import, "delay",
-                        lambda job_id: queued.append(job_id) or SimpleNamespace(id=f"task-{job_id}"))
-    return queued
+    # Background imports too: a persona's bundle must be refused or queued, never imported here.
+    return record_queued(monkeypatch, tasks.run_verification, tasks.run_import)
 
 
 def _world(owner_of_import) -> World:

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from findings.models import Finding
 from reviews.models import PinnedCommit
 from tests.gitrepo import GitRepoBuilder
+from tests.queued import record_queued
 from tests.factories import (
     CommitFactory,
     EvidenceFactory,
@@ -40,14 +41,7 @@ def queued_tasks(monkeypatch):
     is another module's business, and these tests are about what the API asks for."""
     from findings import tasks
 
-    queued = []
-
-    def delay(run_id):
-        queued.append(run_id)
-        return SimpleNamespace(id=f"task-{run_id}")
-
-    monkeypatch.setattr(tasks.run_verification, "delay", delay)
-    return queued
+    return record_queued(monkeypatch, tasks.run_verification)
 
 
 def token_client(user) -> APIClient:
