@@ -19,13 +19,8 @@ def role_groups_ensure(sender, apps=None, using="default", **kwargs) -> None:
     # The permissions of these apps are made by their own post_migrate, which may not have run yet.
     for label in ("reviews", "findings"):
         create_permissions(global_apps.get_app_config(label), verbosity=0, using=using)
-    roles = importlib.import_module(ROLES_MIGRATION).ROLES
-    for name, codes in roles.items():
+    migration = importlib.import_module(ROLES_MIGRATION)
+    for name, codes in migration.ROLES.items():
         group, created = Group.objects.using(using).get_or_create(name=name)
-        if not created:
-            continue
-        wanted = [tuple(code.split(".", 1)) for code in codes]
-        query = Permission.objects.using(using).none()
-        for app_label, codename in wanted:
-            query |= Permission.objects.using(using).filter(content_type__app_label=app_label, codename=codename)
-        group.permissions.add(*query)
+        if created:
+            group.permissions.add(*migration.role_permissions(Permission.objects.using(using), name, codes))

@@ -30,16 +30,23 @@ def create_role_groups(apps, schema_editor):
     Permission = apps.get_model("auth", "Permission")
     for name, codes in ROLES.items():
         group, _ = Group.objects.get_or_create(name=name)
-        wanted = {tuple(code.split(".", 1)) for code in codes}
-        permissions = [
-            permission
-            for permission in Permission.objects.select_related("content_type")
-            if (permission.content_type.app_label, permission.codename) in wanted
-        ]
-        missing = wanted - {(p.content_type.app_label, p.codename) for p in permissions}
-        if missing:
-            raise RuntimeError(f"Permissions missing for the {name} role: {sorted(missing)}")
-        group.permissions.add(*permissions)
+        group.permissions.add(*role_permissions(Permission.objects.all(), name, codes))
+
+
+def role_permissions(permissions, name: str, codes: list[str]) -> list:
+    """The permissions among `permissions` (a queryset of auth's Permission) that the role `name`
+    holds, by their "app_label.codename"; refused when one does not exist. Also used by
+    access.roles, which puts the groups back after a flush."""
+    wanted = {tuple(code.split(".", 1)) for code in codes}
+    found = [
+        permission
+        for permission in permissions.select_related("content_type")
+        if (permission.content_type.app_label, permission.codename) in wanted
+    ]
+    missing = wanted - {(p.content_type.app_label, p.codename) for p in found}
+    if missing:
+        raise RuntimeError(f"Permissions missing for the {name} role: {sorted(missing)}")
+    return found
 
 
 def remove_role_groups(apps, schema_editor):
