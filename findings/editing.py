@@ -165,7 +165,7 @@ def finding_evidence_set(
         # A snippet's text may have been filled in from the repository: an omitted text keeps it.
         if item.get("text") or item["kind"] != Evidence.Kind.SNIPPET or values["path"] != evidence.path:
             values["text"] = item.get("text", "")
-        if _assign(evidence, values):
+        if assign_changed(evidence, values):
             evidence.save()
             changed = True
     if existing:
@@ -201,12 +201,13 @@ def _evidence_commit(
 
 def _submodule_repository(values: dict) -> Repository:
     repository = Repository.objects.filter(slug=values["slug"]).first() or Repository(slug=values["slug"])
-    if _assign(repository, {key: values[key] for key in ("clone_url", "web_url", "default_branch")}) or not repository.pk:
+    if assign_changed(repository, {key: values[key] for key in ("clone_url", "web_url", "default_branch")}) or not repository.pk:
         repository.save()
     return repository
 
 
-def _assign(instance, values: dict) -> bool:
+def assign_changed(instance, values: dict) -> bool:
+    """Set `values` on `instance`; whether any of them changed it (so only a change is saved)."""
     changed = False
     for name, value in values.items():
         if getattr(instance, name) != value:

@@ -11,7 +11,13 @@ from findings.models import Evidence, Finding, FindingEvent
 from access.audit import audit_record, audit_refusal
 from access.permissions import Action, may_add_repositories, readable_repositories, refusal, user_may
 from findings.relations import finding_by_reference, finding_links_set, finding_tags_set, tag_get_or_create
-from findings.editing import finding_event_for, finding_evidence_set, finding_save, finding_values
+from findings.editing import (
+    assign_changed,
+    finding_event_for,
+    finding_evidence_set,
+    finding_save,
+    finding_values,
+)
 from findings.services import finding_resolve
 from recheck.errors import BundleError, FindingError, RecheckError
 from reviews.models import SLUG_RE, PinnedCommit, PullRequest, Repository
@@ -86,15 +92,6 @@ def validate_bundle(data: dict) -> dict:
     return serializer.validated_data
 
 
-def _assign(instance, values: dict) -> bool:
-    changed = False
-    for name, value in values.items():
-        if getattr(instance, name) != value:
-            setattr(instance, name, value)
-            changed = True
-    return changed
-
-
 def review_import(*, data: dict, actor=None) -> ImportReport:
     """Create or update the review that `data` (a parsed bundle) describes, in one transaction.
     The audit log records the import with what it created and changed, or its refusal."""
@@ -136,7 +133,7 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
         pin, created = pull_request_pin_commit(
             pull_request=pull_request, commit=commit, role=item["role"], note=item["note"]
         )
-        changed = _assign(pin, {"role": item["role"]})
+        changed = assign_changed(pin, {"role": item["role"]})
         if changed:
             pin.save(update_fields=["role"])
         report.record(f"pin {commit.short_sha} ({item['role']})", created, changed)
@@ -196,7 +193,7 @@ def _save_by_key(model, key: dict, values: dict):
     instance = model.objects.filter(**key).first()
     created = instance is None
     instance = instance or model(**key)
-    changed = _assign(instance, values)
+    changed = assign_changed(instance, values)
     if created or changed:
         instance.save()
     return instance, created, changed and not created
