@@ -40,12 +40,18 @@ from reviews.models import Repository
 from reviews.selectors import reviewed_pin
 
 
-def _finding_of(pull_request, finding_number: int) -> Finding:
-    return get_object_or_404(
+def _finding_to_edit(request, owner: str, name: str, number: int, finding_number: int) -> tuple:
+    """The pull request and its finding N with its evidence, once the signed-in user may write
+    there (a 404 when they may not read it, a 403 when they may not write)."""
+    pull_request = pull_request_for(request, owner, name, number)
+    finding = get_object_or_404(
         Finding.objects.filter(pull_request=pull_request, number=finding_number).prefetch_related(
             "evidence__commit"
         )
     )
+    require_action(request, Action.WRITE, pull_request.repository, audit_action="finding.edit",
+                   target=f"{pull_request.reference} finding {finding.number}")
+    return pull_request, finding
 
 
 def _editor(request, pull_request, *, finding=None, values, rows, errors=None, notes=(), status=200):
@@ -144,10 +150,7 @@ def finding_new(request, owner: str, name: str, number: int):
 def finding_edit(request, owner: str, name: str, number: int, finding_number: int):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    pull_request = pull_request_for(request, owner, name, number)
-    finding = _finding_of(pull_request, finding_number)
-    require_action(request, Action.WRITE, pull_request.repository, audit_action="finding.edit",
-                   target=f"{pull_request.reference} finding {finding.number}")
+    pull_request, finding = _finding_to_edit(request, owner, name, number, finding_number)
     if request.method == "POST":
         return _save(request, pull_request, finding=finding)
     rows = [evidence_form_values(evidence) for evidence in finding.evidence.all()]
@@ -160,10 +163,7 @@ def evidence_new(request, owner: str, name: str, number: int, finding_number: in
     selection (`?kind=snippet&commit=&path=&lines=`); saving saves the whole finding."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    pull_request = pull_request_for(request, owner, name, number)
-    finding = _finding_of(pull_request, finding_number)
-    require_action(request, Action.WRITE, pull_request.repository, audit_action="finding.edit",
-                   target=f"{pull_request.reference} finding {finding.number}")
+    pull_request, finding = _finding_to_edit(request, owner, name, number, finding_number)
     rows = [evidence_form_values(evidence) for evidence in finding.evidence.all()]
     prefill = selection_prefill(pull_request, request.GET) or selection_prefill(pull_request, {"kind": "snippet"})
     rows.append(prefill.evidence)
