@@ -148,6 +148,14 @@ def explain(client: Client, url: str) -> None:
         print(f"      {query['sql'][:90]}…\n        plan: {plan[:400]}")
 
 
+def print_row(label: str, result) -> None:
+    """One endpoint's line: its rate, its time a request, its rate as a share of its baseline's."""
+    rates = [1 / seconds for seconds in result.subjects]
+    relative = [1 / ratio for ratio in result.ratios]
+    print(f"{label:58} {statistics.median(rates):8.0f} {1000 * statistics.median(result.subjects):8.2f} "
+          f"{spread(relative, '{:.3f}'):>18}  {min(result.loads):.1f}-{max(result.loads):.1f}")
+
+
 def profile(client: Client, urls: list) -> None:
     """Where each endpoint's time goes: the functions that take the most of 200 requests."""
     import cProfile
@@ -256,10 +264,7 @@ def run(data: dict, options) -> None:
             lambda: 1 / measure(client, trivial_url, options.seconds),
             lambda url=url: 1 / measure(client, url, options.seconds, fresh=options.fresh),
         )
-        rates = [1 / seconds for seconds in result.subjects]
-        relative = [1 / ratio for ratio in result.ratios]
-        print(f"{label:58} {statistics.median(rates):8.0f} {1000 * statistics.median(result.subjects):8.2f} "
-              f"{spread(relative, '{:.3f}'):>18}  {min(result.loads):.1f}-{max(result.loads):.1f}")
+        print_row(label, result)
         if options.explain and url.startswith("/api/findings/"):
             explain(client, url)
     print(f"trivial DRF endpoint: {1 / statistics.median(result.floors):.0f} req/s in the last pairs")
@@ -301,10 +306,7 @@ def run_access(urls, options, middle: int) -> None:
             lambda url=url: 1 / measure(admin_client, url, options.seconds),
             lambda url=url: 1 / measure(reader_client, url, options.seconds),
         )
-        rates = [1 / seconds for seconds in result.subjects]
-        relative = [1 / ratio for ratio in result.ratios]
-        print(f"{label:58} {statistics.median(rates):8.0f} {1000 * statistics.median(result.subjects):8.2f} "
-              f"{spread(relative, '{:.3f}'):>18}  {min(result.loads):.1f}-{max(result.loads):.1f}")
+        print_row(label, result)
         if options.explain and url.startswith("/api/findings/"):
             explain(reader_client, url)
 
