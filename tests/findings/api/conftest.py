@@ -28,8 +28,9 @@ API_PERMISSIONS = ["findings.import_review", "findings.verify_pullrequest", "fin
 
 
 @pytest.fixture(autouse=True)
-def fresh_throttle_counts():
-    # Throttle counts live in the cache, which outlives a test's database transaction.
+def fresh_cache():
+    # Throttle counts and cached answers and pages live in the cache, which outlives a test's
+    # database transaction.
     cache.clear()
     yield
     cache.clear()

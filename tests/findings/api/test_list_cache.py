@@ -23,13 +23,6 @@ from tests.findings.test_verifying import import_review
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
 def urls(sha: str) -> list[str]:
     return [
         "/api/findings/",
