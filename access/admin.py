@@ -119,7 +119,9 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     @admin.display(description="Repositories")
     def repository_list(self, token: ApiToken) -> str:
-        return ", ".join(token.repositories.order_by("slug").values_list("slug", flat=True)) or "All"
+        if not token.limited:
+            return "All"
+        return ", ".join(token.repositories.order_by("slug").values_list("slug", flat=True)) or "None (deleted)"
 
     @admin.display(description="State")
     def state(self, token: ApiToken) -> str:

@@ -25,9 +25,15 @@ class ApiToken(AbstractAuthToken):
 
     name = models.CharField(max_length=100, help_text="What the token is for, e.g. “CI merge gate”.")
     scopes = models.JSONField(default=list, help_text=f"Any of: {', '.join(SCOPES)}.")
+    # Whether the token is narrowed to `repositories`. Said on its own, not read off the list: once
+    # the repositories it named are deleted the list is empty, and an empty list must then reach
+    # none of them, never every repository (fail closed).
+    limited = models.BooleanField(
+        default=False, help_text="Limited to the repositories below; a limited token whose repositories are gone reaches none.",
+    )
     repositories = models.ManyToManyField(
         "reviews.Repository", blank=True, related_name="+",
-        help_text="Limit the token to these repositories; none means every repository its user may see.",
+        help_text="The repositories a limited token reaches.",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

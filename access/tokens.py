@@ -80,7 +80,8 @@ def _create(*, user, name, scopes, days, repositories, created_by) -> tuple[ApiT
             "membership of the repository; Django admin, or create_api_token --grant)."
         )
     token, secret = ApiToken.objects.create(
-        user=user, expiry=timedelta(days=days), name=name, scopes=scopes, created_by=created_by
+        user=user, expiry=timedelta(days=days), name=name, scopes=scopes, created_by=created_by,
+        limited=bool(repositories),
     )
     if repositories:
         token.repositories.set(repositories)

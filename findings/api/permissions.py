@@ -31,13 +31,13 @@ def request_token(request) -> ApiToken | None:
 
 
 def token_repository_ids(request) -> set[int] | None:
-    """The repositories the request's token is limited to, or None when it is not limited."""
+    """The repositories the request's token is limited to, or None when it is not limited. A
+    limited token whose repositories were all deleted gets an empty set: it reaches nothing."""
     token = request_token(request)
-    if token is None:
+    if token is None or not token.limited:
         return None
     if not hasattr(token, "_repository_ids"):
-        ids = set(token.repositories.values_list("pk", flat=True))
-        token._repository_ids = ids or None
+        token._repository_ids = set(token.repositories.values_list("pk", flat=True))
     return token._repository_ids
 
 

@@ -222,3 +222,29 @@ def test_a_token_request_takes_a_fixed_number_of_queries(limited_client, review,
     # version the count is cached by, the page's ids, its rows.
     with django_assert_max_num_queries(8):
         assert limited_client.get("/api/findings/").status_code == 200
+
+
+def test_a_limited_token_whose_repositories_are_deleted_reaches_none(bot, review, other_repository, queued_tasks):
+    """Fail closed: the list a token was limited to being empty must mean nothing, never everything."""
+    token, secret = api_token_create(user=bot, name="Doomed", scopes=["read", "verify", "import", "resolve"],
+                                     repositories=[review.repository])
+    assert token.limited
+    token_client = client_with(secret)
+    reachable = _urls(other_repository)
+    review.repository.delete()
+    for url in reachable:
+        assert token_client.get(url).status_code == 404, url
+    for url in ["/api/repos/", "/api/pulls/", "/api/findings/", "/api/evidence/", "/api/verifications/", "/api/runs/"]:
+        assert token_client.get(url).json()["results"] == [], url
+    finding = other_repository.findings.get()
+    resolve = token_client.post(f"/api/findings/{finding.pk}/resolve", {"status": "dismissed", "note": "x"},
+                                format="json")
+    assert resolve.status_code == 404
+    refused = token_client.post(
+        "/api/reviews/import",
+        bundle(repository={"slug": "acme/secret", "clone_url": "https://github.com/acme/secret.git"}),
+        format="json",
+    )
+    assert refused.status_code == 403
+    finding.refresh_from_db()
+    assert finding.status == Finding.Status.OPEN and queued_tasks == []
