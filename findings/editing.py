@@ -17,6 +17,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from access.audit import audit_changes, audit_record, audit_refusal
+from access.permissions import Action, may_add_repositories, user_may
 from findings.models import Evidence, Finding, FindingEvent
 from findings.services import finding_evidence_changed, finding_evidence_lock
 from recheck.errors import FindingError, RecheckError
@@ -39,6 +40,8 @@ class FindingSave:
     finding: Finding
     created: bool
     before: dict = field(default_factory=dict)
+    # What was asked and deliberately not done (a submodule repository left as it is).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> list[str]:
@@ -119,6 +122,8 @@ def finding_evidence_set(
     items: list[dict],
     default_commit: Commit | None = None,
     fresh: bool = False,
+    actor: AbstractBaseUser | None = None,
+    notes: list[str] | None = None,
 ) -> bool:
     """Make `items` (validated evidence in the bundle's shape, in order) the finding's evidence:
     rows are matched by position, so adding, changing, removing and reordering are one list.
@@ -129,7 +134,11 @@ def finding_evidence_set(
     this transaction (so it has no evidence yet). When anything changed on a finding that already
     existed, its evidence version moves on and its verdicts are dropped
     (`finding_evidence_changed`): they checked the old evidence. Returns whether anything changed.
-    Raises FindingError naming `evidence[i].<field>`."""
+    Raises FindingError naming `evidence[i].<field>`.
+
+    A gitlink item's `submodule` names another repository, and `actor` is checked against it as
+    against the finding's own (None is the operator, who may do anything): see
+    `_submodule_repository`. What was left undone for want of a role is appended to `notes`."""
     repository = finding.pull_request.repository
     existing = {}
     if not fresh:
@@ -154,7 +163,9 @@ def finding_evidence_set(
             "expect": item.get("expect", ""),
             "sha": item.get("sha", ""),
             "caption": item.get("caption", ""),
-            "submodule_repository": _submodule_repository(item["submodule"]) if item.get("submodule") else None,
+            "submodule_repository": _submodule_repository(
+                item["submodule"], actor=actor, where=f"evidence[{position}].submodule", notes=notes,
+            ) if item.get("submodule") else None,
             "reference_branch": item.get("branch", ""),
         }
         evidence = existing.pop(position, None)
@@ -199,10 +210,56 @@ def _evidence_commit(
     )
 
 
-def _submodule_repository(values: dict) -> Repository:
-    repository = Repository.objects.filter(slug=values["slug"]).first() or Repository(slug=values["slug"])
-    if assign_changed(repository, {key: values[key] for key in ("clone_url", "web_url", "default_branch")}) or not repository.pk:
-        repository.save()
+# The fields of a repository a gitlink item may give for its submodule's repository.
+SUBMODULE_REPOSITORY_FIELDS = ("clone_url", "web_url", "default_branch")
+
+
+def _submodule_repository(values: dict, *, actor, where: str, notes: list[str] | None) -> Repository:
+    """The repository a gitlink item names by slug, checked against `actor` like any other object
+    a write touches:
+
+    - one the actor may read is used; the URLs and branch the item gives are applied only if the
+      actor may change that repository's settings, and otherwise it is left as it is (said in
+      `notes`), so naming a repository never rewrites where it is fetched from;
+    - one new to the server is added, by whoever may add repositories (as a bundle's own
+      repository is);
+    - anything else is refused in one set of words, whether the repository is private to others
+      or does not exist, so the answer tells nothing about which.
+    """
+    slug = values["slug"]
+    repository = Repository.objects.filter(slug=slug).first()
+    readable = repository is not None and (actor is None or user_may(actor, Action.READ, repository))
+    if not readable:
+        if repository is None and (actor is None or may_add_repositories(actor)):
+            repository = Repository(slug=slug, **{key: values[key] for key in SUBMODULE_REPOSITORY_FIELDS if key in values})
+            repository.save()
+            audit_record(
+                action="repository.create", actor=actor, target=slug, repository=repository,
+                changes=audit_changes({}, {key: getattr(repository, key) for key in SUBMODULE_REPOSITORY_FIELDS}),
+            )
+            return repository
+        name = actor.get_username() if actor is not None else "you"
+        raise FindingError(
+            f"{where}.slug",
+            f"No repository {slug} is recorded for {name} to read, and adding a repository to this server needs an "
+            "instance-wide Reviewer role: ask an admin of this server to add it, or to grant you a role on it.",
+        )
+    wanted = {key: values[key] for key in SUBMODULE_REPOSITORY_FIELDS if key in values}
+    before = {key: getattr(repository, key) for key, value in wanted.items() if getattr(repository, key) != value}
+    if not before:
+        return repository
+    if actor is not None and not user_may(actor, Action.SETTINGS, repository):
+        if notes is not None:
+            notes.append(
+                f"{slug} was left as it is: changing its {', '.join(sorted(before))} needs the Admin role on it."
+            )
+        return repository
+    assign_changed(repository, wanted)
+    repository.save()
+    audit_record(
+        action="repository.update", actor=actor, target=slug, repository=repository,
+        changes=audit_changes(before, {key: getattr(repository, key) for key in before}),
+    )
     return repository
 
 
@@ -281,7 +338,8 @@ def _finding_write(pull_request, item, actor, source, finding, default_commit, a
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item),
                              finding=finding)
         evidence_changed = finding_evidence_set(
-            finding=saved.finding, items=item["evidence"], default_commit=default_commit, fresh=saved.created
+            finding=saved.finding, items=item["evidence"], default_commit=default_commit, fresh=saved.created,
+            actor=actor, notes=saved.notes,
         )
     changes = audit_changes(saved.before, {name: getattr(saved.finding, name) for name in saved.before})
     if evidence_changed and not saved.created:

@@ -567,6 +567,9 @@ class ImportReportSerializer(serializers.Serializer):
     created = serializers.ListField(child=serializers.CharField())
     updated = serializers.ListField(child=serializers.CharField())
     unchanged = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(
+        child=serializers.CharField(), help_text="What the bundle asked for and was left undone, and why."
+    )
 
 
 class ImportJobSerializer(serializers.Serializer):

@@ -51,6 +51,8 @@ class ImportReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    # What the bundle asked for and the import deliberately left undone (no role for it).
+    notes: list[str] = field(default_factory=list)
 
     def record(self, label: str, created: bool, changed: bool) -> None:
         (self.created if created else self.updated if changed else self.unchanged).append(label)
@@ -61,6 +63,7 @@ class ImportReport:
             "created": self.created,
             "updated": self.updated,
             "unchanged": self.unchanged,
+            "notes": self.notes,
         }
 
 
@@ -145,7 +148,8 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
     events: list[FindingEvent] = []
     for index, item in enumerate(bundle["findings"]):
         saved.append(_import_finding(
-            pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, events
+            pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, events,
+            report.notes,
         ))
     # The history of every finding created or edited, in one statement, before any status change
     # the bundle makes (so a finding's history reads created, then fixed).
@@ -166,7 +170,7 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
     audit_record(
         action="review.import", actor=actor, target=pull_request.reference, repository=repository,
         changes={"created": [None, report.created], "updated": [None, report.updated]} if report.created or report.updated else {},
-        message="Nothing changed." if not (report.created or report.updated) else "",
+        message=" ".join(["Nothing changed." if not (report.created or report.updated) else "", *report.notes]).strip(),
     )
     return report
 
@@ -274,14 +278,15 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
 
 
 def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor,
-                    events: list[FindingEvent]) -> tuple[Finding, bool, bool]:
+                    events: list[FindingEvent], notes: list[str]) -> tuple[Finding, bool, bool]:
     """Save one finding's fields and evidence with the same services as the site's editor (once
     per finding, never once per evidence item); its history event joins `events`. Returns the
     finding, whether it was created and whether it changed."""
     try:
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item))
         evidence_changed = finding_evidence_set(
-            finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created
+            finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created,
+            actor=actor, notes=notes,
         )
     except FindingError as error:
         raise BundleInvalid([(f"{where}.{error.field}", error.message)]) from None

@@ -122,6 +122,8 @@ def _save(request, pull_request, *, finding=None):
     else:
         message = f"Nothing changed in finding {saved.finding.number}."
     messages.success(request, message)
+    for note in saved.notes:
+        messages.warning(request, note)
     return redirect(saved.finding.get_absolute_url())
 
 

@@ -29,6 +29,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {heading}: {', '.join(labels)}")
         if report.unchanged:
             self.stdout.write(f"  unchanged: {len(report.unchanged)} item(s)")
+        for note in report.notes:
+            self.stdout.write(self.style.WARNING(f"  not done: {note}"))
 
     @property
     def stdin(self):
