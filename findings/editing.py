@@ -49,19 +49,17 @@ class FindingSave:
 
 
 def finding_values(item: dict) -> dict:
-    """A validated finding (bundle shape) as the fields `finding_save` takes."""
-    location = item.get("location") or {}
-    return {
-        "kind": item["kind"],
-        "caught_by": item["caught_by"],
-        "title": item["title"],
-        "summary": item["summary"],
-        "body": item["body"],
-        "fix": item["fix"],
-        "review_comment_url": item["review_comment_url"],
-        "path": location.get("path", ""),
-        "line": location.get("line"),
+    """A validated finding (bundle shape) as the fields `finding_save` takes: only those it names
+    (an omitted field is left as it is), with null as the field's empty value (it clears)."""
+    values = {
+        name: ("" if item[name] is None else item[name])
+        for name in ("kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url")
+        if name in item
     }
+    if "location" in item:
+        location = item["location"] or {}
+        values.update(path=location.get("path", ""), line=location.get("line"))
+    return values
 
 
 # Without a savepoint of their own: the import calls these once per finding of a bundle that can
@@ -227,6 +225,8 @@ def _submodule_repository(values: dict, *, actor, where: str, notes: list[str] |
       or does not exist, so the answer tells nothing about which.
     """
     slug = values["slug"]
+    # Only what the item names (PATCH-like); null clears, to the field's empty value.
+    values = {key: "" if value is None else value for key, value in values.items()}
     repository = Repository.objects.filter(slug=slug).first()
     readable = repository is not None and (actor is None or user_may(actor, Action.READ, repository))
     if not readable:
@@ -337,7 +337,7 @@ def _finding_write(pull_request, item, actor, source, finding, default_commit, a
     with pull_request_changes_batched(pull_request_id=pull_request.pk):
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item),
                              finding=finding)
-        evidence_changed = finding_evidence_set(
+        evidence_changed = "evidence" in item and finding_evidence_set(
             finding=saved.finding, items=item["evidence"], default_commit=default_commit, fresh=saved.created,
             actor=actor, notes=saved.notes,
         )

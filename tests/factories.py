@@ -292,7 +292,8 @@ def make_api_token(user, *, scopes=("read", "verify", "import", "resolve", "sett
 
     from access.models import ApiToken
 
-    token, secret = ApiToken.objects.create(user=user, expiry=timedelta(days=days), name=name, scopes=list(scopes))
+    token, secret = ApiToken.objects.create(user=user, expiry=timedelta(days=days), name=name, scopes=list(scopes),
+                                            limited=bool(repositories))
     if repositories:
         token.repositories.set(repositories)
     return secret

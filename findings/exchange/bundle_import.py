@@ -122,7 +122,7 @@ def _review_import(*, data: dict, actor=None) -> ImportReport:
     report.record(f"pull request {pull_request.reference}", pr_created, pr_changed)
     with pull_request_changes_batched(pull_request_id=pull_request.pk):
         _import_contents(bundle, repository, pull_request, actor, report)
-    if len(bundle["findings"]) + sum(len(item["evidence"]) for item in bundle["findings"]) >= ANALYZE_AFTER_ROWS:
+    if len(bundle["findings"]) + sum(len(item.get("evidence", ())) for item in bundle["findings"]) >= ANALYZE_AFTER_ROWS:
         transaction.on_commit(_analyze_imported_tables)
     return report
 
@@ -212,7 +212,7 @@ def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
             f"{existing.slug} is {existing.visibility} here; a bundle sets the visibility of a new repository only. "
             "Change it in the admin, or leave visibility out.",
         )])
-    fields = {"clone_url": values["clone_url"], "web_url": values["web_url"], "default_branch": values["default_branch"]}
+    fields = _named(Repository, values, {"clone_url": "clone_url", "web_url": "web_url", "default_branch": "default_branch"})
     if existing is None and visibility:
         fields["visibility"] = visibility
     return _save_by_key(Repository, {"slug": values["slug"]}, fields)
@@ -247,34 +247,42 @@ def review_import_check(*, data, actor) -> None:
     raise ImportRefused(reason)
 
 
+# A bundle's pull request fields and the model fields they set.
+PULL_REQUEST_FIELDS = {
+    "title": "title", "url": "url", "state": "state", "before": "before", "change": "change", "status": "status_note",
+    "opening": "opening", "closing": "closing", "comments_left": "comments_left",
+    "cleanups_not_recorded": "cleanups_not_recorded",
+}
+
+
+def _named(model, values: dict, fields: dict[str, str]) -> dict:
+    """The model fields that `values` (a validated part of a bundle) names, PATCH-like: a field
+    left out is not touched, and null sets the field's empty value (None where the column takes
+    it, else an empty string)."""
+    named = {}
+    for key, name in fields.items():
+        if key in values:
+            value = values[key]
+            named[name] = value if value is not None or model._meta.get_field(name).null else ""
+    return named
+
+
 def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, bool]:
-    attestation = values["attestation"] or {}
-    attested_commit = None
-    if attestation.get("commit"):
-        try:
-            attested_commit = commit_get_or_create(repository=repository, sha=attestation["commit"])
-        except RecheckError as error:
-            raise BundleInvalid([("pull_request.attestation.commit", str(error))]) from None
-    return _save_by_key(
-        PullRequest,
-        {"repository": repository, "number": values["number"]},
-        {
-            "title": values["title"],
-            "url": values["url"],
-            "state": values["state"],
-            "before": values["before"],
-            "change": values["change"],
-            "status_note": values["status"],
-            "opening": values["opening"],
-            "closing": values["closing"],
-            "comments_left": values["comments_left"],
-            "cleanups_not_recorded": values["cleanups_not_recorded"],
-            "attestation": attestation.get("text", ""),
-            "attested_by": attestation.get("by", ""),
-            "attested_at": attestation.get("at"),
-            "attested_commit": attested_commit,
-        },
-    )
+    fields = _named(PullRequest, values, PULL_REQUEST_FIELDS)
+    if "attestation" in values:
+        # The attestation is one statement: given, it replaces the whole of it; null clears it.
+        attestation = values["attestation"] or {}
+        attested_commit = None
+        if attestation.get("commit"):
+            try:
+                attested_commit = commit_get_or_create(repository=repository, sha=attestation["commit"])
+            except RecheckError as error:
+                raise BundleInvalid([("pull_request.attestation.commit", str(error))]) from None
+        fields.update(
+            attestation=attestation.get("text", ""), attested_by=attestation.get("by", ""),
+            attested_at=attestation.get("at"), attested_commit=attested_commit,
+        )
+    return _save_by_key(PullRequest, {"repository": repository, "number": values["number"]}, fields)
 
 
 def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor,
@@ -284,7 +292,7 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
     finding, whether it was created and whether it changed."""
     try:
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item))
-        evidence_changed = finding_evidence_set(
+        evidence_changed = "evidence" in item and finding_evidence_set(
             finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created,
             actor=actor, notes=notes,
         )

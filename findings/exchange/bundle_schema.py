@@ -61,8 +61,10 @@ class ShaField(serializers.CharField):
 class RepositorySerializer(KnownKeysSerializer):
     slug = serializers.RegexField(SLUG_RE, max_length=201, error_messages={"invalid": "Use the form owner/name."})
     clone_url = serializers.CharField(max_length=500)
-    web_url = serializers.URLField(required=False, allow_blank=True, default="")
-    default_branch = serializers.CharField(required=False, default="main", max_length=200)
+    # Omitted, an existing repository keeps what it has and a new one takes the defaults
+    # (no web URL, branch main); null clears the web URL.
+    web_url = serializers.URLField(required=False, allow_blank=True, allow_null=True)
+    default_branch = serializers.CharField(required=False, max_length=200)
     visibility = serializers.ChoiceField(
         choices=["public", "private"], required=False, default=None, allow_null=True,
         help_text="For a repository new to the server: private means only those with a role on it see it. "
@@ -93,21 +95,24 @@ class AttestationSerializer(KnownKeysSerializer):
 
 
 class PullRequestSerializer(KnownKeysSerializer):
+    """A pull request's fields. Each optional one works as a PATCH does: omitted, an existing pull
+    request keeps what it has (a new one is blank); null clears it. So a bundle that adds one
+    finding never erases the write-up a fuller one gave."""
+
     number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     title = serializers.CharField(max_length=500)
-    url = serializers.URLField(required=False, allow_blank=True, default="")
-    state = serializers.ChoiceField(choices=PullRequest.State.choices, required=False, default="open")
-    before = serializers.CharField(required=False, allow_blank=True, default="")
-    change = serializers.CharField(required=False, allow_blank=True, default="")
-    status = serializers.CharField(required=False, allow_blank=True, default="")
+    url = serializers.URLField(required=False, allow_blank=True, allow_null=True)
+    state = serializers.ChoiceField(choices=PullRequest.State.choices, required=False)
+    before = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    change = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    status = serializers.CharField(required=False, allow_blank=True, allow_null=True)
     # The review's own framing: its opening and closing text, the counts it gives.
-    opening = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    closing = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    comments_left = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False, allow_null=True,
-                                             default=None)
+    opening = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
+    closing = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
+    comments_left = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False, allow_null=True)
     cleanups_not_recorded = serializers.IntegerField(min_value=0, max_value=MAX_NUMBER, required=False,
-                                                     allow_null=True, default=None)
-    attestation = AttestationSerializer(required=False, allow_null=True, default=None)
+                                                     allow_null=True)
+    attestation = AttestationSerializer(required=False, allow_null=True)
 
 
 class CommitSerializer(KnownKeysSerializer):
@@ -193,18 +198,22 @@ class LinkSerializer(KnownKeysSerializer):
 
 
 class FindingSerializer(KnownKeysSerializer):
+    """A finding's fields, PATCH-like as a pull request's are: an optional field left out is left
+    as it is on a finding already recorded, null clears it, and `evidence`, `tags` and `links`,
+    when given, are the whole list."""
+
     number = serializers.IntegerField(min_value=1, max_value=MAX_NUMBER)
     kind = serializers.ChoiceField(choices=Finding.Kind.choices)
-    caught_by = serializers.ChoiceField(choices=Finding.CaughtBy.choices, required=False, default="none")
+    caught_by = serializers.ChoiceField(choices=Finding.CaughtBy.choices, required=False)
     title = serializers.CharField(max_length=300)
-    summary = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
-    body = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    fix = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    review_comment_url = serializers.URLField(required=False, allow_blank=True, default="", max_length=500)
-    location = LocationSerializer(required=False, allow_null=True, default=None)
+    summary = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=500)
+    body = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
+    fix = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
+    review_comment_url = serializers.URLField(required=False, allow_blank=True, allow_null=True, max_length=500)
+    location = LocationSerializer(required=False, allow_null=True)
     status = serializers.ChoiceField(choices=Finding.Status.choices, required=False)
     resolution = ResolutionSerializer(required=False)
-    evidence = EvidenceSerializer(many=True, required=False, default=list)
+    evidence = EvidenceSerializer(many=True, required=False)
     # Omitted, a finding keeps the tags and links it has; given, it gets exactly these.
     tags = serializers.ListField(child=TagSlugField(), required=False, max_length=50)
     links = LinkSerializer(many=True, required=False, max_length=100)

@@ -78,8 +78,8 @@ def finding_data(post) -> tuple[dict, list[dict]]:
         data[name] = post.get(name, "").replace("\r\n", "\n")
     data["number"] = post.get("number", "").strip()
     path, line = post.get("location_path", "").strip(), post.get("location_line", "").strip()
-    if path or line:
-        data["location"] = {"path": path, **({"line": line} if line else {})}
+    # The form shows the whole finding, so an emptied location clears it.
+    data["location"] = {"path": path, **({"line": line} if line else {})} if path or line else None
     rows = evidence_forms(post)
     data["evidence"] = [evidence_item(row) for row in rows]
     return data, rows
