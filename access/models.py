@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 from knox.models import AbstractAuthToken, AuthTokenManager
 
-from access.scopes import SCOPES
+from core.scopes import SCOPES
 
 
 class ApiTokenQuerySet(models.QuerySet):

@@ -17,7 +17,8 @@ The body is a set of rules (django-rules), one per action, each composed of the 
 Without a repository, `user_may` answers "on at least one repository": what a navigation link or
 an API endpoint's first gate needs; the view then asks again with the object's repository.
 
-Reads are filtered by `readable_condition` / `readable_repositories`, the same rules as a query,
+Reads are filtered by `readable_condition` (and `reviews.selectors.readable_repositories`), the
+same rules as a query,
 so a private repository outside them is answered as if it did not exist (a 404, never a 403)."""
 from __future__ import annotations
 
@@ -198,26 +199,9 @@ def readable_condition(user, path: str = "") -> Q:
     return condition
 
 
-def readable_repositories(user):
-    """The repositories `user` may read, as a queryset to filter reads by (one query, usable as a
-    subquery). A repository outside it is answered as if it did not exist (a 404, never a 403)."""
-    from reviews.models import Repository
-
-    return Repository.objects.filter(readable_condition(user))
-
-
-def repositories_where(user, action: Action):
-    """The repositories on which `user` may do `action`, as a queryset (the admin narrows its
-    lists and actions by it)."""
-    from reviews.models import Repository
-
-    action = Action(action)
-    if action is Action.READ:
-        return readable_repositories(user)
-    if is_superuser(user) or _holds_instance_wide(action)(user):
-        return Repository.objects.all()
-    ids = [repository_id for repository_id, actions in membership_actions(user).items() if action in actions]
-    return Repository.objects.filter(pk__in=ids)
+def holds_everywhere(user, action: Action) -> bool:
+    """Whether `user` may do `action` on every repository: a superuser, or an instance-wide role."""
+    return bool(is_superuser(user) or _holds_instance_wide(Action(action))(user))
 
 
 def may_add_repositories(user) -> bool:

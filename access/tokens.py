@@ -10,8 +10,8 @@ from django.utils import timezone
 from access.audit import audit_record, audit_refusal
 from access.models import ApiToken
 from access.permissions import Action, user_may
-from access.scopes import IMPORT, RESOLVE, SCOPE_PERMISSIONS, SETTINGS, VERIFY, scopes_checked
-from recheck.errors import RecheckError
+from core.scopes import IMPORT, RESOLVE, SCOPE_PERMISSIONS, SETTINGS, VERIFY, scopes_checked
+from core.errors import RecheckError
 
 
 class TokenError(RecheckError):

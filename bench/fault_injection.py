@@ -246,7 +246,7 @@ def main() -> int:
     from django.db import connections
 
     from findings.models import VerificationRun
-    from findings.runs import verification_run_request
+    from findings.services.runs import verification_run_request
 
     shas = build_repository(work / "upstream", files=args.files, commits=args.commits)
     worker = Worker(work, env)

@@ -95,8 +95,8 @@ def main() -> None:
     args = parser.parse_args()
 
     root = setup("gitlink")
-    from findings.exchange.bundle_import import review_import
-    from findings.verifying import pull_request_verify
+    from findings.services.review_import import review_import
+    from findings.services.verification import pull_request_verify
     from reviews.mirrors import repository_mirror_dir
     from reviews.models import PullRequest, Repository
 

@@ -176,7 +176,7 @@ def main() -> None:
     from django.db.models import Count
 
     from findings.models import Verification
-    from findings.verifying import pull_request_verify
+    from findings.services.verification import pull_request_verify
     from reviews.mirrors import repository_fetch
 
     source = root / "source.git"
@@ -208,7 +208,7 @@ def main() -> None:
     def engine_unshared() -> float:
         # The decoded blobs of earlier runs forgotten: what the first verification of code the
         # process has not seen costs, with git's own caches warm.
-        from findings.verification import texts
+        from engine.verification import texts
 
         texts.shared_texts.clear()
         return engine()
@@ -230,7 +230,7 @@ def main() -> None:
     if args.memory:
         # A cold run (a new reader, so nothing cached) under tracemalloc: the peak of what Python
         # allocates while verifying, whatever the process held before.
-        from findings.verification import texts
+        from engine.verification import texts
 
         texts._caches.clear()
         texts.shared_texts.clear()

@@ -109,7 +109,7 @@ def main() -> None:
         raise SystemExit("DATABASE_URL names a database with data in it: give the benchmark an empty one.")
 
     from findings.models import CompanionPages, Verification, VerificationRun
-    from findings.runs import verification_run_request
+    from findings.services.runs import verification_run_request
     from recheck.celery import app
 
     app.loader.import_default_modules()  # this process queues by task name: register the tasks

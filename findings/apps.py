@@ -20,4 +20,4 @@ class FindingsConfig(AppConfig):
         from findings import tasks  # noqa: F401
         # SQLite rebuilds a table to alter a column, and the rebuilt table has no triggers.
         post_migrate.connect(_repair_search_index, sender=self)
-        from findings import signals  # noqa: F401  (connects the receivers)
+        from findings import receivers  # noqa: F401  (connects the receivers)

@@ -8,13 +8,14 @@ from django.db.models import Exists, OuterRef, Q, Subquery
 from django.db.models.functions import Greatest, Least
 from django.urls import reverse
 
-from findings import vocabulary as v
+from core import vocabulary as v
+from core.names import TAG_SLUG_RE
 from reviews.models import SHA_RE, Commit, PinnedCommit, PullRequest, Repository
 
 
 class ChangesPullRequestQuerySet(models.QuerySet):
     """Bulk writes (`update`, `bulk_create`, `bulk_update`) send no signals, so these querysets
-    move the generation of the pull requests they touch themselves (see `findings.signals`): no
+    move the generation of the pull requests they touch themselves (see `findings.receivers`): no
     caller can forget to. `pull_request_field` is the lookup from a row to its PR's id."""
 
     pull_request_field = "pull_request_id"
@@ -112,7 +113,6 @@ class FindingQuerySet(ChangesPullRequestQuerySet):
         return search_findings(self, query)
 
 
-TAG_SLUG_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
 
 class Tag(models.Model):

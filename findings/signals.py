@@ -1,90 +1,12 @@
-"""Every save or delete of a row that a pull request's pages or merge gate read moves the PR's
-generation forward (`reviews.services.pull_request_changed`), so answers cached by generation
-cannot outlive a change, whichever service, admin form or command made it. Writes that bypass
-signals (raw SQL, `QuerySet.update`) call the service themselves; `tests/findings/test_gate_cache.py`
-checks that every table the gate reads is watched here.
+"""What happens in the domain that other apps act on. The domain sends these; the forge
+integration and presentation connect their receivers when their apps are ready, so findings never
+imports them. Receivers run synchronously, inside the sender's transaction: what they write
+commits or rolls back with it."""
+from django.dispatch import Signal
 
-Evidence results have no receivers on purpose: only the verification store writes them (in bulk,
-and it moves the generation itself), and a receiver would make Django delete ten thousand results
-one by one, with a query each, instead of in one statement."""
-from django.conf import settings
-from django.db.models import F
-from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
-from django.dispatch import receiver
+# A verification run was queued, finished, failed or reaped (keyword `run`): the forge reports it.
+verification_run_changed = Signal()
 
-from findings.models import Evidence, Finding, Tag, Verification, VerificationRun
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository
-from reviews.services import pull_request_changed
-
-
-def _finding_pull_request_id(finding_id: int) -> int | None:
-    return Finding.objects.filter(pk=finding_id).values_list("pull_request_id", flat=True).first()
-
-
-@receiver([post_save, post_delete], sender=Finding)
-@receiver([post_save, post_delete], sender=PinnedCommit)
-@receiver([post_save, post_delete], sender=VerificationRun)
-def _pull_request_row_changed(sender, instance, **kwargs):
-    pull_request_changed(pull_request_id=instance.pull_request_id)
-
-
-@receiver([post_save, post_delete], sender=Evidence)
-@receiver([post_save, post_delete], sender=Verification)
-def _finding_row_changed(sender, instance, **kwargs):
-    # A cached finding (the usual case when it was just created) saves the lookup.
-    finding = instance.finding if type(instance).finding.is_cached(instance) else None
-    pull_request_id = finding.pull_request_id if finding else _finding_pull_request_id(instance.finding_id)
-    if pull_request_id is not None:
-        pull_request_changed(pull_request_id=pull_request_id)
-
-
-@receiver(post_save, sender=PullRequest)
-def _pull_request_saved(sender, instance, created, **kwargs):
-    if not created:
-        pull_request_changed(pull_request_id=instance.pk)
-
-
-@receiver([post_save, post_delete], sender=Commit)
-@receiver([post_save, post_delete], sender=Repository)
-def _repository_row_changed(sender, instance, **kwargs):
-    # A commit's SHA (resolved from an abbreviation) and a repository's links show on every page
-    # of its pull requests. Rare writes: fetches and edits.
-    repository_id = instance.pk if sender is Repository else instance.repository_id
-    PullRequest.objects.filter(repository_id=repository_id).update(generation=F("generation") + 1)
-
-
-def _findings_changed(finding_ids) -> None:
-    pull_requests = Finding.objects.filter(pk__in=finding_ids).values("pull_request_id")
-    PullRequest.objects.filter(pk__in=pull_requests).update(generation=F("generation") + 1)
-
-
-@receiver(m2m_changed, sender=Finding.tags.through)
-def _finding_tags_changed(sender, instance, action, reverse, pk_set, **kwargs):
-    # A finding's tags show on its pages and decide the lists' `tag` filter (whose counts are
-    # cached by generation). From the finding's side `instance` is the finding; from the tag's,
-    # `pk_set` names the findings (and a clear is seen before it happens, to know which).
-    if action not in ("post_add", "post_remove", "pre_clear"):
-        return
-    if not reverse:
-        pull_request_changed(pull_request_id=instance.pull_request_id)
-    elif action == "pre_clear":
-        _findings_changed(instance.findings.values("pk"))
-    else:
-        _findings_changed(pk_set)
-
-
-@receiver(post_save, sender=Tag)
-@receiver(pre_delete, sender=Tag)
-def _tag_changed(sender, instance, **kwargs):
-    # A renamed or deleted tag changes what its findings show and which findings `tag=` matches.
-    if not kwargs.get("created"):
-        _findings_changed(instance.findings.values("pk"))
-
-
-@receiver(post_save, sender=settings.AUTH_USER_MODEL)
-def _user_saved(sender, instance, created, update_fields=None, **kwargs):
-    # Lists show who resolved a finding by username. A login saves only `last_login`, and a new
-    # user has resolved nothing, so neither moves anything.
-    if created or (update_fields is not None and "username" not in update_fields):
-        return
-    _findings_changed(Finding.objects.filter(resolved_by=instance).values("pk"))
+# A verification stored new verdicts for a pull request (keyword `pull_request`): the stored
+# companion pages are out of date.
+verification_stored = Signal()

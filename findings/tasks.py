@@ -4,7 +4,7 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from recheck.errors import RepositoryError
+from core.errors import RepositoryError
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +28,8 @@ def run_verification(self, run_id: int) -> dict:
     from django.db import InterfaceError, OperationalError
 
     from findings.models import VerificationRun
-    from findings.runs import verification_run_claim, verification_run_finish, verification_run_release
-    from findings.verifying import verification_run_execute
+    from findings.services.runs import verification_run_claim, verification_run_finish, verification_run_release
+    from findings.services.verification import verification_run_execute
 
     try:
         run = verification_run_claim(run_id)
@@ -76,7 +76,7 @@ def _backoff(retries: int) -> int:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def run_import(job_id: int) -> dict:
     """Import a large review bundle kept as an ImportJob."""
-    from findings.imports import import_job_run
+    from findings.services.import_jobs import import_job_run
 
     job = import_job_run(job_id)
     return {"job": job_id, "status": job.status if job else "claimed elsewhere"}
@@ -85,7 +85,7 @@ def run_import(job_id: int) -> dict:
 @shared_task
 def reap_dead_runs() -> list:
     """Beat's job: fail the runs whose worker died, and queue each again once."""
-    from findings.runs import verification_runs_reap
+    from findings.services.runs import verification_runs_reap
 
     return verification_runs_reap()
 
@@ -106,7 +106,7 @@ def fetch_repository(self, repository_id: int, pr_number: int | None = None) -> 
 @shared_task(acks_late=True, reject_on_worker_lost=True, max_retries=3, **RETRY_FETCH)
 def track_pull_request_head(pull_request_id: int) -> dict:
     """Fetch a PR's head; when it moved, pin the new head and verify it."""
-    from findings.tracking import pull_request_track_head
+    from findings.services.tracking import pull_request_track_head
     from reviews.models import PullRequest
 
     pull_request = PullRequest.objects.select_related("repository").get(pk=pull_request_id)
@@ -122,17 +122,3 @@ def track_open_pull_requests() -> int:
     for pk in ids:
         track_pull_request_head.delay(pk)
     return len(ids)
-
-
-@shared_task(acks_late=True)
-def render_companion_pages(pull_request_id: int) -> None:
-    """Re-render the stored companion pages of a PR after a verification. Safe to run twice: the
-    render replaces the stored pages."""
-    from findings.site.companion import companion_render
-    from reviews.models import PullRequest
-
-    pull_request = PullRequest.objects.select_related("repository").filter(pk=pull_request_id).first()
-    if pull_request is None:
-        logger.info("Pull request %s is gone; no companion pages to render.", pull_request_id)
-        return
-    companion_render(pull_request=pull_request)

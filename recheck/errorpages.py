@@ -9,10 +9,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.views import defaults
 
+from core.errors import DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE
+
 logger = logging.getLogger(__name__)
 
-RETRY_AFTER_SECONDS = 30
-DATABASE_UNAVAILABLE = "The database is not answering; nothing was changed. Retry in a moment."
+RETRY_AFTER_SECONDS = DATABASE_RETRY_AFTER_SECONDS
 
 
 def is_api(request: HttpRequest) -> bool:

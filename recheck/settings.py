@@ -40,10 +40,17 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # The domain, from the bottom layer up (docs/architecture.md): who may do what, the reviewed
+    # code, the findings; then what the pages and reports say, and the forge integration.
+    "access",
     "reviews",
     "findings",
-    "reporting",
-    "access",
+    "presentation",
+    "forge",
+    # The interfaces: the site, the admin and the commands (the REST API needs no app of its own).
+    "web",
+    "backoffice",
+    "cli",
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
@@ -133,11 +140,11 @@ RECHECK_PASSWORD_LOGIN = env_bool("RECHECK_PASSWORD_LOGIN", True)
 AUTHENTICATION_BACKENDS = (
     ["django.contrib.auth.backends.ModelBackend", "allauth.account.auth_backends.AuthenticationBackend"]
     if RECHECK_PASSWORD_LOGIN
-    else ["access.signin.NoPasswordBackend"]
+    else ["forge.signin.NoPasswordBackend"]
 )
-ACCOUNT_ADAPTER = "access.signin.AccountAdapter"
-ACCOUNT_FORMS = {"login": "access.signin.LoginForm"}
-SOCIALACCOUNT_ADAPTER = "access.signin.SocialAccountAdapter"
+ACCOUNT_ADAPTER = "forge.signin.AccountAdapter"
+ACCOUNT_FORMS = {"login": "forge.signin.LoginForm"}
+SOCIALACCOUNT_ADAPTER = "forge.signin.SocialAccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_EMAIL_VERIFICATION = "none"
 SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
@@ -298,20 +305,20 @@ if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout
 # --- REST framework ------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "access.authentication.ApiTokenAuthentication",
+        "api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
-        "findings.api.permissions.TokenScope",
+        "api.permissions.TokenScope",
     ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    # JSON bodies are read with nesting, digit and size limits (findings.exchange.limits).
+    # JSON bodies are read with nesting, digit and size limits (core.documents).
     "DEFAULT_PARSER_CLASSES": [
-        "findings.api.parsers.BoundedJSONParser",
+        "api.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -320,7 +327,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"writes": env_str("RECHECK_WRITE_THROTTLE", "120/min")},
     # RecheckError becomes a 400 with its message; every error body is JSON with a `detail`.
-    "EXCEPTION_HANDLER": "findings.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
 # Tokens are knox's construction (a SHA-512 digest of 32 random bytes; the secret is shown once)
 # on Recheck's own model, which adds a name, scopes, repositories, last use and revocation.

@@ -8,12 +8,12 @@ urlpatterns = [
     # One sign-in page for everyone, with allauth's rate limits and the forge's buttons.
     path("admin/login/", RedirectView.as_view(pattern_name="account_login", query_string=True)),
     path("admin/", admin.site.urls),
-    path("accounts/", include("access.urls")),
+    path("accounts/", include("web.urls_accounts")),
     path("accounts/", include("allauth.urls")),
     path("healthz", healthz, name="healthz"),
-    path("api/", include("findings.api.urls")),
+    path("api/", include("api.urls")),
     # Last: the site's <owner>/<name>/ pages would otherwise shadow the fixed prefixes above.
-    path("", include("findings.urls")),
+    path("", include("web.urls")),
 ]
 
 handler400 = "recheck.errorpages.bad_request"

@@ -8,8 +8,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from recheck.errors import RecheckError, RepositoryError
-from reviews.git import FetchResult, GitReader, fetch_mirror, mirror_dir_for
+from core.errors import RecheckError, RepositoryError
+from engine.git import FetchResult, GitReader, fetch_mirror, mirror_dir_for
 from reviews.models import Commit, Repository
 
 logger = logging.getLogger(__name__)

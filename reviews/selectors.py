@@ -1,8 +1,9 @@
 """Reads about reviewed code that the commands and the API share."""
 from django.db import connection
 
-from recheck.errors import RecheckError
-from reviews.models import Commit, PinnedCommit, PullRequest
+from access.permissions import Action, holds_everywhere, membership_actions, readable_condition
+from core.errors import RecheckError
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 
 class PullRequestNotFound(RecheckError):
@@ -54,3 +55,21 @@ def pull_requests_version() -> tuple:
     with connection.cursor() as cursor:
         cursor.execute(f'SELECT COUNT(*), SUM("generation"), MAX("id") FROM {table}')
         return tuple(cursor.fetchone())
+
+
+def readable_repositories(user):
+    """The repositories `user` may read, as a queryset to filter reads by (one query, usable as a
+    subquery). A repository outside it is answered as if it did not exist (a 404, never a 403)."""
+    return Repository.objects.filter(readable_condition(user))
+
+
+def repositories_where(user, action: Action):
+    """The repositories on which `user` may do `action`, as a queryset (the admin narrows its
+    lists and actions by it)."""
+    action = Action(action)
+    if action is Action.READ:
+        return readable_repositories(user)
+    if holds_everywhere(user, action):
+        return Repository.objects.all()
+    ids = [repository_id for repository_id, actions in membership_actions(user).items() if action in actions]
+    return Repository.objects.filter(pk__in=ids)

@@ -9,10 +9,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from access.audit import audit_changes, audit_record
-from recheck.errors import RecheckError, RepositoryError
-from reviews.git import validate_clone_url, validate_slug
-from reviews.git.safety import remote_host
-from reviews.git.submodules import slug_for_url, url_key
+from core.errors import RecheckError, RepositoryError
+from engine.git import validate_clone_url, validate_slug
+from engine.git.safety import remote_host
+from engine.git.submodules import slug_for_url, url_key
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
 
 
@@ -61,7 +61,7 @@ _batched = threading.local()
 def pull_request_changed(*, pull_request_id: int) -> None:
     """Record that something the PR's pages or merge gate show has changed. Answers cached under
     the previous generation are never served again. Called by signals on every model save and
-    delete those answers read (`findings.signals`), and by the writes that bypass them (raw SQL,
+    delete those answers read (`findings.receivers`), and by the writes that bypass them (raw SQL,
     `QuerySet.update`)."""
     if pull_request_id in getattr(_batched, "ids", ()):
         return

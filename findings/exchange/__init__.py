@@ -3,10 +3,10 @@
 `review_export` is the one entry point the command, the API and the site use to export."""
 from dataclasses import dataclass
 
-from findings.exchange.bundle_export import bundle_dump, bundle_export
-from findings.exchange.markdown_export import pull_request_markdown
+from findings.exchange.bundle import bundle_dump, bundle_export
+from findings.exchange.markdown import pull_request_markdown
 from findings.exchange.sarif import pull_request_sarif, sarif_dump
-from recheck.errors import RecheckError
+from core.errors import RecheckError
 
 EXPORT_FORMATS = ("bundle", "sarif", "markdown")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification
-from findings.selectors import pull_request_latest_verified_commit, pull_request_pins, verifications_at
+from findings.selectors.findings import pull_request_latest_verified_commit, pull_request_pins, verifications_at
 from reviews.models import Commit, PullRequest, Repository
 
 SARIF_VERSION = "2.1.0"

@@ -10,7 +10,7 @@ from django.db.models import Q, QuerySet
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from findings import vocabulary
+from core import vocabulary
 from findings.search.database import MARK_END, MARK_START, text_search
 from findings.search.query import FILTERS, MAX_QUERY_LENGTH, SearchQuery, SearchQueryError, Term, parse_query
 

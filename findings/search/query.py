@@ -8,7 +8,7 @@ full-text syntax, so quotes, brackets, `*`, `:`, `-` or `NEAR` can never make th
 import re
 from dataclasses import dataclass, field
 
-from recheck.errors import RecheckError
+from core.errors import RecheckError
 
 MAX_QUERY_LENGTH = 500
 MAX_TERMS = 20

@@ -7,10 +7,11 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from access.models import ApiToken, AuditEntry, Membership
-from access.permissions import Action, readable_repositories, user_may
+from access.permissions import Action, user_may
+from reviews.selectors import readable_repositories
 from access.tokens import TokenError, api_token_create
-from findings.exchange.bundle_export import bundle_export
-from findings.exchange.bundle_import import ImportRefused, review_import
+from findings.exchange.bundle import bundle_export
+from findings.services.review_import import ImportRefused, review_import
 from findings.models import Finding
 from reviews.models import Repository
 from tests.factories import FindingFactory, PullRequestFactory, RepositoryFactory, UserFactory
@@ -217,7 +218,7 @@ def test_a_bundle_makes_a_new_repository_private_and_never_changes_an_existing_o
     assert repository.visibility == PRIVATE
     assert bundle_export(pull_request=repository.pull_requests.get())["repository"]["visibility"] == "private"
     data["repository"]["visibility"] = "public"
-    from findings.exchange.bundle_import import BundleInvalid
+    from findings.services.review_import import BundleInvalid
 
     with pytest.raises(BundleInvalid, match="repository.visibility"):
         review_import(data=data, actor=admin)

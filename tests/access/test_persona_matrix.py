@@ -224,7 +224,7 @@ def _walk(resolver, prefix=""):
 # Not the site's pages: the API (its schema drives the API half), the admin (tested with its own
 # querysets in test_memberships), sign-in (allauth's pages, tested in test_signin) and the health check.
 SKIPPED_MODULES = ("rest_framework", "drf_spectacular", "allauth", "django.contrib.admin", "recheck.health",
-                   "django.views.generic.base", "findings.api")
+                   "django.views.generic.base", "api")
 
 
 def site_routes() -> list[str]:

@@ -190,7 +190,7 @@ def test_nobody_signs_up_with_a_password(client):
 
 
 def test_with_password_login_off_no_password_signs_in_but_the_forge_does(client, forge, settings):
-    settings.AUTHENTICATION_BACKENDS = ["access.signin.NoPasswordBackend"]
+    settings.AUTHENTICATION_BACKENDS = ["forge.signin.NoPasswordBackend"]
     settings.SOCIALACCOUNT_ONLY = True
     UserFactory(username="staff", is_staff=True)
     refused = client.post("/accounts/login/", {"login": "staff", "password": "correct horse battery staple"})
@@ -228,7 +228,7 @@ def test_production_cookies_are_secure_and_password_login_can_be_turned_off():
     assert default["SESSION_COOKIE_SECURE"] and default["CSRF_COOKIE_SECURE"]
     assert default["ACCOUNT_DEFAULT_HTTP_PROTOCOL"] == "https" and default["SOCIALACCOUNT_PROVIDERS"] == {}
     off = production_settings(RECHECK_PASSWORD_LOGIN="0")
-    assert off["AUTHENTICATION_BACKENDS"] == ["access.signin.NoPasswordBackend"] and off["SOCIALACCOUNT_ONLY"]
+    assert off["AUTHENTICATION_BACKENDS"] == ["forge.signin.NoPasswordBackend"] and off["SOCIALACCOUNT_ONLY"]
 
 
 def test_providers_are_configured_from_the_environment():

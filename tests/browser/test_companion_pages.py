@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
-from findings.site.companion import companion_render
+from presentation.companion import companion_render
 from tests.factories import USER_PASSWORD, reviewed_pull_request
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls made here are ordinary

@@ -4,7 +4,7 @@ beside the source when a diagram does not parse, and nothing a block smuggles in
 Screenshots land in tests/artifacts/."""
 import pytest
 
-from findings.site.companion import companion_pages_html
+from presentation.companion import companion_pages_html
 from findings.models import Finding
 from tests.browser.test_companion_pages import ARTIFACTS, DESKTOP, chromium, shoot
 from tests.factories import reviewed_pull_request

@@ -4,7 +4,7 @@ page and the repository page, whose charts are drawn and described. Screenshots 
 tests/artifacts/."""
 import pytest
 
-from findings.relations import finding_link_create, finding_tags_set
+from findings.services.tags_and_links import finding_link_create, finding_tags_set
 from tests.browser.test_companion_pages import DESKTOP, PHONE, chromium, shoot
 from tests.factories import FindingFactory, PullRequestFactory, RepositoryFactory
 

@@ -3,7 +3,7 @@ commit where one snippet has moved."""
 from dataclasses import dataclass
 
 from findings.models import EvidenceResult, Finding
-from findings.services import finding_resolve
+from findings.services.resolution import finding_resolve
 from reviews.models import Commit, PullRequest
 from tests.factories import (
     CommitFactory,

@@ -294,7 +294,7 @@ def test_the_admin_asks_user_may_not_the_change_permission(client, tmp_path):
 
 
 def test_the_history_button_shows_each_status_change(client, staff_maintainer, tmp_path):
-    from findings.services import finding_resolve
+    from findings.services.resolution import finding_resolve
 
     review = fetched_review(tmp_path)
     finding = review.fixed_one

@@ -5,9 +5,9 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.services.review_import import BundleInvalid, parse_bundle, review_import
 from findings.models import Evidence, Finding, FindingEvent
-from recheck.errors import BundleError
+from core.errors import BundleError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from tests.factories import UserFactory
 
@@ -251,7 +251,7 @@ def _statistics_of(table: str):
 def test_a_large_import_refreshes_the_planners_statistics(django_capture_on_commit_callbacks):
     from django.db import connection
 
-    from findings.exchange.bundle_import import ANALYZE_AFTER_ROWS
+    from findings.services.review_import import ANALYZE_AFTER_ROWS
 
     before = _statistics_of("findings_finding")
     assert before < ANALYZE_AFTER_ROWS

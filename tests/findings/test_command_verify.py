@@ -68,7 +68,7 @@ def test_an_unreachable_repository_is_a_clear_error(repo, tmp_path):
 
 
 def test_verify_does_not_wait_for_pages_it_does_not_show_and_a_download_has_the_new_verdicts(repo, client, settings):
-    from findings.site.companion import companion_render
+    from presentation.companion import companion_render
     from findings.models import CompanionPages
 
     settings.RECHECK_PUBLIC_READ = True

@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
-from findings.site.companion import companion_pages_html, companion_render
+from presentation.companion import companion_pages_html, companion_render
 from findings.models import CompanionPages, Finding
-from findings.tasks import render_companion_pages
+from presentation.tasks import render_companion_pages
 from tests.factories import reviewed_pull_request
 
 pytestmark = pytest.mark.django_db
@@ -203,7 +203,7 @@ def test_the_static_render_inlines_mermaid_whole_only_where_a_page_has_a_diagram
     from html.parser import HTMLParser
 
     from findings.models import Finding
-    from findings.site.companion import companion_pages_html
+    from presentation.companion import companion_pages_html
     from tests.factories import reviewed_pull_request
 
     data = reviewed_pull_request(blockers=2, cleanups=1)

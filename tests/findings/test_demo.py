@@ -7,8 +7,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 from django.core.management import call_command
 
-from findings.demo import REVIEW_4108, demo_load
-from findings.demo.sample_repository import (
+from cli.demo import REVIEW_4108, demo_load
+from cli.demo.sample_repository import (
     BRANCHES,
     EXPECTED_SHAS,
     EXPECTED_VERDICTS,
@@ -18,10 +18,10 @@ from findings.demo.sample_repository import (
     sample_bundle,
     sample_repository_build,
 )
-from findings.exchange.bundle_import import parse_bundle, validate_bundle
+from findings.services.review_import import parse_bundle, validate_bundle
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
-from findings.verifying import pull_request_verify
-from recheck.errors import RecheckError
+from findings.services.verification import pull_request_verify
+from core.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 PINNED = ("reviewed", "rebased", "head")
@@ -340,7 +340,7 @@ def test_verifying_4108_offline_is_an_error_that_says_the_repository_is_unreacha
 
 
 def test_the_toolkit_is_a_real_repository_with_a_main_line_and_a_feature_branch(sample):
-    from findings.demo.sample_repository import SampleRepository, toolkit_path
+    from cli.demo.sample_repository import SampleRepository, toolkit_path
 
     toolkit = SampleRepository(path=toolkit_path(sample.path), commits={})
     assert git(toolkit, "rev-parse", "main~2").strip() == TOOLKIT_MAIN

@@ -1,11 +1,11 @@
-"""Writing a finding and its evidence (findings.editing): the services the editor and the import share."""
+"""Writing a finding and its evidence (findings.services.authoring): the services the editor and the import share."""
 import pytest
 
 from access.models import AuditEntry
-from findings.editing import finding_evidence_set, finding_write
-from findings.exchange.bundle_schema import finding_validate
+from findings.services.authoring import finding_evidence_set, finding_write
+from findings.exchange.schema import finding_validate
 from findings.models import Evidence, Finding, FindingEvent, Verification
-from recheck.errors import FindingError
+from core.errors import FindingError
 from reviews.models import PinnedCommit
 from tests.factories import (
     CommitFactory,

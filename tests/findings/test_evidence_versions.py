@@ -6,8 +6,8 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from rest_framework.test import APIClient
 
-from findings import verifying
-from findings.exchange.bundle_import import review_import
+from findings.services import verification as verifying
+from findings.services.review_import import review_import
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.tasks import run_verification
 from tests.findings.test_verifying import LOADER, import_review, verify

@@ -7,10 +7,10 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from findings.exchange.bundle_export import bundle_dump, bundle_export
-from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.exchange.bundle import bundle_dump, bundle_export
+from findings.services.review_import import BundleInvalid, parse_bundle, review_import
 from findings.models import Evidence, Finding, Tag
-from findings.services import finding_resolve
+from findings.services.resolution import finding_resolve
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from tests.factories import EvidenceFactory, FindingFactory, PinnedCommitFactory, make_sha
 from tests.findings.test_bundle_import import bundle

@@ -7,8 +7,8 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from findings.exchange import ExportResult, review_export
-from findings.exchange.bundle_import import parse_bundle
-from recheck.errors import RecheckError
+from findings.services.review_import import parse_bundle
+from core.errors import RecheckError
 from tests.findings.exchange_data import build_review
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 """Markdown export: a PR comment with the blockers grouped, verdicts and permalinks."""
 import pytest
 
-from findings.exchange.markdown_export import md_code, md_escape, md_link, pull_request_markdown
+from findings.exchange.markdown import md_code, md_escape, md_link, pull_request_markdown
 from findings.models import Verification
 from tests.findings.exchange_data import build_review
 

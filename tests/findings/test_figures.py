@@ -7,10 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from findings.figures import repository_figures
+from findings.selectors.figures import repository_figures
 from findings.models import Finding
-from findings.relations import finding_tags_set
-from findings.services import finding_resolve
+from findings.services.tags_and_links import finding_tags_set
+from findings.services.resolution import finding_resolve
 from tests.factories import (
     CommitFactory,
     EvidenceFactory,

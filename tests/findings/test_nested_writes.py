@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from access.models import AuditEntry, Membership
 from access.tokens import api_token_create
-from findings.exchange.bundle_import import parse_bundle, review_import
+from findings.services.review_import import parse_bundle, review_import
 from reviews.models import Repository
 from tests.factories import RepositoryFactory, UserFactory
 

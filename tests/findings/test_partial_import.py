@@ -10,7 +10,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from access.tokens import api_token_create
-from findings.exchange.bundle_import import parse_bundle, review_import
+from findings.services.review_import import parse_bundle, review_import
 from findings.models import Finding
 from reviews.models import PullRequest, Repository
 from tests.factories import UserFactory

@@ -6,8 +6,8 @@ import re
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from findings.related import file_names, finding_related
-from findings.relations import finding_link_create, finding_tags_set
+from findings.selectors.related import file_names, finding_related
+from findings.services.tags_and_links import finding_link_create, finding_tags_set
 from tests.factories import (
     EvidenceFactory,
     EvidenceResultFactory,

@@ -6,10 +6,10 @@ import re
 import pytest
 from django.urls import reverse
 
-from findings.exchange.bundle_export import bundle_dump, bundle_export
-from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.exchange.bundle import bundle_dump, bundle_export
+from findings.services.review_import import BundleInvalid, parse_bundle, review_import
 from findings.models import Finding, FindingLink, Tag
-from findings.relations import RelationError, finding_link_create, finding_tags_set
+from findings.services.tags_and_links import RelationError, finding_link_create, finding_tags_set
 from reviews.models import PullRequest
 from tests.factories import FindingFactory, PullRequestFactory, RepositoryFactory
 from tests.findings.api.conftest import token_client

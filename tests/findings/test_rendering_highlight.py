@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from findings.rendering.highlight import highlight_snippet, lexer_for
+from presentation.rendering.highlight import highlight_snippet, lexer_for
 
 
 def line_numbers(html: str) -> list[int]:
@@ -60,7 +60,7 @@ def test_the_cached_highlight_is_what_pygments_makes_of_the_snippet_on_its_own(c
 
 
 def test_a_text_is_highlighted_once_whatever_line_it_starts_on():
-    from findings.rendering import highlight as module
+    from presentation.rendering import highlight as module
 
     module.highlight_cache_clear()
     for start_line in (1, 50, 900):
@@ -72,7 +72,7 @@ def test_a_text_is_highlighted_once_whatever_line_it_starts_on():
 
 
 def test_a_whole_file_gets_one_row_and_anchor_per_line():
-    from findings.rendering.highlight import highlight_file
+    from presentation.rendering.highlight import highlight_file
 
     html = highlight_file('"""A docstring\nover two lines"""\nx = 1\n\ny = 2', path="src/a.py")
     rows = re.findall(r'<tr id="L(\d+)"><td class="lineno"><a href="#L(\d+)" data-line="(\d+)">', html)
@@ -84,7 +84,7 @@ def test_a_whole_file_gets_one_row_and_anchor_per_line():
 
 
 def test_a_whole_file_is_numbered_as_git_counts_lines():
-    from findings.rendering.highlight import highlight_file
+    from presentation.rendering.highlight import highlight_file
 
     html = highlight_file("one\r\ntwo\rstill two\nthree\n", path="notes.txt")
     assert html.count("<tr ") == 3 and "still two" in html.split('id="L2"')[1].split("</tr>")[0]

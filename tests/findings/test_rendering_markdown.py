@@ -1,6 +1,6 @@
 from html.parser import HTMLParser
 
-from findings.rendering.markdown import render_markdown
+from presentation.rendering.markdown import render_markdown
 
 
 def attribute_names(html: str) -> set[str]:
@@ -71,7 +71,7 @@ def test_only_the_diagram_placeholder_keeps_a_class():
 
 
 def test_a_page_knows_when_it_holds_a_diagram():
-    from findings.rendering.markdown import has_diagram
+    from presentation.rendering.markdown import has_diagram
 
     assert has_diagram("", "text\n\n```mermaid\ngraph LR\nA-->B\n```\n")
     assert not has_diagram("`mermaid` is mentioned", "```python\nmermaid = 1\n```\n", "")

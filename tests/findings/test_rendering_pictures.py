@@ -5,8 +5,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from findings.site.companion import companion_pages_html
-from findings.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_svg
+from presentation.companion import companion_pages_html
+from presentation.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_svg
 from tests.submodules import verified_submodule_review
 
 SVG = "{http://www.w3.org/2000/svg}"

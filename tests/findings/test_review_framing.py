@@ -8,10 +8,10 @@ import re
 import pytest
 from django.core.management import call_command
 
-from findings.exchange.bundle_export import bundle_export
-from findings.exchange.bundle_import import review_import
-from findings.site import wording
-from findings.verifying import pull_request_verify
+from findings.exchange.bundle import bundle_export
+from findings.services.review_import import review_import
+from presentation import wording
+from findings.services.verification import pull_request_verify
 from reviews.models import PullRequest
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +111,7 @@ def test_the_framing_round_trips_through_export_and_import():
     ],
 )
 def test_a_malformed_framing_is_refused_with_its_field_named(change, field):
-    from findings.exchange.bundle_import import BundleInvalid
+    from findings.services.review_import import BundleInvalid
 
     data = {**BUNDLE, "pull_request": {**BUNDLE["pull_request"], **change}}
     with pytest.raises(BundleInvalid) as error:
@@ -145,7 +145,7 @@ def test_a_snippet_whose_code_could_not_be_read_says_why(client, tmp_path):
 
 
 def test_the_markdown_export_counts_the_cleanups_not_recorded(demo):
-    from findings.exchange.markdown_export import pull_request_markdown
+    from findings.exchange.markdown import pull_request_markdown
 
     markdown = pull_request_markdown(pull_request=demo)
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from findings.models import Verification, VerificationRun
-from findings.runs import verification_run_claim, verification_runs_reap
+from findings.services.runs import verification_run_claim, verification_runs_reap
 from findings.tasks import reap_dead_runs
 from recheck.celery import app
 from tests.findings.test_tasks import celery_worker  # noqa: F401 (fixture)
@@ -121,7 +121,7 @@ def test_a_database_restart_mid_run_is_retried_and_the_run_ends_done(repo, monke
 
     from django.db import connections
 
-    from findings import verifying
+    from findings.services import verification as verifying
     from findings.tasks import run_verification
     from tests.recheck.test_outages import closed_port
 

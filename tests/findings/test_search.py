@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from findings.models import Evidence, Finding
-from findings.relations import finding_tags_set
+from findings.services.tags_and_links import finding_tags_set
 from findings.search import parse_search
 from findings.search.query import MAX_QUERY_LENGTH, SearchQueryError
 from tests.factories import (

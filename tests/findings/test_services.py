@@ -2,8 +2,8 @@ import pytest
 
 from access.models import AuditEntry
 from findings.models import Finding, FindingEvent
-from findings.services import finding_resolve
-from recheck.errors import EvidenceStillHolds, ResolutionCommitError, ResolutionError
+from findings.services.resolution import finding_resolve
+from core.errors import EvidenceStillHolds, ResolutionCommitError, ResolutionError
 from reviews.mirrors import repository_fetch
 from reviews.models import Commit
 from tests.factories import CommitFactory, FindingFactory, UserFactory

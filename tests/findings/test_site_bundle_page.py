@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from access.models import AuditEntry
-from findings.exchange.bundle_import import BundleInvalid, parse_bundle, review_import
+from findings.services.review_import import BundleInvalid, parse_bundle, review_import
 from findings.models import Finding
 from reviews.models import PullRequest, Repository
 from tests.factories import UserFactory

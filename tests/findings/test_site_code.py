@@ -295,7 +295,7 @@ def test_the_code_pages_read_in_bounded_queries(client, browsed, django_assert_m
 
 
 def test_the_static_render_has_no_code_links(browsed):
-    from findings.site.pages import pull_request_page
+    from presentation.pages import pull_request_page
 
     assert all(pin.code_url == "" for pin in pull_request_page(browsed.pull_request, static=True).pins)
     assert all(pin.code_url for pin in pull_request_page(browsed.pull_request, current="overview").pins)
@@ -311,7 +311,7 @@ def pin_head(browsed: Browsed) -> str:
 
 
 def test_a_symbolic_link_an_empty_file_and_an_endless_one_each_say_what_they_are(client, browsed):
-    from findings.site.code import MAX_LINES
+    from web.code_browser import MAX_LINES
 
     (browsed.repo.path / "current").symlink_to("src/app.py")
     (browsed.repo.path / "outside").symlink_to("../../etc/passwd")
@@ -353,7 +353,7 @@ def test_an_abbreviation_two_pins_share_asks_for_more_of_the_sha(client, browsed
 
 
 def test_a_tree_past_one_page_lists_the_directories_to_open_instead_of_the_rest(client, browsed, monkeypatch):
-    from findings.site import code
+    from web import code_browser as code
 
     monkeypatch.setattr(code, "MAX_TREE_ROWS", 2)
     page = client.get(browsed.url()).context["page"]

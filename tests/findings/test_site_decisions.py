@@ -296,7 +296,7 @@ def test_the_page_hides_repositories_the_user_may_not_read(client, maintainer, m
 
     needing_decisions("acme/rl")
     needing_decisions("secret/vault", number=2)
-    monkeypatch.setattr("findings.site.decision_views.readable_repositories",
+    monkeypatch.setattr("web.views.decisions.readable_repositories",
                         lambda user: Repository.objects.exclude(slug="secret/vault"))
     client.force_login(maintainer)
     html = client.get(reverse("findings:decisions")).content.decode()
@@ -331,7 +331,7 @@ def test_nothing_to_decide_says_so(client, maintainer):
 
 
 def test_the_page_is_paginated(client, maintainer):
-    from findings.site.decisions import DECISIONS_PER_PAGE
+    from web.forms.decisions import DECISIONS_PER_PAGE
 
     pull_request = PullRequestFactory(repository=RepositoryFactory(slug="acme/many"), number=1)
     head = CommitFactory(repository=pull_request.repository)

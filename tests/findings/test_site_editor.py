@@ -205,8 +205,8 @@ def check(client, pull_request, at, **fields):
 
 
 def test_an_invalid_regex_is_refused_with_the_engines_message(review):
-    from findings.verification import compile_pattern
-    from recheck.errors import InvalidPattern
+    from engine.verification import compile_pattern
+    from core.errors import InvalidPattern
 
     with pytest.raises(InvalidPattern) as engine:
         compile_pattern("(unclosed")
@@ -292,7 +292,7 @@ def test_the_editor_answers_in_a_bounded_number_of_queries(review, django_assert
 
 
 def test_a_pattern_that_backtracks_without_end_is_stopped_by_the_engines_timeout(review, monkeypatch):
-    from findings.verification import patterns
+    from engine.verification import patterns
 
     monkeypatch.setattr(patterns, "SEARCH_TIMEOUT_SECONDS", 0.2)
     answer = check(login("rae", "Reviewer"), review, review.reviewed, kind="pattern", path="data.txt",

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import connections
 
 from findings.models import CompanionPages, Verification, VerificationRun
-from findings.runs import QueueUnavailable, verification_run_request
+from findings.services.runs import QueueUnavailable, verification_run_request
 from findings.tasks import fetch_repository, run_verification, track_open_pull_requests, track_pull_request_head
 from recheck.celery import app
 from reviews.models import Commit, PinnedCommit

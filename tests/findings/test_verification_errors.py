@@ -2,8 +2,8 @@
 
 import pytest
 
-from findings.verification import EvidenceSpec, check_evidence
-from reviews.git import GitReader
+from engine.verification import EvidenceSpec, check_evidence
+from engine.git import GitReader
 from tests.gitrepo import GitRepoBuilder
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from findings.verification import EvidenceSpec, SubmoduleSource, check_evidence
-from reviews.git import GitReader, fetch_mirror
+from engine.verification import EvidenceSpec, SubmoduleSource, check_evidence
+from engine.git import GitReader, fetch_mirror
 from tests.gitrepo import GitRepoBuilder
 from tests.submodules import BridgeHistory, git_answer
 

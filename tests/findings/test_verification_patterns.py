@@ -1,8 +1,8 @@
 import pytest
 
-from findings.verification import EvidenceSpec, check_evidence, compile_pattern
-from recheck.errors import InvalidPattern, RecheckError
-from reviews.git import GitReader
+from engine.verification import EvidenceSpec, check_evidence, compile_pattern
+from core.errors import InvalidPattern, RecheckError
+from engine.git import GitReader
 from tests.gitrepo import GitRepoBuilder
 
 
@@ -147,7 +147,7 @@ def test_compile_pattern_refuses_invalid_regexes(regex):
 
 
 def test_a_pattern_that_backtracks_without_end_is_stopped_and_reported_as_an_error(repo, monkeypatch):
-    from findings.verification import patterns
+    from engine.verification import patterns
 
     monkeypatch.setattr(patterns, "SEARCH_TIMEOUT_SECONDS", 0.2)
     target = repo.write("data.txt", "x" * 5000 + "\n").commit("long line")
@@ -157,7 +157,7 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_and_reported_as_an_err
 
 
 def matches(repo, spec, target, **options):
-    from findings.verification.patterns import pattern_matches
+    from engine.verification.patterns import pattern_matches
 
     with GitReader(repo.git_dir) as reader:
         return pattern_matches(reader, spec, target, **options)
@@ -174,7 +174,7 @@ def test_trying_a_pattern_lists_every_matching_line_in_the_files_the_check_searc
 
 
 def test_trying_a_pattern_keeps_the_engines_refusals_and_its_timeout(repo, monkeypatch):
-    from findings.verification import patterns
+    from engine.verification import patterns
 
     with pytest.raises(InvalidPattern, match="not a valid regular expression"):
         matches(repo, pattern("*.py", "(unclosed"), repo.write("a.py", "x\n").commit("a"))

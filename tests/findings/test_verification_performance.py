@@ -3,8 +3,8 @@
 import subprocess
 import time
 
-from findings.verification import EvidenceSpec, check_evidence
-from reviews.git import GitReader
+from engine.verification import EvidenceSpec, check_evidence
+from engine.git import GitReader
 from tests.gitrepo import GitRepoBuilder
 
 FILES = 80

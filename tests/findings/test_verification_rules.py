@@ -3,8 +3,8 @@ forms (findings/verification/rules.py), and tied to the model's choices."""
 import pytest
 
 from findings.models import Evidence
-from findings.verification import specs
-from findings.verification.rules import EXPECTATIONS, REQUIRED_FIELDS, evidence_problems
+from engine.verification import specs
+from engine.verification.rules import EXPECTATIONS, REQUIRED_FIELDS, evidence_problems
 
 
 def test_the_model_s_kinds_and_expectations_are_the_engine_s():

@@ -1,9 +1,9 @@
 """Decoded blobs are shared between readers by SHA: a second verification of the same code reads
 no blob from git again, a changed file is read afresh, and a reader with a smaller size limit never
 gets a blob it would have refused."""
-from reviews.git import GitReader
+from engine.git import GitReader
 
-from findings.verification import texts
+from engine.verification import texts
 from tests.gitrepo import GitRepoBuilder
 
 

@@ -1,8 +1,8 @@
 import pytest
 
-from findings.verification import EvidenceSpec, check_evidence, snippet_text_at
-from recheck.errors import RecheckError
-from reviews.git import GitReader
+from engine.verification import EvidenceSpec, check_evidence, snippet_text_at
+from core.errors import RecheckError
+from engine.git import GitReader
 from tests.gitrepo import GitRepoBuilder
 
 VIEW = """\
@@ -257,7 +257,7 @@ def _many_changed_files(repo, count):
 
 
 def _search_budget(monkeypatch, *, batch, kept, read=3):
-    from findings.verification import texts
+    from engine.verification import texts
 
     monkeypatch.setattr(texts, "_CORPUS_BATCH_CHARS", batch)
     monkeypatch.setattr(texts, "_CORPUS_KEPT_CHARS", kept)
@@ -266,7 +266,7 @@ def _search_budget(monkeypatch, *, batch, kept, read=3):
 
 @pytest.mark.parametrize("kept", [0, 1_000_000], ids=["read-again", "kept"])
 def test_code_moved_into_the_last_batch_of_the_changed_files_is_found_within_the_budget(repo, base, monkeypatch, kept):
-    from findings.verification.texts import cache_for
+    from engine.verification.texts import cache_for
 
     _search_budget(monkeypatch, batch=600, kept=kept)
     _many_changed_files(repo, 20)
@@ -331,7 +331,7 @@ def test_an_exact_copy_in_a_later_batch_wins_over_a_re_indented_one_in_an_earlie
 
 
 def test_a_file_larger_than_a_batch_is_searched_in_a_batch_of_its_own(repo, base, monkeypatch):
-    from findings.verification.texts import cache_for
+    from engine.verification.texts import cache_for
 
     _search_budget(monkeypatch, batch=100, kept=0)
     big = "\n".join(f"# filler {n}" for n in range(40)) + "\n\ndef serve(request):\n" + SNIPPET + "\n"
@@ -347,7 +347,7 @@ def test_a_file_larger_than_a_batch_is_searched_in_a_batch_of_its_own(repo, base
 
 
 def test_prefetched_files_give_the_same_answers(repo, base):
-    from findings.verification import prefetch_files
+    from engine.verification import prefetch_files
 
     target = repo.write("app/views.py", "# new header\n" + VIEW).commit("header")
     with GitReader(repo.git_dir) as reader:
@@ -374,7 +374,7 @@ def _scattered_copies(repo):
 
 
 def _scattered_needles():
-    from findings.verification.texts import Needle
+    from engine.verification.texts import Needle
 
     return [
         (Needle(SNIPPET), None),  # exact in m05 and z_second, re-indented in a_indented: m05
@@ -404,8 +404,8 @@ _SCATTERED_ANSWERS = [
 @pytest.mark.parametrize("kept", [0, 700], ids=["none-kept", "some-kept"])
 @pytest.mark.parametrize("decoded", [False, True], ids=["raw", "some-decoded"])
 def test_one_pass_for_many_needles_answers_as_one_search_per_needle(repo, base, monkeypatch, find_probes, kept, decoded):
-    from findings.verification import texts
-    from findings.verification.texts import cache_for
+    from engine.verification import texts
+    from engine.verification.texts import cache_for
 
     _search_budget(monkeypatch, batch=400, kept=kept)
     monkeypatch.setattr(texts, "_CORPUS_FIND_PROBES", find_probes)
@@ -439,7 +439,7 @@ def test_one_pass_for_many_needles_answers_as_one_search_per_needle(repo, base, 
 
 
 def test_many_items_checked_together_give_what_each_gives_alone(repo, base, monkeypatch):
-    from findings.verification import EvidenceChecks
+    from engine.verification import EvidenceChecks
 
     _search_budget(monkeypatch, batch=400, kept=0)
     target = _scattered_copies(repo)
@@ -471,8 +471,8 @@ def test_many_items_checked_together_give_what_each_gives_alone(repo, base, monk
 
 
 def test_files_that_fill_two_batches_when_read_again_keep_one_filter_for_both(repo, base, monkeypatch):
-    from findings.verification import texts
-    from findings.verification.texts import Needle, cache_for
+    from engine.verification import texts
+    from engine.verification.texts import Needle, cache_for
 
     # Decoded, the three CRLF files fit one batch; read raw again, with their CRs, they need two.
     # The line filter of the files once in that batch must cover both.

@@ -2,7 +2,7 @@ import itertools
 
 import pytest
 
-from findings.verification import CheckResult, verdict_for
+from engine.verification import CheckResult, verdict_for
 
 HOLDS = CheckResult("holds", "a.py", 1, 1, "unchanged")
 GONE = CheckResult("gone", "a.py", None, None, "no longer in a.py")

@@ -3,10 +3,10 @@ the test, a review imported through the bundle format, every pinned commit verif
 service the tasks and commands use, and the stored figures compared with git's own."""
 import pytest
 
-from findings.exchange.bundle_export import bundle_export
-from findings.exchange.bundle_import import review_import
+from findings.exchange.bundle import bundle_export
+from findings.services.review_import import review_import
 from findings.models import EvidenceResult
-from findings.verifying import pull_request_verify
+from findings.services.verification import pull_request_verify
 from reviews.mirrors import repository_mirror_dir
 from reviews.models import Commit, PullRequest, Repository
 from tests.gitrepo import GitRepoBuilder
@@ -139,8 +139,8 @@ def test_an_unreachable_submodule_repository_is_an_error_never_fixed(superprojec
 
 
 def test_a_requested_run_checks_every_pinned_commit_against_the_submodules_history(superproject, bridge):
-    from findings.runs import verification_run_request
-    from findings.verifying import verification_run_execute
+    from findings.services.runs import verification_run_request
+    from findings.services.verification import verification_run_execute
 
     pull_request = import_review(superproject, [{"sha": bridge.pr_pin, "expect": "not_fast_forward"}])
     run = verification_run_request(pull_request=pull_request)
@@ -226,7 +226,7 @@ def test_a_gitmodules_url_outside_the_clone_url_rules_is_an_error_and_registers_
 def test_a_registered_slug_with_another_url_is_not_taken_over(superproject, bridge):
     Repository.objects.create(slug="pytest-of-root/bridge", clone_url="https://example.com/other/bridge.git")
     from reviews.services import repository_get_or_register
-    from recheck.errors import RecheckError
+    from core.errors import RecheckError
 
     with pytest.raises(RecheckError, match="already registered with another clone URL"):
         repository_get_or_register(clone_url="https://github.com/pytest-of-root/bridge.git")

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from findings.models import Finding, FindingEvent, Verification, VerificationRun
-from findings.services import finding_resolve
+from findings.services.resolution import finding_resolve
 from tests.factories import EvidenceFactory, FindingFactory, reviewed_pull_request
 
 pytestmark = pytest.mark.django_db

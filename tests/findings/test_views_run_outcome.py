@@ -5,8 +5,8 @@ import re
 import pytest
 
 from findings.models import VerificationRun
-from findings.runs import verification_run_begin
-from findings.verifying import verification_run_execute
+from findings.services.runs import verification_run_begin
+from findings.services.verification import verification_run_execute
 from reviews.services import commit_get_or_create
 from tests.findings.decision_data import fetched_review
 

@@ -1,7 +1,7 @@
 """The sentences the pages compute from the data (plain functions, no database)."""
 import pytest
 
-from findings.site import wording
+from presentation import wording
 
 
 @pytest.mark.parametrize("number, word", [(0, "zero"), (1, "one"), (9, "nine"), (10, "10"), (29, "29")])

@@ -2,12 +2,12 @@
 import pytest
 from django.urls import reverse
 
-from findings import vocabulary
-from findings.exchange.markdown_export import pull_request_markdown
+from core import vocabulary
+from findings.exchange.markdown import pull_request_markdown
 from findings.models import EvidenceResult, Finding, Verdict
-from findings.site import wording
-from findings.verification import results as engine_results
-from findings.verification import verdicts as engine_verdicts
+from presentation import wording
+from engine.verification import results as engine_results
+from engine.verification import verdicts as engine_verdicts
 from tests.factories import (
     EvidenceFactory,
     EvidenceResultFactory,

@@ -108,6 +108,6 @@ def test_a_full_cache_gives_way_to_the_broker():
     assert options["--maxmemory"].startswith("${REDIS_MAXMEMORY:-")
     from django.conf import settings
 
-    from findings.api.listcache import LIST_CACHE_SECONDS
+    from api.listcache import LIST_CACHE_SECONDS
 
     assert LIST_CACHE_SECONDS and settings.CACHES["default"].get("TIMEOUT", 300) is not None

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from findings.models import Finding, VerificationRun
-from findings.services import finding_resolve
+from findings.services.resolution import finding_resolve
 from reviews.mirrors import repository_fetch
 from recheck.celery import app
 from tests.factories import UserFactory, make_api_token

@@ -1,5 +1,5 @@
 """Steps the reporting tests share: verify as every entry point does, and read what GitHub got."""
-from findings.runs import verification_run_request
+from findings.services.runs import verification_run_request
 
 
 def verify(pull_request, sha, capture):

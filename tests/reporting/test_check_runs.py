@@ -3,9 +3,9 @@ requested through the service every entry point uses, and what reaches the fake 
 import pytest
 
 from findings.models import Finding, VerificationRun
-from findings.services import finding_resolve
-from reporting.models import GitHubCall
-from reporting.services import verification_run_report
+from findings.services.resolution import finding_resolve
+from forge.models import GitHubCall
+from forge.services import verification_run_report
 from reviews.models import Commit
 from tests.findings.test_verifying import LOADER, import_review
 from tests.reporting.scenario import the_check_run, verify

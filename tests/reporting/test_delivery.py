@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from findings.models import VerificationRun
-from reporting import github
-from reporting.models import GitHubCall
+from forge import github
+from forge.models import GitHubCall
 from tests.reporting.scenario import the_check_run, verify
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,7 @@ def test_a_secondary_rate_limit_is_retried_after_the_time_github_asks(
 ):
     delays = []
     real_delay = github.retry_delay
-    monkeypatch.setattr("reporting.services.retry_delay", lambda f, a: delays.append(real_delay(f, a)) or delays[-1])
+    monkeypatch.setattr("forge.services.retry_delay", lambda f, a: delays.append(real_delay(f, a)) or delays[-1])
     fake_github.fail("POST", r"/check-runs$", 403,
                      "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
                      headers={"Retry-After": "30"})
@@ -189,7 +189,7 @@ def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, f
 
 
 def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
-    from reporting.services import github_call_send, verification_run_report
+    from forge.services import github_call_send, verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)

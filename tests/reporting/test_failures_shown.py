@@ -2,7 +2,7 @@
 GitHub's message and what to fix, and a maintainer can send it again once it is fixed."""
 import pytest
 
-from reporting.models import GitHubCall
+from forge.models import GitHubCall
 from tests.factories import UserFactory
 from tests.reporting.scenario import the_check_run, verify
 

@@ -2,8 +2,8 @@
 its hidden marker and edited in place."""
 import pytest
 
-from reporting.content import COMMENT_MARKER
-from reporting.models import GitHubCall
+from forge.content import COMMENT_MARKER
+from forge.models import GitHubCall
 from tests.findings.test_verifying import LOADER
 from tests.reporting.scenario import verify
 
@@ -95,7 +95,7 @@ def test_a_fixed_blocker_is_struck_through_in_the_comment(
     commenting, repo, fake_github, django_capture_on_commit_callbacks, staff_maintainer
 ):
     from findings.models import Finding
-    from findings.services import finding_resolve
+    from findings.services.resolution import finding_resolve
     from reviews.models import Commit
 
     commit = Commit.objects.get(sha=repo.reviewed)
@@ -112,7 +112,7 @@ def test_a_fixed_blocker_is_struck_through_in_the_comment(
 def test_the_comment_follows_the_latest_head_not_an_older_commit_verified_again(
     commenting, repo, fake_github, django_capture_on_commit_callbacks
 ):
-    from findings.tracking import pull_request_record_head
+    from findings.services.tracking import pull_request_record_head
 
     head = repo.write("README.md", "pushed\n").commit("pushed")
     with django_capture_on_commit_callbacks(execute=True):

@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from findings.runs import verification_run_request
-from reporting.models import GitHubCall
+from findings.services.runs import verification_run_request
+from forge.models import GitHubCall
 from tests.findings.test_tasks import celery_worker  # noqa: F401  (the worker thread, as a fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,7 +1,7 @@
 import pytest
 
-from recheck.errors import UnsafePath
-from reviews.git import glob_matcher, is_glob, match_paths
+from core.errors import UnsafePath
+from engine.git import glob_matcher, is_glob, match_paths
 
 PATHS = [
     "README.md",

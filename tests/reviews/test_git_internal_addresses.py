@@ -4,9 +4,9 @@ import threading
 
 import pytest
 
-from recheck.errors import RepositoryError
-from reviews.git import fetch_mirror, mirror_dir_for, validate_clone_url
-from reviews.git.safety import clone_url_addresses, host_is_allowed, literal_address
+from core.errors import RepositoryError
+from engine.git import fetch_mirror, mirror_dir_for, validate_clone_url
+from engine.git.safety import clone_url_addresses, host_is_allowed, literal_address
 
 
 class Listener:

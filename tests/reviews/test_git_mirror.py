@@ -3,9 +3,9 @@ import subprocess
 
 import pytest
 
-from recheck.errors import RepositoryError
-from reviews.git import GitReader, fetch_mirror, mirror_dir_for
-from reviews.git.process import git_config_args, git_env, run_git
+from core.errors import RepositoryError
+from engine.git import GitReader, fetch_mirror, mirror_dir_for
+from engine.git.process import git_config_args, git_env, run_git
 from tests.gitrepo import GitRepoBuilder
 
 

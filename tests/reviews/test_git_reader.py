@@ -4,8 +4,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from recheck.errors import AmbiguousCommit, CommitNotFound, RepositoryError, UnsafePath
-from reviews.git import Change, GitReader
+from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError, UnsafePath
+from engine.git import Change, GitReader
 from tests.gitrepo import GitRepoBuilder
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -286,7 +286,7 @@ def test_many_files_are_more_than_a_pipe_holds(repo):
 
 
 def test_it_gives_the_hunks_of_gits_diff_between_two_blobs(repo, tmp_path):
-    from findings.verification.texts import LineMap
+    from engine.verification.texts import LineMap
 
     old_text = "".join(f"line {n}\n" for n in range(1, 11))
     new_text = old_text.replace("line 3\n", "").replace("line 7\n", "line 7\nadded a\nadded b\n") + "end\r\n"

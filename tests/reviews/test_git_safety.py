@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from recheck.errors import CommitNotFound, RecheckError, RepositoryError, UnsafePath
-from reviews.git import (
+from core.errors import CommitNotFound, RecheckError, RepositoryError, UnsafePath
+from engine.git import (
     validate_clone_url,
     validate_glob,
     validate_repo_path,

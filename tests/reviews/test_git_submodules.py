@@ -1,8 +1,8 @@
 import pytest
 
-from recheck.errors import RepositoryError
-from reviews.git import GitReader
-from reviews.git.submodules import absolute_submodule_url, slug_for_url, submodules_at, url_key
+from core.errors import RepositoryError
+from engine.git import GitReader
+from engine.git.submodules import absolute_submodule_url, slug_for_url, submodules_at, url_key
 from tests.gitrepo import GitRepoBuilder
 
 

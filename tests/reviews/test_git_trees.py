@@ -1,9 +1,9 @@
 """Browsing a commit from the git layer: its files, what changed since another commit, one file."""
 import pytest
 
-from recheck.errors import CommitNotFound, UnsafePath
-from reviews.git import GitReader
-from reviews.git.trees import ChangedFile, changed_files, read_file, tree_files
+from core.errors import CommitNotFound, UnsafePath
+from engine.git import GitReader
+from engine.git.trees import ChangedFile, changed_files, read_file, tree_files
 from tests.gitrepo import GitRepoBuilder
 
 PIN = "3961f399" + "ab" * 16

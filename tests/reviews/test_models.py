@@ -2,7 +2,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 
-from recheck.errors import RecheckError
+from core.errors import RecheckError
 from reviews.models import Commit, PullRequest
 from reviews.services import commit_get_or_create, commit_lookup, pull_request_pin_commit
 from tests.factories import CommitFactory, PullRequestFactory, RepositoryFactory, make_sha

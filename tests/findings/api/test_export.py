@@ -3,7 +3,7 @@ import json
 import pytest
 import yaml
 
-from findings.exchange.bundle_import import validate_bundle
+from findings.services.review_import import validate_bundle
 
 URL = "/api/repos/acme/loader/pulls/4108/export"
 

@@ -9,11 +9,11 @@ from django.db.models.signals import post_delete, post_save
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from findings.exchange.bundle_import import review_import
+from findings.services.review_import import review_import
 from findings.models import Finding, Verification
-from findings.runs import verification_run_finish, verification_run_request
-from findings.services import finding_resolve
-from findings.verifying import pull_request_verify
+from findings.services.runs import verification_run_finish, verification_run_request
+from findings.services.resolution import finding_resolve
+from findings.services.verification import pull_request_verify
 from reviews.models import Commit, PullRequest
 from reviews.services import pull_request_pin_commit
 from tests.findings.test_verifying import LOADER, import_review
@@ -163,7 +163,7 @@ def test_a_cache_key_is_valid_whatever_the_caller_typed():
     control characters, spaces or an unbounded length."""
     from django.core.cache.backends.base import memcache_key_warnings
 
-    from findings.api.gate import gate_cache_key
+    from findings.selectors.gate import gate_cache_key
 
     key = gate_cache_key(pull_request_id=2, generation=49, sha="dãi\x10é " * 100, origin="http://localhost/")
     assert list(memcache_key_warnings(key)) == []

@@ -6,10 +6,10 @@ import time
 import pytest
 import yaml
 
-from findings.exchange import limits
-from findings.exchange.bundle_export import bundle_dump
-from findings.exchange.bundle_import import parse_bundle
-from findings.exchange.limits import DocumentError, load_json, load_yaml
+from core import documents as limits
+from findings.exchange.bundle import bundle_dump
+from findings.services.review_import import parse_bundle
+from core.documents import DocumentError, load_json, load_yaml
 from findings.models import WebhookDelivery
 from reviews.models import PullRequest
 from tests.findings.api.test_actions import bundle
@@ -135,7 +135,7 @@ def test_a_captured_body_replayed_under_new_delivery_ids_queues_nothing(
     anonymous_reader, review, settings, queued_tasks, django_capture_on_commit_callbacks
 ):
     from findings.models import VerificationRun
-    from findings.webhooks import github_signature
+    from forge.deliveries import github_signature
 
     settings.RECHECK_GITHUB_WEBHOOK_SECRET = "webhook-secret-for-tests"
     captured = json.dumps(pull_request_event()).encode()

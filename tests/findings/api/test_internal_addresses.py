@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from findings.models import Verification
-from findings.runs import verification_run_request
+from findings.services.runs import verification_run_request
 from findings.tasks import run_verification
 from reviews.models import Repository
 from tests.factories import EvidenceFactory, FindingFactory, PinnedCommitFactory, PullRequestFactory

@@ -10,12 +10,12 @@ from django.db import connection
 from django.db.models.signals import post_save
 from django.test.utils import CaptureQueriesContext
 
-from findings.editing import finding_save
-from findings.exchange.bundle_import import review_import
+from findings.services.authoring import finding_save
+from findings.services.review_import import review_import
 from findings.models import Finding, Tag, Verification
-from findings.relations import finding_tags_set
-from findings.services import finding_resolve
-from findings.verifying import pull_request_verify
+from findings.services.tags_and_links import finding_tags_set
+from findings.services.resolution import finding_resolve
+from findings.services.verification import pull_request_verify
 from reviews.models import Commit, PullRequest, Repository
 from tests.factories import UserFactory, large_reviewed_pull_request
 from tests.findings.test_verifying import import_review

@@ -6,9 +6,9 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.test import APIRequestFactory
 
-from findings.api.serializers import FindingSerializer
+from api.serializers import FindingSerializer
 from findings.models import Finding, Tag
-from findings.relations import finding_tags_set
+from findings.services.tags_and_links import finding_tags_set
 from tests.factories import CommitFactory, FindingFactory, PullRequestFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

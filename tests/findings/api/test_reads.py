@@ -1,6 +1,6 @@
 import pytest
 
-from findings.relations import finding_link_create, finding_tags_set
+from findings.services.tags_and_links import finding_link_create, finding_tags_set
 
 from findings.models import Finding, VerificationRun
 from tests.factories import (
@@ -88,7 +88,7 @@ def test_a_finding_s_history_lists_every_status_change(anonymous_reader, review)
 
 
 def test_a_finding_s_history_says_which_events_are_edits(anonymous_reader, db):
-    from findings.exchange.bundle_import import review_import
+    from findings.services.review_import import review_import
     from tests.findings.api.test_actions import bundle
 
     review_import(data=bundle())

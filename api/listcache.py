@@ -1,0 +1,102 @@
+"""Whole pages of a long list, cached as the JSON they are sent as.
+
+The tools that read the findings list (CI jobs, merge bots, dashboards) ask the same questions
+again and again between two writes. A page is cached under everything its bytes depend on:
+
+- the URL as asked (path and query string, every value as typed, so a filter, an ordering or a
+  page number is a page of its own), for the requests `worth_caching`: those asked again;
+- the site the page's links point at, and the time zone its dates are written in;
+- what the caller may read (`read_scope_key`): a page is only ever served to a caller who may read
+  exactly what the caller it was built for could;
+- the version of the data (`reviews.selectors.pull_requests_version`), which every write a
+  page can show moves forward (see `findings.receivers`), read before the page is built so that a
+  write made while it is built moves past its key.
+
+So a cached page is never one a write, or a change of someone's access, has made stale; nothing
+needs to be deleted when data changes, and an unused page simply expires."""
+import dataclasses
+import hashlib
+
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.utils import timezone
+
+from api.permissions import PUBLIC_ONLY, read_scope
+
+# A bound on how long a page nobody asks for again is kept; staleness is ruled out by the version
+# in the key, not by this.
+LIST_CACHE_SECONDS = 600
+# Only the first pages of a question are asked again (a CI job, a merge bot, a dashboard); a walk
+# through deep pages or along a cursor goes one way, and caching it would only fill the cache.
+LIST_CACHE_MAX_PAGE = 10
+# Besides the filters: what a list's URL may carry and still be cached.
+_LIST_PARAMETERS = {"ordering", "page", "page_size", "cursor", "format"}
+
+
+def read_scope_key(request) -> str:
+    """What the request may read, as text: "*" for everything, "public" for an anonymous request
+    (which repositories are public is data the version follows: making one private moves its pull
+    requests' generation), else its readable repositories' ids (its user's roles, narrowed by its
+    token), one small query: a membership granted or taken away, or a token's repositories
+    changed, make another key."""
+    scope = read_scope(request)
+    if scope is None:
+        return "*"
+    if scope is PUBLIC_ONLY:
+        return "public"
+    return ",".join(str(pk) for pk in sorted(scope.values_list("pk", flat=True)))
+
+
+def list_cache_key(request, version: tuple) -> str:
+    parts = (
+        request.path,
+        sorted(request.GET.lists()),
+        request.accepted_media_type,
+        request.build_absolute_uri("/"),
+        timezone.get_current_timezone_name(),
+        read_scope_key(request),
+        version,
+    )
+    # The path and the query string are the caller's text: hashed, so the key is valid for any
+    # cache backend whatever was typed.
+    digest = hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"list:1:{digest}"
+
+
+def worth_caching(request, filters) -> bool:
+    """Whether a list request is one asked again: one of the first pages (or the first of a
+    cursor walk), and nothing in its URL beside `filters` and the list's own parameters. An
+    unknown parameter changes nothing but the page's links, so each would be a copy of its own: a
+    way to fill the cache (which in production shares its Redis with the broker) with one URL."""
+    if set(request.GET) - set(filters) - _LIST_PARAMETERS:
+        return False
+    if request.GET.get("cursor"):
+        return False
+    page = request.GET.get("page", "1")
+    return page.isdigit() and int(page) <= LIST_CACHE_MAX_PAGE
+
+
+class CachedListMixin:
+    """For a ListAPIView with a `long_list` (pagination.LongList) and a `filterset_class`: its
+    JSON pages that are `worth_caching` are cached by `list_cache_key`. The browsable API, deep
+    pages and errors are built every time."""
+
+    def list(self, request, *args, **kwargs):
+        if request.accepted_renderer.format != "json" or not worth_caching(
+            request, self.filterset_class.base_filters
+        ):
+            return super().list(request, *args, **kwargs)
+        version = self.long_list.version()
+        key = list_cache_key(request, version)
+        content = cache.get(key)
+        if content is None:
+            # The page's count is cached by the same version: read once.
+            self.long_list = dataclasses.replace(self.long_list, version=lambda: version)
+            response = super().list(request, *args, **kwargs)
+            if response.status_code != 200:
+                return response
+            content = request.accepted_renderer.render(
+                response.data, request.accepted_media_type, self.get_renderer_context()
+            )
+            cache.set(key, content, LIST_CACHE_SECONDS)
+        return HttpResponse(content, content_type=request.accepted_renderer.media_type)

@@ -1,0 +1,2 @@
+"""Registers every model's admin; the admin's autodiscovery imports this module."""
+from backoffice import access, findings, forge, reviews  # noqa: F401

@@ -1,0 +1,454 @@
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.http import HttpRequest, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html_join
+
+from backoffice.audited import AuditedModelAdmin, RepositoryScopedAdmin
+from access.permissions import Action, readable_condition, reads_everything, refusal, user_may
+from core import vocabulary
+from backoffice.forms import ResolveForm
+from findings.models import (
+    CompanionPages,
+    Evidence,
+    EvidenceResult,
+    Finding,
+    FindingEvent,
+    FindingLink,
+    Tag,
+    Verdict,
+    Verification,
+    VerificationRun,
+    WebhookDelivery,
+)
+from findings.services.tags_and_links import finding_link_check
+from findings.services.resolution import finding_evidence_changed, finding_evidence_lock, finding_resolve
+from core.errors import EvidenceStillHolds, RecheckError
+from reviews.models import Commit
+
+RESOLVE_LABELS = {
+    Finding.Status.FIXED: "Mark fixed",
+    Finding.Status.DISMISSED: "Dismiss",
+    Finding.Status.OPEN: "Reopen",
+}
+
+
+class EvidenceInline(admin.StackedInline):
+    model = Evidence
+    extra = 0
+    autocomplete_fields = ["commit", "submodule_repository"]
+    fields = [
+        ("position", "kind", "commit"),
+        ("path", "start_line", "end_line"),
+        "text",
+        ("regex", "expect", "sha"),
+        ("submodule_repository", "reference_branch"),
+        "caption",
+    ]
+
+
+class VerificationInline(admin.TabularInline):
+    model = Verification
+    extra = 0
+    can_delete = False
+    fields = ["commit", "verdict", "checked_at", "evidence_results"]
+    readonly_fields = fields
+    ordering = ["-checked_at"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("commit").prefetch_related("results__evidence")
+
+    @admin.display(description="Evidence results")
+    def evidence_results(self, verification: Verification) -> str:
+        return format_html_join(
+            "",
+            "<div>#{}: <strong>{}</strong> {} {}</div>",
+            (
+                (
+                    result.evidence.position,
+                    result.get_state_display(),
+                    f"{result.path}:{result.start_line}" if result.start_line else result.path,
+                    result.detail,
+                )
+                for result in verification.results.all()
+            ),
+        )
+
+
+class HistoryInline(admin.TabularInline):
+    model = FindingEvent
+    extra = 0
+    can_delete = False
+    fields = ["at", "from_status", "to_status", "actor", "commit", "note", "source"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class FindingLinkForm(forms.ModelForm):
+    class Meta:
+        model = FindingLink
+        fields = ["kind", "target", "note"]
+
+    def clean(self):
+        data = super().clean()
+        source = self.instance.source if self.instance.source_id else getattr(self, "parent_finding", None)
+        if source is not None and data.get("target") and data.get("kind"):
+            try:
+                finding_link_check(source=source, target=data["target"], kind=data["kind"], link=self.instance)
+            except RecheckError as error:
+                raise forms.ValidationError(str(error)) from None
+        return data
+
+
+class FindingLinkInline(admin.TabularInline):
+    """Links this finding makes; the ones other findings make to it show on theirs (and on the site)."""
+
+    model = FindingLink
+    fk_name = "source"
+    form = FindingLinkForm
+    extra = 0
+    autocomplete_fields = ["target"]
+    verbose_name = "link to another finding"
+
+    def get_queryset(self, request):
+        # A link to a finding the user may not read is not shown (nor that it exists).
+        queryset = super().get_queryset(request)
+        if reads_everything(request.user):
+            return queryset
+        return queryset.filter(readable_condition(request.user, "target__pull_request__repository"))
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+
+        class WithParent(formset):
+            def _construct_form(self, i, **form_kwargs):
+                form = super()._construct_form(i, **form_kwargs)
+                form.parent_finding = obj
+                return form
+
+        return WithParent
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    list_display = ["slug", "description", "finding_count"]
+    search_fields = ["slug", "description"]
+
+    def get_queryset(self, request):
+        # Tags are shared; a staff user who reads some repositories only sees the tags that are
+        # unused or carried by findings they may read, counted over those findings.
+        queryset = super().get_queryset(request)
+        if reads_everything(request.user):
+            return queryset.annotate(finding_count=Count("findings"))
+        readable = Finding.objects.readable_by(request.user)
+        return queryset.filter(Q(findings__isnull=True) | Q(findings__in=readable)).distinct().annotate(
+            finding_count=Count("findings", filter=Q(findings__in=readable), distinct=True)
+        )
+
+    @admin.display(description="Findings", ordering="finding_count")
+    def finding_count(self, tag: Tag) -> int:
+        return tag.finding_count
+
+
+class LatestVerdictFilter(admin.SimpleListFilter):
+    """Findings by their verdict at their PR's latest verified pin (as the site shows it): likely
+    fixed ones are those a maintainer should look at and mark fixed."""
+
+    title = "latest verdict"
+    parameter_name = "latest_verdict"
+
+    def lookups(self, request, model_admin):
+        return Verdict.choices
+
+    def queryset(self, request, queryset):
+        if self.value() in Verdict.values:
+            return queryset.filter(latest_verdict=self.value())
+        return queryset
+
+
+@admin.register(Finding)
+class FindingAdmin(AuditedModelAdmin):
+    audit_repository_path = "pull_request.repository"
+    list_display = [
+        "number", "title", "pull_request", "kind", "caught_by", "status", "latest_verdict_display",
+        "possibly_regressed",
+    ]
+    list_display_links = ["number", "title"]
+    list_filter = [
+        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed",
+        # Only the repositories and tags of the findings listed: the others may be hidden from the user.
+        ("pull_request__repository", admin.RelatedOnlyFieldListFilter), ("tags", admin.RelatedOnlyFieldListFilter),
+    ]
+    search_fields = ["title", "summary", "body", "path", "pull_request__repository__slug"]
+    list_select_related = ["pull_request__repository"]
+    readonly_fields = ["status", "resolved_by", "resolved_at", "resolved_commit", "resolution_note", "resolve_buttons"]
+    autocomplete_fields = ["pull_request", "tags"]
+    inlines = [EvidenceInline, FindingLinkInline, VerificationInline, HistoryInline]
+    actions = ["mark_fixed", "dismiss", "reopen"]
+    object_history_template = "admin/findings/finding/object_history.html"
+
+    def history_view(self, request, object_id, extra_context=None):
+        """The History button shows the finding's status changes (who, when, from and to, at which
+        commit, why), which finding_resolve records; the admin's own log only has its edits."""
+        events = FindingEvent.objects.filter(finding_id=object_id if str(object_id).isdigit() else None)
+        extra_context = {
+            **(extra_context or {}),
+            "finding_events": events.select_related("actor", "commit").order_by("at", "id"),
+        }
+        return super().history_view(request, object_id, extra_context=extra_context)
+
+    def save_formset(self, request, form, formset, change):
+        evidence = formset.model is Evidence and change
+        with transaction.atomic():
+            if evidence:
+                finding_evidence_lock(finding=form.instance)
+            super().save_formset(request, form, formset, change)
+            if evidence and (formset.new_objects or formset.changed_objects or formset.deleted_objects):
+                finding_evidence_changed(finding=form.instance)
+    fieldsets = [
+        (None, {"fields": ["pull_request", "number", "kind", "caught_by", "title", "summary", "tags"]}),
+        ("Write-up", {"fields": ["body", "fix", "review_comment_url", "path", "line"]}),
+        (
+            "Status",
+            {
+                "fields": [
+                    "resolve_buttons",
+                    "status",
+                    "possibly_regressed",
+                    "resolved_by",
+                    "resolved_at",
+                    "resolved_commit",
+                    "resolution_note",
+                ]
+            },
+        ),
+    ]
+
+    def get_queryset(self, request):
+        commit_sha = Commit.objects.filter(pk=OuterRef("latest_commit_id")).values("sha")[:1]
+        return (
+            super().get_queryset(request).with_latest_verdict().annotate(latest_verdict_commit=Subquery(commit_sha))
+        )
+
+    @admin.display(description="Latest verdict", ordering="latest_verdict")
+    def latest_verdict_display(self, finding: Finding) -> str:
+        if not finding.latest_verdict:
+            return vocabulary.NOT_VERIFIED_PHRASE
+        return f"{vocabulary.verdict_label(finding.latest_verdict)} at {finding.latest_verdict_commit[:8]}"
+
+    def get_urls(self):
+        return [
+            path(
+                "resolve/<str:status>/",
+                self.admin_site.admin_view(self.resolve_view),
+                name="findings_finding_resolve",
+            ),
+        ] + super().get_urls()
+
+    @admin.display(description="Change status")
+    def resolve_buttons(self, finding: Finding) -> str:
+        if not finding.pk:
+            return "-"
+        return format_html_join(
+            " ",
+            '<a class="button" href="{}?ids={}">{}</a>',
+            (
+                (reverse("admin:findings_finding_resolve", args=[status]), finding.pk, label)
+                for status, label in RESOLVE_LABELS.items()
+                if status != finding.status
+            ),
+        )
+
+    def has_resolve_permission(self, request) -> bool:
+        """Whether the list offers Mark fixed, Dismiss and Reopen: the one permission function's answer."""
+        return user_may(request.user, Action.RESOLVE)
+
+    def _redirect_to_form(self, queryset, status: str):
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return HttpResponseRedirect(f"{reverse('admin:findings_finding_resolve', args=[status])}?ids={ids}")
+
+    @admin.action(description="Mark fixed…", permissions=["resolve"])
+    def mark_fixed(self, request, queryset):
+        return self._redirect_to_form(queryset, Finding.Status.FIXED)
+
+    @admin.action(description="Dismiss…", permissions=["resolve"])
+    def dismiss(self, request, queryset):
+        return self._redirect_to_form(queryset, Finding.Status.DISMISSED)
+
+    @admin.action(description="Reopen…", permissions=["resolve"])
+    def reopen(self, request, queryset):
+        return self._redirect_to_form(queryset, Finding.Status.OPEN)
+
+    def resolve_view(self, request: HttpRequest, status: str):
+        """Asks for the commit and a note, then changes the status of the chosen findings through
+        finding_resolve, the site's and the API's service: the same rules and the same messages.
+        Where the evidence still holds at the commit, the form asks to mark fixed anyway."""
+        if not user_may(request.user, Action.RESOLVE):
+            raise PermissionDenied(refusal(request.user, Action.RESOLVE))
+        if status not in RESOLVE_LABELS:
+            raise PermissionDenied
+        raw_ids = request.POST.get("ids") or request.GET.get("ids", "")
+        ids = [int(pk) for pk in raw_ids.split(",") if pk.strip().isdigit()]
+        findings = list(
+            Finding.objects.readable_by(request.user).filter(pk__in=ids).select_related("pull_request__repository")
+            .order_by("pk")
+        )
+        if not findings:
+            get_object_or_404(Finding, pk=0)
+        for finding in findings:
+            if not user_may(request.user, Action.RESOLVE, finding.pull_request.repository):
+                raise PermissionDenied(refusal(request.user, Action.RESOLVE, finding.pull_request.repository))
+        form = ResolveForm(request.POST or None, initial={"status": status})
+        still_holds: list[tuple[Finding, EvidenceStillHolds]] = []
+        if request.method == "POST" and form.is_valid() and form.cleaned_data["status"] == status:
+            done = self._resolve_all(request, findings, status, form.cleaned_data, still_holds)
+            if done:
+                changelist = reverse("admin:findings_finding_changelist")
+                if len(findings) == 1:
+                    return HttpResponseRedirect(reverse("admin:findings_finding_change", args=[findings[0].pk]))
+                return HttpResponseRedirect(changelist)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"{RESOLVE_LABELS[status]}: {len(findings)} finding{'s' if len(findings) != 1 else ''}",
+            "findings": findings,
+            "form": form,
+            "ids": ",".join(str(finding.pk) for finding in findings),
+            "status": status,
+            "label": RESOLVE_LABELS[status],
+            "still_holds": still_holds,
+            "ask_anyway": bool(still_holds) or (form.is_bound and form.data.get("anyway")),
+        }
+        return TemplateResponse(request, "admin/findings/finding/resolve.html", context)
+
+    def _resolve_all(self, request, findings, status: str, data: dict, still_holds: list) -> bool:
+        resolved = 0
+        for finding in findings:
+            if not user_may(request.user, Action.RESOLVE, finding.pull_request.repository):
+                self.message_user(request, f"Finding {finding.number} of {finding.pull_request}: "
+                                  f"{refusal(request.user, Action.RESOLVE, finding.pull_request.repository)}",
+                                  messages.ERROR)
+                continue
+            try:
+                finding_resolve(
+                    finding=finding,
+                    status=status,
+                    actor=request.user,
+                    source=FindingEvent.Source.ADMIN,
+                    commit_sha=data.get("commit") or "",
+                    note=data.get("note", ""),
+                    still_holds_confirmed=bool(data.get("anyway")),
+                )
+                resolved += 1
+            except RecheckError as error:
+                if isinstance(error, EvidenceStillHolds):
+                    still_holds.append((finding, error))
+                self.message_user(request, f"Finding {finding.number} of {finding.pull_request}: {error}", messages.ERROR)
+        if resolved:
+            self.message_user(
+                request,
+                f"{RESOLVE_LABELS[status]}: {resolved} finding{'s' if resolved != 1 else ''} changed.",
+                messages.SUCCESS,
+            )
+        return resolved == len(findings)
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(AuditedModelAdmin):
+    audit_repository_path = "finding.pull_request.repository"
+    list_display = ["finding", "position", "kind", "describe", "commit"]
+    list_filter = ["kind"]
+    search_fields = ["path", "text", "regex", "finding__title"]
+    list_select_related = ["finding__pull_request__repository", "commit"]
+    autocomplete_fields = ["finding", "commit", "submodule_repository"]
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            if change:
+                finding_evidence_lock(finding=obj.finding)
+            super().save_model(request, obj, form, change)
+            if change and form.has_changed():
+                finding_evidence_changed(finding=obj.finding)
+
+    def delete_model(self, request, obj):
+        with transaction.atomic():
+            finding_evidence_lock(finding=obj.finding)
+            super().delete_model(request, obj)
+            finding_evidence_changed(finding=obj.finding)
+
+
+class EvidenceResultInline(admin.TabularInline):
+    model = EvidenceResult
+    extra = 0
+    can_delete = False
+    fields = ["evidence", "state", "path", "start_line", "end_line", "detail"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Verification)
+class VerificationAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "finding.pull_request.repository"
+    list_display = ["finding", "commit", "verdict", "checked_at"]
+    list_filter = ["verdict", ("finding__pull_request__repository", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["commit__sha", "finding__title"]
+    list_select_related = ["finding__pull_request__repository", "commit"]
+    readonly_fields = ["finding", "commit", "verdict", "checked_at", "first_checked_at", "detail"]
+    inlines = [EvidenceResultInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(FindingEvent)
+class FindingEventAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "finding.pull_request.repository"
+    list_display = ["finding", "from_status", "to_status", "actor", "commit", "source", "at"]
+    list_filter = ["to_status", "source"]
+    search_fields = ["finding__title", "note"]
+    list_select_related = ["finding__pull_request__repository", "actor", "commit"]
+
+    # The history is a record: it is written by finding_resolve and never edited.
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(VerificationRun)
+class VerificationRunAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "pull_request.repository"
+    list_display = ["pull_request", "commit", "status", "done", "total", "created_at", "finished_at"]
+    list_filter = ["status"]
+    list_select_related = ["pull_request__repository", "commit"]
+    readonly_fields = [field.name for field in VerificationRun._meta.fields]
+
+
+@admin.register(CompanionPages)
+class CompanionPagesAdmin(RepositoryScopedAdmin):
+    audit_repository_path = "pull_request.repository"
+    list_display = ["pull_request", "commit", "rendered_at"]
+    readonly_fields = ["pull_request", "commit", "rendered_at"]
+    exclude = ["index_html", "blockers_html", "cleanups_html"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["delivery_id", "event", "action", "received_at", "outcome"]
+    readonly_fields = [field.name for field in WebhookDelivery._meta.fields]

@@ -1,0 +1,35 @@
+from django.contrib import admin, messages
+
+from backoffice.audited import RepositoryScopedAdmin
+from forge.models import GitHubCall
+from forge.services import github_call_retry
+
+
+@admin.register(GitHubCall)
+class GitHubCallAdmin(RepositoryScopedAdmin):
+    """What was sent to GitHub, with GitHub's answer and what to fix. Rows are written by the
+    reporting service only; the one change allowed here is sending a failed call again."""
+
+    list_display = ["__str__", "repository", "pull_request", "status", "attempts", "response_status",
+                    "response_message", "sent_at"]
+    list_filter = ["status", "kind", ("repository", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["sha", "repository__slug", "response_message"]
+    list_select_related = ["repository", "pull_request__repository"]
+    readonly_fields = [field.name for field in GitHubCall._meta.fields]
+    audit_repository_path = "repository"
+    actions = ["send_again"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Send the selected failed calls again", permissions=["resend"])
+    def send_again(self, request, queryset):
+        # The queryset holds only the calls of repositories the user may read (RepositoryScopedAdmin).
+        queued = sum(github_call_retry(call=call) for call in queryset)
+        self.message_user(request, f"{queued} call(s) queued again; the others had not failed.", messages.SUCCESS)
+
+    def has_resend_permission(self, request):
+        return request.user.has_perm("reporting.resend_githubcall")

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CliConfig(AppConfig):
+    name = "cli"
+    verbose_name = "Commands"

@@ -1,0 +1,598 @@
+"""The sample that runs end to end offline: a small git repository built on this machine, and the
+review of its pull request #1 as a bundle.
+
+The repository is bare and built with git's plumbing (hash-object, update-index, write-tree,
+commit-tree) under fixed names and dates, so every build yields the same SHAs (`EXPECTED_SHAS`).
+Its history:
+
+    base ── upstream                          main (moved on after the review)
+      │        └── rebased ── head           pr-1 (the PR after its rebase, then one more push)
+      └── reviewed                            pr-1-before-rebase (what the review was written at)
+
+- **base**: sample-loader before the PR: a JSONL reader that stops after 100 bad records.
+- **reviewed**: the PR: `stream.py` (tolerance 0, a bare `zstandard` import, `print`), `turns.py`
+  (a guard that lets an odd count through), a personal scratch config, the `vendor/toolkit`
+  submodule moved to a feature-branch commit. No tests, no changelog.
+
+The toolkit submodule is a second bare repository built beside the sample (`toolkit.git`), with a
+main line and a feature branch, so its pin history is real (see TOOLKIT_MAIN_LINE below).
+- **upstream**: main gains a three-line licence header at the top of its Python files.
+- **rebased**: the PR replayed on upstream. The evidence moves but stays: `stream.py` gets the
+  header (everything in it 3 lines lower), `turns.py` is renamed `conversation.py` unchanged,
+  and the zstandard block is wrapped in an `if` (re-indented by 4 spaces, 1 line lower still).
+- **head**: a later push that fixes two blockers for real: the tolerance becomes 100 and the
+  scratch config is deleted.
+
+Pinned to the PR: reviewed (role reviewed), rebased (rebased), head (head). Base and upstream are
+not pinned: verifying at a commit without the PR's code would only report everything fixed.
+
+Expected verdicts at each pin (a verdict sums up the evidence: all checkable evidence holds →
+present, none → likely_fixed; only notes → unverifiable). `EXPECTED_VERDICTS` holds the same as
+data; the verification engine as merged on main (5d62c98) gives exactly these 27 verdicts.
+
+| # | finding              | group   | evidence                                | reviewed     | rebased                | head         |
+|---|----------------------|---------|-----------------------------------------|--------------|------------------------|--------------|
+| 1 | toolkit pin          | ci      | gitlinks pinned/off branch/no ff; note  | present      | present                | present      |
+| 2 | scratch config       | ci      | path exists; snippet jdoe-scratch:3-4   | present      | present                | likely_fixed |
+| 3 | no tests             | ci      | path missing tests/test_stream.py       | present      | present                | present      |
+| 4 | tolerance 0          | none    | snippet stream.py:4-5; pattern present  | present      | present (moved: 7-8)   | likely_fixed |
+| 5 | odd turn count       | none    | snippet turns.py:7-8; pattern absent    | present      | present (renamed)      | present      |
+| 6 | zstandard undeclared | none    | snippet stream.py:9-13; pattern absent  | present      | present (re-indented)  | present      |
+| 7 | print, not logging   | cleanup | pattern present `print(`                | present      | present                | present      |
+| 8 | no changelog         | cleanup | path missing CHANGELOG.md               | present      | present                | present      |
+| 9 | the loader's name    | cleanup | note only                               | unverifiable | unverifiable           | unverifiable |
+
+At rebased, #5's snippet is in conversation.py (same lines) and #6's is at stream.py:13-17,
+indented four spaces deeper.
+
+`SNIPPET_LINES` records where each snippet sits at each pinned commit (what the tests check).
+"""
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import RecheckError
+
+SLUG = "recheck-demo/sample"
+TOOLKIT_SLUG = "recheck-demo/toolkit"
+NUMBER = 1
+AUTHOR = ("Sam Ple", "sam.ple@example.invalid")
+REVIEWER_NOTE = "Sample data: the project, its people and this pull request are made up."
+
+# The toolkit submodule is a real repository built beside the sample (see `toolkit_repository_build`):
+#
+#     t1 ─ t2 ─ t3 ─ t4 ─ t5 ─ t6        main
+#           └─ f1 ─ f2 ─ f3              feature/streaming
+#
+# Main pins t4; the PR pins f3, 3 commits ahead of the toolkit's main and 4 behind it. Moving the
+# pin from t4 to f3 adds f1..f3 and drops t3 and t4, so it is not a fast-forward.
+TOOLKIT_MAIN_LINE = (
+    "Start the toolkit: a JSONL record type",
+    "Parse records lazily",
+    "Validate record fields before yielding them",
+    "Fix the record validator for empty turns",
+    "Speed up field validation",
+    "Document the record type",
+)
+TOOLKIT_FEATURE_LINE = (
+    "Streaming reader for compressed input (work in progress)",
+    "Streaming reader: handle zstandard frames",
+    "Streaming reader: expose a chunk size knob",
+)
+TOOLKIT_FORK = 2  # the feature branch forks after t2
+TOOLKIT_PINNED = 4  # main pins t4
+TOOLKIT_BRANCHES = {"main": "t6", "feature/streaming": "f3"}
+# What every build of the toolkit produces (t4 and f3); the sample's trees pin these.
+TOOLKIT_MAIN = "5fdbe1f6adee08d2b1a9875afb592cd65f90670c"
+TOOLKIT_FEATURE = "2020b685436fd176fc0372ba2c740ec0ce286b8e"
+
+HEADER = "# SPDX-License-Identifier: Apache-2.0\n# Copyright the sample-loader authors.\n\n"
+
+TOLERANCE_SNIPPET = (
+    "# 0 keeps the stream going through any number of bad records.\n"
+    "MAX_CONSECUTIVE_FAILURES = 0\n"
+)
+TOLERANCE_FIXED = (
+    "# Stop after this many bad records in a row: a broken file should fail the run.\n"
+    "MAX_CONSECUTIVE_FAILURES = 100\n"
+)
+ZSTANDARD_SNIPPET = (
+    "    import zstandard\n"
+    "\n"
+    '    with open(path, "rb") as handle:\n'
+    "        reader = zstandard.ZstdDecompressor().stream_reader(handle)\n"
+    '        return reader.read().decode("utf-8")\n'
+)
+GUARD_SNIPPET = (
+    "    if len(markers) < 2:\n"
+    '        raise ValueError("a transcript needs at least one user and one assistant turn")\n'
+)
+SCRATCH_SNIPPET = (
+    "  path: /home/jdoe/datasets/chat-v3-final-final.jsonl\n"
+    "log_dir: /home/jdoe/runs/chat-v3-debug-0113\n"
+)
+
+# (path, start line, end line) of each snippet at each pinned commit.
+SNIPPET_LINES = {
+    "tolerance": {
+        "reviewed": ("src/sampleloader/stream.py", 4, 5),
+        "rebased": ("src/sampleloader/stream.py", 7, 8),
+        "head": None,
+    },
+    "zstandard": {
+        "reviewed": ("src/sampleloader/stream.py", 9, 13),
+        "rebased": ("src/sampleloader/stream.py", 13, 17),
+        "head": ("src/sampleloader/stream.py", 13, 17),
+    },
+    "guard": {
+        "reviewed": ("src/sampleloader/turns.py", 7, 8),
+        "rebased": ("src/sampleloader/conversation.py", 7, 8),
+        "head": ("src/sampleloader/conversation.py", 7, 8),
+    },
+    "scratch": {
+        "reviewed": ("configs/jdoe-scratch.yaml", 3, 4),
+        "rebased": ("configs/jdoe-scratch.yaml", 3, 4),
+        "head": None,
+    },
+}
+
+# The table above as data: finding number -> pin role -> verdict.
+_ALWAYS_PRESENT = {"reviewed": "present", "rebased": "present", "head": "present"}
+_FIXED_AT_HEAD = {"reviewed": "present", "rebased": "present", "head": "likely_fixed"}
+EXPECTED_VERDICTS = {
+    1: _ALWAYS_PRESENT,
+    2: _FIXED_AT_HEAD,
+    3: _ALWAYS_PRESENT,
+    4: _FIXED_AT_HEAD,
+    5: _ALWAYS_PRESENT,
+    6: _ALWAYS_PRESENT,
+    7: _ALWAYS_PRESENT,
+    8: _ALWAYS_PRESENT,
+    9: {"reviewed": "unverifiable", "rebased": "unverifiable", "head": "unverifiable"},
+}
+
+# What every build produces; a change to the files, messages or dates changes these.
+EXPECTED_SHAS = {
+    "base": "2cf173a2e41399d8d2de5d8b1855be68366a842b",
+    "reviewed": "b0e9a95fed89ed32f7b4d88e8cd09b58259594ef",
+    "upstream": "5cdb3cf470efaa275a126e0b274bab1e78f5756b",
+    "rebased": "2485bc9c0e1411dc757263095484500123681561",
+    "head": "eaa4a3c92af9a5855d92080e41a5a6616fec49a0",
+}
+
+
+@dataclass(frozen=True)
+class SampleRepository:
+    path: Path
+    commits: dict[str, str]  # base, reviewed, upstream, rebased, head -> full SHA
+
+    @property
+    def clone_url(self) -> str:
+        return str(self.path)
+
+
+# --- The files at each commit ------------------------------------------------------------------
+
+_README = """# sample-loader
+
+A tiny loader for JSONL training data.
+
+This repository is sample data that Recheck builds for its demo: the project, its people and its
+history are made up.
+"""
+
+_PYPROJECT = """[project]
+name = "sample-loader"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = [
+    "pyyaml>=6",
+]
+"""
+
+# Relative, as many projects write it: resolved against the sample's own URL, it is the toolkit
+# built beside it, and the sample's SHAs do not depend on where this machine keeps the demo.
+_GITMODULES = """[submodule "vendor/toolkit"]
+\tpath = vendor/toolkit
+\turl = ../toolkit.git
+"""
+
+_READER = '''"""Reading JSONL records one at a time."""
+import json
+
+# Stop after this many bad records in a row: a broken file should fail the run.
+MAX_CONSECUTIVE_FAILURES = 100
+
+
+def read_records(lines):
+    failures = 0
+    for line in lines:
+        try:
+            yield json.loads(line)
+            failures = 0
+        except json.JSONDecodeError:
+            failures += 1
+            if failures > MAX_CONSECUTIVE_FAILURES:
+                raise
+'''
+
+_INIT = '"""sample-loader: a tiny JSONL data loader."""\n'
+
+_TEST_READER = '''from sampleloader.reader import read_records
+
+
+def test_it_reads_records():
+    assert list(read_records(['{"a": 1}'])) == [{"a": 1}]
+'''
+
+_DEFAULT_CONFIG = """data:
+  path: data/train.jsonl
+  batch_size: 8
+"""
+
+_SCRATCH_CONFIG = "# my scratch config, do not merge\ndata:\n" + SCRATCH_SNIPPET + "debug: true\n"
+
+
+def _stream(tolerance: str, *, wrapped: bool) -> str:
+    if wrapped:
+        opening = (
+            "def open_compressed(path):\n"
+            '    if path.endswith(".zst"):\n'
+            + "".join(f"    {line}" if line.strip() else line for line in ZSTANDARD_SNIPPET.splitlines(keepends=True))
+            + "    with open(path, encoding=\"utf-8\") as handle:\n"
+            "        return handle.read()\n"
+        )
+    else:
+        opening = "def open_compressed(path):\n" + ZSTANDARD_SNIPPET
+    return (
+        '"""Streaming chat transcripts from (compressed) JSONL, one record at a time."""\n'
+        "import json\n"
+        "\n"
+        + tolerance
+        + "\n"
+        "\n"
+        + opening
+        + "\n"
+        "\n"
+        "def stream_records(text):\n"
+        "    failures = 0\n"
+        "    for line in text.splitlines():\n"
+        "        try:\n"
+        "            yield json.loads(line)\n"
+        "        except json.JSONDecodeError as error:\n"
+        "            failures += 1\n"
+        '            print(f"skipping a bad record ({failures}/{MAX_CONSECUTIVE_FAILURES}): {error}")\n'
+        "            if MAX_CONSECUTIVE_FAILURES and failures > MAX_CONSECUTIVE_FAILURES:\n"
+        "                raise\n"
+    )
+
+
+_TURNS = (
+    '"""Splitting a transcript into (user, assistant) pairs."""\n'
+    'TURN_MARKER = "<|turn|>"\n'
+    "\n"
+    "\n"
+    "def turn_pairs(markers, text):\n"
+    "    # markers: where each user or assistant turn starts\n"
+    + GUARD_SNIPPET
+    + "    pairs = []\n"
+    "    for index in range(0, len(markers), 2):\n"
+    "        pairs.append(text[markers[index] : markers[index + 1]])\n"
+    "    return pairs\n"
+)
+
+
+def _snapshots() -> list[tuple[str, str | None, str, str, dict[str, str], dict[str, str]]]:
+    """(name, parent name, date, message, files, gitlinks) for each commit, oldest first."""
+    base_files = {
+        "README.md": _README,
+        "pyproject.toml": _PYPROJECT,
+        ".gitmodules": _GITMODULES,
+        "configs/default.yaml": _DEFAULT_CONFIG,
+        "src/sampleloader/__init__.py": _INIT,
+        "src/sampleloader/reader.py": _READER,
+        "tests/test_reader.py": _TEST_READER,
+    }
+    pr_files = {
+        "src/sampleloader/stream.py": _stream(TOLERANCE_SNIPPET, wrapped=False),
+        "src/sampleloader/turns.py": _TURNS,
+        "configs/jdoe-scratch.yaml": _SCRATCH_CONFIG,
+    }
+    upstream_files = {
+        **base_files,
+        "src/sampleloader/__init__.py": HEADER + _INIT,
+        "src/sampleloader/reader.py": HEADER + _READER,
+    }
+    rebased_files = {
+        **upstream_files,
+        "src/sampleloader/stream.py": HEADER + _stream(TOLERANCE_SNIPPET, wrapped=True),
+        "src/sampleloader/conversation.py": _TURNS,
+        "configs/jdoe-scratch.yaml": _SCRATCH_CONFIG,
+    }
+    head_files = {
+        **{path: text for path, text in rebased_files.items() if path != "configs/jdoe-scratch.yaml"},
+        "src/sampleloader/stream.py": HEADER + _stream(TOLERANCE_FIXED, wrapped=True),
+    }
+    main_pin = {"vendor/toolkit": TOOLKIT_MAIN}
+    pr_pin = {"vendor/toolkit": TOOLKIT_FEATURE}
+    return [
+        ("base", None, "2025-01-06T09:00:00Z", "Read JSONL records one at a time", base_files, main_pin),
+        ("reviewed", "base", "2025-01-08T14:30:00Z", "Stream chat transcripts from compressed JSONL",
+         {**base_files, **pr_files}, pr_pin),
+        ("upstream", "base", "2025-01-10T11:00:00Z", "Add the licence header to every Python file",
+         upstream_files, main_pin),
+        ("rebased", "upstream", "2025-01-13T16:45:00Z",
+         "Stream chat transcripts from compressed JSONL\n\nRebased on main; turns.py is now conversation.py.",
+         rebased_files, pr_pin),
+        ("head", "rebased", "2025-01-15T10:15:00Z", "Stop after 100 bad records; drop my scratch config",
+         head_files, pr_pin),
+    ]
+
+
+BRANCHES = {"main": "upstream", "pr-1": "head", "pr-1-before-rebase": "reviewed"}
+
+
+def _toolkit_snapshots() -> list[tuple[str, str | None, str, str, dict[str, str]]]:
+    """(name, parent name, date, message, files) of each toolkit commit, oldest first."""
+    snapshots = []
+    parent = None
+    for number, message in enumerate(TOOLKIT_MAIN_LINE, start=1):
+        name = f"t{number}"
+        files = {"toolkit/records.py": f'"""Records, revision {number}."""\n', "README.md": "# toolkit\n"}
+        snapshots.append((name, parent, f"2024-12-{number:02d}T10:00:00Z", message, files))
+        parent = name
+    parent = f"t{TOOLKIT_FORK}"
+    for number, message in enumerate(TOOLKIT_FEATURE_LINE, start=1):
+        name = f"f{number}"
+        files = {
+            "toolkit/records.py": f'"""Records, revision {TOOLKIT_FORK}."""\n',
+            "README.md": "# toolkit\n",
+            "toolkit/streaming.py": f'"""Streaming, step {number}."""\n',
+        }
+        snapshots.append((name, parent, f"2024-12-{10 + number:02d}T10:00:00Z", message, files))
+        parent = name
+    return snapshots
+
+
+def toolkit_path(sample_path: Path) -> Path:
+    """The toolkit lives beside the sample, where the sample's relative .gitmodules URL points."""
+    return Path(sample_path).with_name("toolkit.git")
+
+
+# --- Building it -------------------------------------------------------------------------------
+
+
+def sample_repository_build(path: Path) -> SampleRepository:
+    """Build (or rebuild in place: the result is the same) the sample repository at `path`."""
+    path = Path(path)
+    _build(toolkit_path(path), [(*snapshot, {}) for snapshot in _toolkit_snapshots()], TOOLKIT_BRANCHES)
+    commits = _build(path, _snapshots(), BRANCHES)
+    return SampleRepository(path=path, commits=commits)
+
+
+def _build(path: Path, snapshots, branches: dict[str, str]) -> dict[str, str]:
+    if path.exists() and any(path.iterdir()) and not (path / "HEAD").is_file():
+        raise RecheckError(
+            f"{path} exists and is not the demo's git repository; move it away and load the demo again."
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _git(None, "init", "--quiet", "--bare", "--initial-branch=main", str(path))
+    commits: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="recheck-demo-") as scratch:
+        index = Path(scratch) / "index"
+        for name, parent, date, message, files, gitlinks in snapshots:
+            index.unlink(missing_ok=True)
+            entries = [f"100644 {_git(path, 'hash-object', '-w', '--stdin', input=text)}\t{file}"
+                       for file, text in sorted(files.items())]
+            # A submodule is a gitlink: an entry of mode 160000 naming a commit of another repository.
+            entries += [f"160000 {sha}\t{file}" for file, sha in sorted(gitlinks.items())]
+            _git(path, "update-index", "--add", "--index-info", input="\n".join(entries) + "\n", index=index)
+            tree = _git(path, "write-tree", index=index)
+            parents = ["-p", commits[parent]] if parent else []
+            commits[name] = _git(path, "commit-tree", tree, *parents, "-m", message, date=date)
+    for branch, name in branches.items():
+        _git(path, "update-ref", f"refs/heads/{branch}", commits[name])
+    return commits
+
+
+def _git(git_dir: Path | None, *args: str, input: str | None = None, index: Path | None = None,
+         date: str | None = None) -> str:
+    # A clean environment: no user or system config (signing, hooks, templates, another default
+    # branch or object format) may change what gets written, and so the SHAs.
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LC_ALL": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": AUTHOR[0],
+        "GIT_AUTHOR_EMAIL": AUTHOR[1],
+        "GIT_COMMITTER_NAME": AUTHOR[0],
+        "GIT_COMMITTER_EMAIL": AUTHOR[1],
+    }
+    if git_dir is not None:
+        env["GIT_DIR"] = str(git_dir)
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
+    if date is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    try:
+        result = subprocess.run(
+            ["git", *args], input=input.encode() if input is not None else None, env=env,
+            capture_output=True, timeout=60, check=False,
+        )
+    except FileNotFoundError:
+        raise RecheckError("git is not installed: the demo's sample repository needs the git command.") from None
+    if result.returncode != 0:
+        raise RecheckError(
+            f"git {args[0]} failed while building the demo repository: {result.stderr.decode(errors='replace').strip()}"
+        )
+    return result.stdout.decode().strip()
+
+
+# --- Its review --------------------------------------------------------------------------------
+
+
+def sample_bundle(repository: SampleRepository) -> dict:
+    """The review of the sample's PR #1, as a bundle. Evidence names no commit, so it is recorded
+    at the commit pinned as reviewed."""
+    commits = repository.commits
+    toolkit = {"slug": TOOLKIT_SLUG, "clone_url": str(toolkit_path(repository.path)), "default_branch": "main"}
+
+    def snippet(key: str, text: str, caption: str) -> dict:
+        path, start, end = SNIPPET_LINES[key]["reviewed"]
+        return {"kind": "snippet", "path": path, "start_line": start, "end_line": end, "text": text,
+                "caption": caption}
+
+    return {
+        "repository": {"slug": SLUG, "clone_url": repository.clone_url, "default_branch": "main"},
+        "pull_request": {
+            "number": NUMBER,
+            "title": "Stream chat transcripts from compressed JSONL (sample)",
+            "state": "open",
+            "before": (
+                "**This is a sample.** Recheck builds it on first start in a small git repository on this "
+                "machine, so that every part of the app can be tried offline. " + REVIEWER_NOTE + "\n\n"
+                "sample-loader read plain JSONL files one record at a time, and stopped after 100 unreadable "
+                "records in a row."
+            ),
+            "change": (
+                "Adds a loader that streams chat transcripts from zstandard-compressed JSONL and splits them "
+                "into user and assistant turns. It also moves the `vendor/toolkit` submodule and brings a "
+                "scratch config along."
+            ),
+            "status": (
+                "Sample data. The review was written at the first push. The branch was then rebased onto a "
+                "newer main, which moved the evidence around (a licence header above the code, a module "
+                "renamed, a block re-indented), and a later push fixed two of the six blockers. Compare the "
+                "verdicts at the three pinned commits to see both."
+            ),
+        },
+        "commits": [
+            {"sha": commits["reviewed"], "role": "reviewed",
+             "note": "The first push, which the review was written against."},
+            {"sha": commits["rebased"], "role": "rebased",
+             "note": "After the rebase onto the new main: the evidence has moved but is all still there."},
+            {"sha": commits["head"], "role": "head", "note": "The latest push: two blockers fixed."},
+        ],
+        "findings": [
+            {
+                "number": 1, "kind": "blocker", "caught_by": "ci",
+                "title": "The toolkit submodule points at a feature branch",
+                "summary": "vendor/toolkit moves to a commit that is not on the toolkit's main branch.",
+                "body": "Main pins the vendored toolkit to a commit on its main branch. This PR moves the pin "
+                        "to the head of a feature branch, which the submodule check in CI refuses because it "
+                        "is not a fast-forward: the move adds the feature branch's commits and drops the "
+                        "validator fix that main had.",
+                "fix": "Land the toolkit change on its main branch, then pin to that commit.",
+                "location": {"path": "vendor/toolkit"},
+                "evidence": [
+                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE, "submodule": toolkit,
+                     "caption": "The PR's pin; main pins " + TOOLKIT_MAIN[:12] + "."},
+                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE, "submodule": toolkit,
+                     "expect": "off_branch", "caption": "Not on the toolkit's main branch."},
+                    {"kind": "gitlink", "path": "vendor/toolkit", "sha": TOOLKIT_FEATURE, "submodule": toolkit,
+                     "expect": "not_fast_forward", "caption": "Moving from main's pin drops commits."},
+                    {"kind": "note", "text": "The toolkit is a real repository built beside the sample, with a "
+                                             "main line and a feature branch: its figures are git's own."},
+                ],
+            },
+            {
+                "number": 2, "kind": "blocker", "caught_by": "ci",
+                "title": "A personal scratch config ships with the PR",
+                "summary": "configs/jdoe-scratch.yaml points at one person's home directory.",
+                "body": "The secrets scan flags the home-directory paths, and the file is of no use to anyone "
+                        "else: it names a private dataset and turns debugging on.",
+                "fix": "Delete the file.",
+                "location": {"path": "configs/jdoe-scratch.yaml", "line": 3},
+                "evidence": [
+                    {"kind": "path", "path": "configs/jdoe-scratch.yaml", "expect": "exists",
+                     "caption": "Still in the tree."},
+                    snippet("scratch", SCRATCH_SNIPPET, "Paths into one person's home directory."),
+                ],
+            },
+            {
+                "number": 3, "kind": "blocker", "caught_by": "ci",
+                "title": "The streaming loader has no tests",
+                "summary": "Nothing exercises stream.py, and the coverage gate fails.",
+                "body": "The PR adds a module of its own but no test file for it.",
+                "fix": "Add tests/test_stream.py covering a good file, a bad record and a compressed file.",
+                "evidence": [
+                    {"kind": "path", "path": "tests/test_stream.py", "expect": "missing",
+                     "caption": "No test file for the new module yet."},
+                ],
+            },
+            {
+                "number": 4, "kind": "blocker", "caught_by": "none",
+                "title": "A broken file never stops the run",
+                "summary": "The failure tolerance is 0, which the loop treats as 'never stop'.",
+                "body": "The check is `if MAX_CONSECUTIVE_FAILURES and failures > ...`, so 0 switches it off: "
+                        "a file that cannot be parsed prints one line per record and the run goes on forever. "
+                        "The reader in the same package stops after 100.",
+                "fix": "Use 100, as the reader does.",
+                "location": {"path": "src/sampleloader/stream.py", "line": 5},
+                "evidence": [
+                    snippet("tolerance", TOLERANCE_SNIPPET, "The tolerance and the comment that justifies it."),
+                    {"kind": "pattern", "path": "src/sampleloader/*.py",
+                     "regex": r"^MAX_CONSECUTIVE_FAILURES\s*=\s*0\b", "expect": "present",
+                     "caption": "A tolerance of 0 anywhere in the package."},
+                ],
+            },
+            {
+                "number": 5, "kind": "blocker", "caught_by": "none",
+                "title": "A transcript that ends on a user turn crashes",
+                "summary": "The guard allows an odd number of turn markers; the loop then reads past the end.",
+                "body": "With three markers the guard passes and the loop reads `markers[3]`, which raises "
+                        "IndexError. Scraped transcripts often end without an answer.",
+                "fix": "Reject an odd count in the existing guard.",
+                "location": {"path": "src/sampleloader/turns.py", "line": 7},
+                "evidence": [
+                    snippet("guard", GUARD_SNIPPET, "The guard that lets an odd count through."),
+                    {"kind": "pattern", "path": "src/sampleloader/*.py", "regex": r"len\(markers\)\s*%\s*2",
+                     "expect": "absent", "caption": "No check for an odd count yet."},
+                ],
+            },
+            {
+                "number": 6, "kind": "blocker", "caught_by": "none",
+                "title": "Compressed input needs a package nobody installs",
+                "summary": "stream.py imports zstandard, which pyproject.toml does not declare.",
+                "body": "The import sits inside the function, so the run starts and dies with "
+                        "ModuleNotFoundError at the first compressed file.",
+                "fix": "Declare zstandard in pyproject.toml (or in an optional extra the loader names when it "
+                       "is missing).",
+                "location": {"path": "src/sampleloader/stream.py", "line": 9},
+                "evidence": [
+                    snippet("zstandard", ZSTANDARD_SNIPPET, "The import, only reached with a compressed file."),
+                    {"kind": "pattern", "path": "pyproject.toml", "regex": "zstandard", "expect": "absent",
+                     "caption": "Not declared as a dependency."},
+                ],
+            },
+            {
+                "number": 7, "kind": "cleanup",
+                "title": "Bad records are reported with print",
+                "summary": "Use the logging module so runs can filter and route the messages.",
+                "evidence": [
+                    {"kind": "pattern", "path": "src/sampleloader/*.py", "regex": r"^\s*print\(",
+                     "expect": "present", "caption": "print calls in the package."},
+                ],
+            },
+            {
+                "number": 8, "kind": "cleanup",
+                "title": "No changelog entry",
+                "summary": "The new loader deserves a line in CHANGELOG.md.",
+                "evidence": [
+                    {"kind": "path", "path": "CHANGELOG.md", "expect": "missing", "caption": "No changelog yet."},
+                ],
+            },
+            {
+                "number": 9, "kind": "cleanup",
+                "title": "The loader's name does not say what it reads",
+                "summary": "stream_records could be read_transcripts; a matter of taste, so only a note.",
+                "evidence": [
+                    {"kind": "note", "text": "Naming is for people to judge: nothing here can be checked "
+                                             "against the code, so Recheck reports it as unverifiable."},
+                ],
+            },
+        ],
+    }

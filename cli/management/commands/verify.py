@@ -1,0 +1,101 @@
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from access.audit import audit_source
+from findings.services.runs import verification_run_begin
+from findings.selectors.findings import verification_report
+from findings.services.verification import verification_run_execute
+from core.errors import RecheckError
+from reviews.mirrors import commit_resolve
+from reviews.models import PullRequest
+from reviews.selectors import pull_request_get
+from reviews.services import commit_get_or_create
+
+
+class Command(BaseCommand):
+    help = (
+        "Verify every finding of a pull request at a commit (pinned as 'rebased' unless already pinned), "
+        "or at every pinned commit, and store the results."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("repository", metavar="OWNER/NAME")
+        parser.add_argument("number", type=int, metavar="NUMBER")
+        parser.add_argument("--commit", metavar="SHA", help="Full or abbreviated SHA (default: every pinned commit).")
+        parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
+
+    def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, **options):
+        try:
+            pull_request = pull_request_get(slug=repository, number=number)
+        except RecheckError as error:
+            raise CommandError(str(error)) from None
+        target = None
+        fetched = False
+        if commit:
+            try:
+                full = commit_resolve(repository=pull_request.repository, sha=commit)
+                fetched = True
+                target = commit_get_or_create(repository=pull_request.repository, sha=full)
+            except RecheckError as error:
+                raise CommandError(f"Cannot verify {pull_request.reference} at {commit}: {error}") from None
+        elif not pull_request.pins.exists():
+            raise CommandError(f"{pull_request.reference} has no pinned commit: give one with --commit SHA.")
+
+        with audit_source("command"):
+            run = verification_run_begin(pull_request=pull_request, commit=target)
+        verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
+        self._clear_progress()
+
+        commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
+        reports = [self._report(pull_request, each) for each in commits]
+        if json:
+            self.stdout.write(_json_dumps(reports[0] if target else reports))
+        else:
+            for report in reports:
+                self._print_table(report)
+
+    def _report(self, pull_request: PullRequest, commit) -> dict:
+        commit.refresh_from_db()
+        return {
+            "pull_request": pull_request.reference,
+            "commit": commit.sha,
+            "findings": verification_report(pull_request, commit),
+        }
+
+    def _print_table(self, report: dict) -> None:
+        self.stdout.write(self.style.MIGRATE_HEADING(f"{report['pull_request']} at {report['commit']}"))
+        self.stdout.write(f"  {'#':>3}  {'verdict':<13} evidence")
+        for finding in report["findings"]:
+            verdict = finding["verdict"] or "-"
+            style = {"present": self.style.WARNING, "error": self.style.ERROR, "likely_fixed": self.style.SUCCESS}
+            line = f"  {finding['number']:>3}  {verdict:<13} "
+            states = []
+            for item in finding["evidence"]:
+                where = f" {item['path']}:{item['start_line']}" if item["start_line"] else ""
+                states.append(f"[{item['index']}] {item['kind']} {item['state']}{where}")
+            self.stdout.write(style.get(verdict, str)(line) + "; ".join(states))
+            for item in finding["evidence"]:
+                if item["detail"] and item["state"] in ("error", "gone") or "moved" in (item["detail"] or ""):
+                    self.stdout.write(f"        [{item['index']}] {item['detail']}")
+
+    def _progress_bar(self):
+        if not sys.stderr.isatty():
+            return None
+
+        def show(done: int, total: int) -> None:
+            width = 30
+            filled = int(width * done / total) if total else width
+            sys.stderr.write(f"\rVerifying [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+            sys.stderr.flush()
+
+        return show
+
+    def _clear_progress(self) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def _json_dumps(data) -> str:
+    return json.dumps(data, indent=2)

@@ -1,0 +1,145 @@
+"""Recheck's words for what verification found, in one place.
+
+The verdicts and evidence states, their labels (a badge, a table cell, the admin) and phrases (the
+middle of a sentence: "six still present"), what "moved" means, how a location is written, the
+groups the blockers page and its exports use, and which verdicts make a fixed finding look
+regressed. Models take their choices from here, the site, the API, the admin and the exports
+their wording; the engine (`engine.verification`) keeps its own constants, which a test ties to
+these. Plain Python, so it imports without Django.
+"""
+
+# --- A finding's verdict at a commit ------------------------------------------------------------
+
+PRESENT = "present"
+LIKELY_FIXED = "likely_fixed"
+PARTLY_FIXED = "partly_fixed"
+UNVERIFIABLE = "unverifiable"
+ERROR = "error"
+
+# The order of every list and tally of verdicts: what still blocks first.
+VERDICTS = (PRESENT, LIKELY_FIXED, PARTLY_FIXED, UNVERIFIABLE, ERROR)
+
+VERDICT_LABELS = {
+    PRESENT: "Still present",
+    PARTLY_FIXED: "Partly fixed",
+    LIKELY_FIXED: "Likely fixed",
+    # The check could not run: an unreachable repository, an unknown commit, a binary file.
+    ERROR: "Check failed",
+    # Nothing a machine can check: the finding has only notes, or no evidence.
+    UNVERIFIABLE: "Not checkable",
+}
+VERDICT_PHRASES = {
+    PRESENT: "still present",
+    PARTLY_FIXED: "partly fixed",
+    LIKELY_FIXED: "likely fixed",
+    ERROR: "could not be checked",
+    UNVERIFIABLE: "not checkable by machine",
+}
+NOT_VERIFIED_LABEL = "Not verified"
+NOT_VERIFIED_PHRASE = "not verified"
+
+# Verdicts that say some of the evidence is still there: marking the finding fixed at such a
+# commit needs an explicit "mark fixed anyway" and a note.
+STILL_HOLDS_VERDICTS = (PRESENT, PARTLY_FIXED)
+# A finding marked fixed whose evidence holds again at a later commit has possibly regressed.
+REGRESSED_VERDICTS = STILL_HOLDS_VERDICTS
+# An open finding with one of these needs a maintainer to decide whether it is fixed.
+LOOKS_FIXED_VERDICTS = (LIKELY_FIXED, PARTLY_FIXED)
+
+
+def verdict_label(verdict: str | None) -> str:
+    return VERDICT_LABELS.get(verdict or "", NOT_VERIFIED_LABEL)
+
+
+def verdict_phrase(verdict: str | None) -> str:
+    return VERDICT_PHRASES.get(verdict or "", NOT_VERIFIED_PHRASE)
+
+
+# --- One evidence item's state at a commit ------------------------------------------------------
+
+HOLDS = "holds"
+GONE = "gone"
+STATE_ERROR = "error"
+UNCHECKED = "unchecked"
+STATES = (HOLDS, GONE, STATE_ERROR, UNCHECKED)
+# Not stored: a result that holds somewhere other than where the evidence was recorded.
+MOVED = "moved"
+
+STATE_LABELS = {
+    HOLDS: "holds",
+    MOVED: "moved",
+    GONE: "gone",
+    STATE_ERROR: "error",
+    UNCHECKED: "not checkable",
+    "": "not verified",
+}
+
+
+def is_moved(*, kind: str, state: str, path: str, start_line: int | None,
+             recorded_path: str, recorded_start_line: int | None) -> bool:
+    """Whether evidence that holds is somewhere else than where it was recorded. A pattern has no
+    one place (its glob matching in some file is not a move), nor has a note."""
+    if state != HOLDS or not path or kind in ("pattern", "note"):
+        return False
+    return (path, start_line) != (recorded_path, recorded_start_line)
+
+
+# What happened to evidence that still holds, as the verification pictures mark it.
+MARK_MOVED, MARK_RENAMED, MARK_REINDENTED = "moved", "renamed", "reindented"
+# mark -> (the letter drawn in a cell, its meaning in words), in the order they are drawn.
+MARKS = {MARK_MOVED: ("M", "moved"), MARK_RENAMED: ("R", "file renamed"), MARK_REINDENTED: ("I", "re-indented")}
+
+
+def evidence_marks(*, kind: str, state: str, path: str, start_line: int | None, recorded_path: str,
+                   recorded_start_line: int | None, detail: str) -> tuple[str, ...]:
+    """Moved (other lines, or another file), renamed (its file was) and re-indented, for a snippet
+    that holds. The engine's detail names a rename and a re-indent: only it saw the diff."""
+    if state != HOLDS or kind != "snippet":
+        return ()
+    renamed = "file renamed" in detail
+    moved = start_line != recorded_start_line or (path != recorded_path and not renamed)
+    marks = ((MARK_MOVED,) if moved else ()) + ((MARK_RENAMED,) if renamed else ())
+    return marks + ((MARK_REINDENTED,) if "re-indented" in detail else ())
+
+
+def shown_state(*, state: str, moved: bool) -> str:
+    """The state a reader is shown: `moved` for evidence that holds elsewhere."""
+    return MOVED if moved else state
+
+
+# --- Places -------------------------------------------------------------------------------------
+
+
+def location(path: str, start_line: int | None = None, end_line: int | None = None) -> str:
+    """`path:40–42`, `path:40`, or the path alone."""
+    if not path:
+        return ""
+    if start_line and end_line and end_line != start_line:
+        return f"{path}:{start_line}–{end_line}"
+    if start_line:
+        return f"{path}:{start_line}"
+    return path
+
+
+# --- What the review counts but Recheck does not record ----------------------------------------
+
+
+def cleanups_not_recorded_sentence(cleanups_not_recorded: int | None) -> str:
+    """'The review counts 5 cleanups that are not recorded here.': the reviewer's own figure, for
+    cleanups the review counts without describing (so there is no finding, and nothing to check)."""
+    if not cleanups_not_recorded:
+        return ""
+    if cleanups_not_recorded == 1:
+        return "The review counts 1 cleanup that is not recorded here."
+    return f"The review counts {cleanups_not_recorded} cleanups that are not recorded here."
+
+
+# --- How the blockers are grouped ---------------------------------------------------------------
+
+CAUGHT_BY_CI = "ci"
+CAUGHT_BY_NONE = "none"
+# (caught_by, heading, subtitle), in the order the review reads them: what CI catches first.
+BLOCKER_GROUPS = (
+    (CAUGHT_BY_CI, "Caught by CI", "red now, or red the first time the tests run"),
+    (CAUGHT_BY_NONE, "Nothing checks these", "they appear during a real run"),
+)

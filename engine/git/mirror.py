@@ -1,0 +1,196 @@
+"""Bare mirrors of remote repositories, created and updated with ``git fetch``."""
+
+from __future__ import annotations
+
+import fcntl
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import RepositoryError
+from engine.git.process import run_git, stderr_text
+from engine.git.safety import Resolver, clone_url_addresses, slug_directory, validate_clone_url
+
+_BASE_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+_USERINFO = re.compile(r"(?<=://)[^/@]*@")
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """What a fetch did.
+
+    ``pr_ref_missing`` is True when a PR ref was asked for but the forge does
+    not publish it; the branches and tags were fetched all the same.
+    """
+
+    mirror_dir: Path
+    created: bool
+    pr_ref: str | None = None
+    pr_head: str | None = None
+    pr_ref_missing: bool = False
+
+
+def mirror_dir_for(root: Path, slug: str) -> Path:
+    """Where the mirror of ``owner/name`` lives under ``root``: root/owner/name.git. Different
+    slugs always get different directories."""
+    owner, directory = slug_directory(slug)
+    return Path(root) / owner / directory
+
+
+def fetch_mirror(
+    *,
+    url: str,
+    mirror_dir: Path,
+    allow_local: bool,
+    pr_number: int | None = None,
+    timeout: float = 300,
+    allowed_hosts: Sequence[str] = (),
+    internal_hosts: Sequence[str] = (),
+    resolve: Resolver | None = None,
+) -> FetchResult:
+    """Create the bare mirror if missing and fetch branches, tags and the PR head.
+
+    Raises RepositoryError (with git's message) when the source is unsafe,
+    unreachable or the fetch fails. The host is resolved again right before
+    each fetch and refused when any address is internal; an https fetch then
+    connects to exactly the addresses that were checked.
+    """
+    url = validate_clone_url(
+        url, allow_local=allow_local, allowed_hosts=allowed_hosts, internal_hosts=internal_hosts, resolve=resolve
+    )
+    target = _Target(url, allowed_hosts=tuple(allowed_hosts), internal_hosts=tuple(internal_hosts), resolve=resolve)
+    if pr_number is not None and (isinstance(pr_number, bool) or not isinstance(pr_number, int) or pr_number < 1):
+        raise RepositoryError(f"{pr_number!r} is not a pull request number; give a positive integer")
+    mirror_dir = Path(mirror_dir).absolute()
+    with _locked(mirror_dir):
+        return _create_and_fetch(target, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class _Target:
+    url: str
+    allowed_hosts: tuple[str, ...]
+    internal_hosts: tuple[str, ...]
+    resolve: Resolver | None
+
+    def pinned_config(self) -> list[str]:
+        """Check the host now and return the git config that makes curl use the addresses just
+        checked, so a name that resolves differently a moment later (DNS rebinding) changes
+        nothing. ssh has no such option: there the check right before the fetch is what holds."""
+        checked = clone_url_addresses(
+            self.url, allowed_hosts=self.allowed_hosts, internal_hosts=self.internal_hosts, resolve=self.resolve
+        )
+        if checked is None:
+            return []
+        remote, addresses = checked
+        if remote.scheme != "https":
+            return []
+        listed = ",".join(f"[{address}]" if ":" in address else address for address in addresses)
+        return [f"http.curloptResolve={remote.host}:{remote.port}:{listed}"]
+
+
+@contextmanager
+def _locked(mirror_dir: Path) -> Iterator[None]:
+    """Serialise fetches into one mirror (two workers may fetch the same PR at once)."""
+    try:
+        mirror_dir.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(f"{mirror_dir}.lock", "a")
+    except OSError as exc:
+        raise RepositoryError(f"cannot create a lock next to {mirror_dir}: {exc.strerror}; check permissions") from exc
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _create_and_fetch(
+    target: _Target, mirror_dir: Path, *, allow_local: bool, pr_number: int | None, timeout: float
+) -> FetchResult:
+    created = _ensure_bare_repository(mirror_dir)
+    pr_ref = f"refs/pull/{pr_number}/head" if pr_number is not None else None
+    refspecs = list(_BASE_REFSPECS)
+    if pr_ref:
+        refspecs.append(f"+{pr_ref}:{pr_ref}")
+    url = target.url
+    failure = _fetch(target, mirror_dir, refspecs, allow_local=allow_local, timeout=timeout)
+    pr_ref_missing = False
+    if failure is not None and pr_ref:
+        # Not every forge publishes refs/pull/N/head; the rest is still worth having.
+        failure = _fetch(target, mirror_dir, list(_BASE_REFSPECS), allow_local=allow_local, timeout=timeout)
+        pr_ref_missing = failure is None
+    if failure is not None:
+        raise RepositoryError(
+            f"could not fetch {_redact(url)}: {failure.rstrip('.')}. Check that the URL is right, the "
+            "repository exists and this server has access to it, then retry"
+        )
+    pr_head = None if pr_ref is None or pr_ref_missing else _rev_parse(mirror_dir, pr_ref)
+    return FetchResult(
+        mirror_dir=mirror_dir,
+        created=created,
+        pr_ref=None if pr_ref_missing else pr_ref,
+        pr_head=pr_head,
+        pr_ref_missing=pr_ref_missing,
+    )
+
+
+def _ensure_bare_repository(mirror_dir: Path) -> bool:
+    """Create an empty bare repository at ``mirror_dir`` unless one is there; True if created."""
+    if (mirror_dir / "HEAD").is_file() and (mirror_dir / "objects").is_dir():
+        return False
+    if mirror_dir.exists() and (not mirror_dir.is_dir() or any(mirror_dir.iterdir())):
+        raise RepositoryError(
+            f"{mirror_dir} exists but is not a git mirror; remove it or choose another mirror directory"
+        )
+    try:
+        mirror_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RepositoryError(f"cannot create mirror directory {mirror_dir}: {exc.strerror}") from exc
+    # --template= keeps sample hooks and other template files out of the mirror.
+    completed = run_git(["init", "--bare", "--quiet", "--template=", "--", str(mirror_dir)])
+    if completed.returncode != 0:
+        raise RepositoryError(
+            f"cannot create a git mirror in {mirror_dir}: {stderr_text(completed)}; "
+            "check permissions and free disk space"
+        )
+    return True
+
+
+def _fetch(target: _Target, mirror_dir: Path, refspecs: list[str], *, allow_local: bool, timeout: float) -> str | None:
+    """Run one fetch; None on success, else git's trimmed error output."""
+    url = target.url
+    completed = run_git(
+        ["fetch", "--quiet", "--no-recurse-submodules", "--no-write-fetch-head",
+         "--end-of-options", url, *refspecs],
+        git_dir=mirror_dir,
+        allow_local=allow_local,
+        timeout=timeout,
+        config=target.pinned_config(),
+    )
+    if completed.returncode == 0:
+        return None
+    return _scrub(stderr_text(completed), url)
+
+
+def _rev_parse(mirror_dir: Path, ref: str) -> str | None:
+    completed = run_git(
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        git_dir=mirror_dir,
+    )
+    sha = completed.stdout.decode("ascii", "replace").strip()
+    return sha if completed.returncode == 0 and sha else None
+
+
+def _redact(url: str) -> str:
+    """Hide credentials embedded in https URLs from messages."""
+    return _USERINFO.sub("***@", url)
+
+
+def _scrub(text: str, url: str) -> str:
+    match = _USERINFO.search(url)
+    if match and len(match.group(0)) > 1:
+        text = text.replace(match.group(0), "***@")
+    return text

@@ -1,0 +1,175 @@
+"""Checking evidence items at a target commit (plain Python, no Django).
+
+    from engine.verification import EvidenceSpec, check_evidence, verdict_for
+
+    with GitReader(mirror_dir) as reader:
+        results = [check_evidence(reader, spec, target_sha) for spec in specs]
+    verdict = verdict_for(results)
+
+or, for many items, ``EvidenceChecks`` (the same results, with the search for code that left
+its file done once for all the items that need it).
+
+Caches (file lines, indexes, diffs) live as long as the reader, so check
+all items of a run with the same reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from core.errors import RecheckError
+from engine.git import GitReader, is_glob, validate_repo_path
+
+from engine.verification.gitlinks import check_gitlink
+from engine.verification.paths import check_path
+from engine.verification.patterns import check_pattern, compile_pattern
+from engine.verification.results import (
+    ERROR,
+    GONE,
+    HOLDS,
+    UNCHECKED,
+    CheckResult,
+    error,
+    unchecked,
+)
+from engine.verification.snippets import SnippetSearch, check_snippet, snippet_search, snippet_text_at
+from engine.verification.specs import (
+    GITLINK,
+    GITLINK_EXPECTATIONS,
+    KINDS,
+    NOTE,
+    PATH,
+    PATTERN,
+    SNIPPET,
+    EvidenceSpec,
+    SubmoduleSource,
+)
+from engine.verification.texts import Corpus, cache_for
+from engine.verification.verdicts import (
+    ERRORED,
+    LIKELY_FIXED,
+    PARTLY_FIXED,
+    PRESENT,
+    UNVERIFIABLE,
+    verdict_for,
+)
+
+_CHECKS: dict[str, Callable[[GitReader, EvidenceSpec, str], CheckResult]] = {
+    SNIPPET: check_snippet,
+    PATTERN: check_pattern,
+    PATH: check_path,
+    GITLINK: check_gitlink,
+}
+
+
+def prefetch_files(reader: GitReader, commit: str, paths: Iterable[str]) -> None:
+    """Read these files at ``commit`` into the reader's caches in one pipelined exchange with git.
+
+    Only an optimisation before checking many items: paths that are unsafe, globs or not files
+    are skipped here and reported by their own checks."""
+    safe = []
+    for path in paths:
+        try:
+            if path and not is_glob(path):
+                safe.append(validate_repo_path(path))
+        except RecheckError:
+            continue
+    try:
+        cache_for(reader).prefetch(reader, reader.resolve(commit), safe)
+    except RecheckError:
+        return  # each check reads its own file again and reports the problem
+
+
+def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
+    """Check one evidence item at ``target`` (a SHA or ref).
+
+    Never raises for bad input or repository content: those become a result
+    in state "error" whose detail says what is wrong and what to do.
+    """
+    if spec.kind == NOTE:
+        return unchecked("not checkable by machine")
+    check = _CHECKS.get(spec.kind)
+    if check is None:
+        return error(f"unknown evidence kind {spec.kind!r}; use one of {', '.join(KINDS)}")
+    try:
+        return check(reader, spec, target)
+    except (RecheckError, OSError) as exc:
+        return _failed(exc)
+
+
+def _failed(exc: RecheckError | OSError) -> CheckResult:
+    if isinstance(exc, RecheckError):
+        return error(str(exc))
+    return error(f"reading the repository failed ({exc}); check the mirror and retry")
+
+
+class EvidenceChecks:
+    """Many evidence items checked at one target, each as ``check_evidence`` would, except that
+    the search of the changed files for snippets that left their file waits for ``results`` and
+    is then done in one pass over those files for all of them: past what a corpus keeps in
+    memory, each of its files is read from git once rather than once per such snippet."""
+
+    def __init__(self, reader: GitReader, target: str) -> None:
+        self._reader = reader
+        self._target = target
+        self._results: list[CheckResult | None] = []
+        self._waiting: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
+
+    def add(self, spec: EvidenceSpec) -> int:
+        """Check ``spec``, or start to; its result will be ``results()[number]``."""
+        number = len(self._results)
+        if spec.kind != SNIPPET:
+            self._results.append(check_evidence(self._reader, spec, self._target))
+            return number
+        try:
+            search = snippet_search(self._reader, spec, self._target)
+            result = search.in_place()
+        except (RecheckError, OSError) as exc:
+            result = _failed(exc)
+        self._results.append(result)
+        if result is None and search.corpus is not None:
+            self._waiting.setdefault(search.corpus, []).append((number, search))
+        return number
+
+    def add_result(self, result: CheckResult) -> int:
+        """Take a result the caller decided itself, numbered with the others."""
+        self._results.append(result)
+        return len(self._results) - 1
+
+    def results(self) -> list[CheckResult]:
+        """Every item's result, in the order added."""
+        for corpus, waiting in self._waiting.items():
+            try:
+                found = corpus.matches_all(self._reader, [(search.needle, search.exclude) for _, search in waiting])
+            except (RecheckError, OSError) as exc:
+                failed = _failed(exc)
+                for number, _ in waiting:
+                    self._results[number] = failed
+                continue
+            for (number, search), answer in zip(waiting, found, strict=True):
+                self._results[number] = search.elsewhere(answer)
+        self._waiting.clear()
+        return list(self._results)  # every item has its result by now
+
+
+__all__ = [
+    "ERROR",
+    "ERRORED",
+    "GONE",
+    "HOLDS",
+    "LIKELY_FIXED",
+    "PARTLY_FIXED",
+    "PRESENT",
+    "UNCHECKED",
+    "UNVERIFIABLE",
+    "CheckResult",
+    "EvidenceChecks",
+    "EvidenceSpec",
+    "GITLINK_EXPECTATIONS",
+    "SubmoduleSource",
+    "check_evidence",
+    "compile_pattern",
+    "prefetch_files",
+    "snippet_text_at",
+    "verdict_for",
+]

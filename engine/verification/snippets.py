@@ -1,0 +1,193 @@
+"""Snippet evidence: are these lines of code still there at the target, and where?
+
+The search looks where a reviewer would, in order:
+
+1. the same lines of the same file;
+2. elsewhere in the same file (several occurrences: the one the diff maps
+   the original lines to);
+3. the same, in the file's new name if git sees it renamed;
+4. the same two steps ignoring a change of indentation;
+5. in the other files changed between the evidence commit and the target
+   (code moved to another module);
+
+and otherwise the snippet is gone. Lines compare with trailing whitespace
+removed, and CRLF equals LF.
+"""
+
+from __future__ import annotations
+
+from core.errors import RecheckError
+from engine.git import GitReader, validate_repo_path
+
+from engine.verification.paths import current_path
+from engine.verification.results import CheckResult, gone, holds
+from engine.verification.specs import EvidenceSpec
+from engine.verification.texts import Corpus, FileText, Needle, TextCache, cache_for
+
+
+def snippet_text_at(reader: GitReader, commit: str, path: str, start: int, end: int | None = None) -> str:
+    """The text of lines ``start``..``end`` (1-based, inclusive) of ``path`` at ``commit``.
+
+    Line ends come back as LF, without a final newline. Raises RecheckError
+    when the commit, file or lines do not exist or the file is not text.
+    """
+    sha = reader.resolve(commit)
+    path = validate_repo_path(path)
+    end = start if end is None else end
+    if not _is_line_number(start) or not _is_line_number(end) or end < start:
+        raise RecheckError(
+            f"lines {start!r}-{end!r} are not a valid range; give 1-based line numbers with start <= end"
+        )
+    file = cache_for(reader).file(reader, sha, path)
+    if file is None:
+        raise RecheckError(f"{path} does not exist at commit {sha[:12]}; check the path and the commit")
+    file.require_text()
+    if end > len(file.lines):
+        raise RecheckError(
+            f"{path} has {len(file.lines)} lines at commit {sha[:12]}, so lines {start}-{end} "
+            "do not exist; check the line numbers"
+        )
+    return "\n".join(file.lines[start - 1 : end])
+
+
+def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
+    search = snippet_search(reader, spec, target)
+    found = search.in_place()
+    if found is not None:
+        return found
+    return search.elsewhere(search.corpus.matches(reader, search.needle, exclude=search.exclude))
+
+
+def snippet_search(reader: GitReader, spec: EvidenceSpec, target: str) -> SnippetSearch:
+    """The search for one snippet at ``target``, in two steps, so that the search of the other
+    changed files (the costly one) can be done for many snippets at once."""
+    if not spec.path:
+        raise RecheckError("snippet evidence needs the path of the file it quotes")
+    path = validate_repo_path(spec.path)
+    if spec.start_line is not None and not _is_line_number(spec.start_line):
+        raise RecheckError(f"start line {spec.start_line!r} is not a line number; give a number from 1")
+    target_sha = reader.resolve(target)
+    commit = reader.resolve(spec.commit) if spec.commit else None
+    text = spec.text
+    if text and not isinstance(text, str):
+        raise RecheckError("the snippet text must be a string")
+    if not text:
+        if commit is None or spec.start_line is None:
+            raise RecheckError(
+                "snippet evidence has neither text nor a commit and lines to read it from; record the snippet"
+            )
+        text = snippet_text_at(reader, commit, path, spec.start_line, spec.end_line)
+    return SnippetSearch(reader, cache_for(reader), commit, target_sha, path, spec.start_line, Needle(text))
+
+
+def _is_line_number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+class SnippetSearch:
+    """One snippet looked up at one target commit: ``in_place`` looks in its file (steps 1-4);
+    when that finds nothing to report, ``elsewhere`` takes what ``corpus.matches`` found."""
+
+    def __init__(
+        self,
+        reader: GitReader,
+        cache: TextCache,
+        commit: str | None,
+        target: str,
+        path: str,
+        start: int | None,
+        needle: Needle,
+    ) -> None:
+        self.reader = reader
+        self.cache = cache
+        self.commit = commit
+        self.target = target
+        self.path = path
+        self.start = start
+        self.needle = needle
+        self.exclude: str | None = None
+        self.corpus: Corpus | None = None
+        self._current: FileText | None = None
+        self._renamed_from: str | None = None
+
+    def in_place(self) -> CheckResult | None:
+        """The result from the snippet's own file, or None when the files changed since the
+        evidence commit (``corpus``) must be searched, leaving out ``exclude``."""
+        where, self._renamed_from = current_path(self.reader, self.commit, self.target, self.path)
+        self._current = self.cache.file(self.reader, self.target, where) if where else None
+        self.exclude = where
+        if self._current is not None:
+            self._current.require_text()
+            found = self._in_file(self._current, where, self._renamed_from)
+            if found is not None:
+                return found
+        if self.commit is None:
+            return self._gone()
+        self.corpus = self.cache.corpus(self.reader, self.commit, self.target)
+        return None
+
+    def elsewhere(self, found: tuple[str, int, bool] | None) -> CheckResult:
+        """The result, given what ``corpus.matches`` found for the needle outside its file."""
+        if found is None:
+            return self._gone()
+        path, position, loose = found
+        origin = f"{self.path}:{self.start}" if self.start is not None else self.path
+        detail = f"moved from {origin} to {path}:{position + 1}"
+        return self._holds(path, position, detail + ("; re-indented" if loose else ""))
+
+    def _gone(self) -> CheckResult:
+        if self._current is not None:
+            was = f" (renamed from {self._renamed_from})" if self._renamed_from else ""
+            return gone(self.exclude, f"no longer in {self.exclude}{was}")
+        if self.commit is None:
+            return gone(self.path, f"{self.path} does not exist at {self.target[:12]}")
+        return gone(self.path, f"{self.path} was deleted")
+
+    def _in_file(self, current: FileText, where: str, renamed_from: str | None) -> CheckResult | None:
+        for loose in (False, True):
+            position = self._position_in(current, loose=loose)
+            if position is not None:
+                parts = [f"file renamed from {renamed_from} to {where}"] if renamed_from else []
+                if loose:
+                    parts.append("re-indented")
+                new_line = position + 1
+                if self.start is None:
+                    parts.append(f"found at line {new_line}")
+                elif new_line != self.start:
+                    parts.append(f"moved from line {self.start} to line {new_line}")
+                return self._holds(where, position, "; ".join(parts) or "unchanged")
+        return None
+
+    def _position_in(self, current: FileText, *, loose: bool) -> int | None:
+        """0-based start of the best occurrence in ``current``, or None."""
+        old = self.start - 1 if self.start is not None else None
+        if old is not None and current.matches_at(self.needle, old, loose=loose) and self._unique(current, loose):
+            return old  # the common case: untouched, and nothing to choose between
+        positions = current.occurrences(self.needle, loose=loose)
+        if not positions:
+            return None
+        if len(positions) == 1:
+            return positions[0]
+        expected = self._expected_position(current)
+        return min(positions, key=lambda position: (abs(position - expected), position))
+
+    def _unique(self, current: FileText, loose: bool) -> bool:
+        """Cheaply rule out duplicates: does the needle's longest line occur only once?"""
+        lines = self.needle.stripped if loose else self.needle.keys
+        return current.count_line(lines[self.needle.longest], loose=loose) == 1
+
+    def _expected_position(self, current: FileText) -> int:
+        """Where the diff from the evidence commit puts the original first line (0-based).
+
+        Without an evidence commit (or its file) this is the recorded position.
+        """
+        old = self.start - 1 if self.start is not None else 0
+        if self.commit is None:
+            return old
+        before = self.cache.file(self.reader, self.commit, self.path)
+        if before is None or before.problem:
+            return old
+        return self.cache.line_map(self.reader, before, current).map(old)
+
+    def _holds(self, path: str, position: int, detail: str) -> CheckResult:
+        return holds(path, detail, position + 1, position + len(self.needle))

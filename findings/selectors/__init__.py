@@ -1,0 +1,1 @@
+"""Reads about findings that need more than a queryset."""

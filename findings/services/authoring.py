@@ -1,0 +1,360 @@
+"""Writing a finding and its evidence: the services the site's editor and the bundle import share.
+
+`finding_save` creates or updates one finding's own fields; `finding_evidence_set` gives a finding
+its whole ordered evidence list (an editor's add, change, remove or reorder of one item is a new
+list). Both take values already validated by the bundle format (`findings.exchange.schema`,
+whose evidence rules are the engine's `evidence_problems`; `finding_validate` there validates one
+finding), so the site and the import refuse the same input with the same words.
+
+`finding_write` is what an editor calls: both, atomically, with one history event and one audit
+entry. The import calls the two services per finding and records its history in bulk and its
+audit entry once per bundle, since a 9,000-finding import cannot afford a row per item more."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from access.audit import audit_changes, audit_record, audit_refusal
+from access.permissions import Action, may_add_repositories, user_may
+from findings.models import Evidence, Finding, FindingEvent
+from findings.services.resolution import finding_evidence_changed, finding_evidence_lock
+from core.errors import FindingError, RecheckError
+from reviews.models import Commit, PullRequest, Repository
+from reviews.services import commit_get_or_create, pull_request_changes_batched
+
+# A finding's own fields, as `finding_save` takes them (a bundle's `location` is path + line).
+FINDING_FIELDS = (
+    "kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url", "path", "line",
+)
+# What an edit records in the audit log beside the finding's fields: the evidence, described.
+EVIDENCE_CHANGE = "evidence"
+
+
+@dataclass
+class FindingSave:
+    """What `finding_save` did: the finding, whether it was created, and the fields it changed
+    with their values before (for the history and the audit log)."""
+
+    finding: Finding
+    created: bool
+    before: dict = field(default_factory=dict)
+    # What was asked and deliberately not done (a submodule repository left as it is).
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[str]:
+        return sorted(self.before)
+
+
+def finding_values(item: dict) -> dict:
+    """A validated finding (bundle shape) as the fields `finding_save` takes: only those it names
+    (an omitted field is left as it is), with null as the field's empty value (it clears)."""
+    values = {
+        name: ("" if item[name] is None else item[name])
+        for name in ("kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url")
+        if name in item
+    }
+    if "location" in item:
+        location = item["location"] or {}
+        values.update(path=location.get("path", ""), line=location.get("line"))
+    return values
+
+
+# Without a savepoint of their own: the import calls these once per finding of a bundle that can
+# hold thousands, inside its transaction; an error rolls the caller's whole transaction back.
+@transaction.atomic(savepoint=False)
+def finding_save(
+    *,
+    pull_request: PullRequest,
+    number: int,
+    values: dict,
+    finding: Finding | None = None,
+) -> FindingSave:
+    """Create or update one finding's fields (`FINDING_FIELDS`, validated).
+
+    Without `finding`, the finding is the one `number` names on the PR (created when there is
+    none: the import's idempotent key). With `finding`, that finding is updated and renumbered to
+    `number`; a number another finding of the PR holds is refused (FindingError on `number`),
+    since numbers are how bundles, links and pages name findings."""
+    unknown = set(values) - set(FINDING_FIELDS)
+    if unknown:
+        raise FindingError(sorted(unknown)[0], f"Not a field of a finding; use {', '.join(FINDING_FIELDS)}.")
+    if finding is None:
+        finding = Finding.objects.filter(pull_request=pull_request, number=number).first()
+        created = finding is None
+        finding = finding or Finding(pull_request=pull_request, number=number)
+    else:
+        created = False
+        if finding.pull_request_id != pull_request.pk:
+            raise FindingError("number", f"Finding {finding.number} belongs to another pull request.")
+        if number != finding.number:
+            # Lock the PR's findings in number order so two renumberings cannot cross.
+            taken = (
+                Finding.objects.select_for_update()
+                .filter(pull_request=pull_request, number=number)
+                .exclude(pk=finding.pk)
+                .first()
+            )
+            if taken is not None:
+                raise FindingError(
+                    "number",
+                    f"Finding number {number} is taken on {pull_request.reference} by “{taken.title}”; "
+                    "choose a free number or renumber that finding first.",
+                )
+    before = {}
+    for name, value in {**values, "number": number}.items():
+        if getattr(finding, name) != value:
+            before[name] = getattr(finding, name)
+            setattr(finding, name, value)
+    if created or before:
+        finding.save()
+    return FindingSave(finding=finding, created=created, before={} if created else before)
+
+
+@transaction.atomic(savepoint=False)
+def finding_evidence_set(
+    *,
+    finding: Finding,
+    items: list[dict],
+    default_commit: Commit | None = None,
+    fresh: bool = False,
+    actor: AbstractBaseUser | None = None,
+    notes: list[str] | None = None,
+) -> bool:
+    """Make `items` (validated evidence in the bundle's shape, in order) the finding's evidence:
+    rows are matched by position, so adding, changing, removing and reordering are one list.
+
+    An item's `commit` is a SHA recorded for the repository; without one it is recorded at
+    `default_commit` (the PR's reviewed commit); notes need none. A snippet given without its text
+    keeps the text read from the repository at its path. `fresh` says the finding was created in
+    this transaction (so it has no evidence yet). When anything changed on a finding that already
+    existed, its evidence version moves on and its verdicts are dropped
+    (`finding_evidence_changed`): they checked the old evidence. Returns whether anything changed.
+    Raises FindingError naming `evidence[i].<field>`.
+
+    A gitlink item's `submodule` names another repository, and `actor` is checked against it as
+    against the finding's own (None is the operator, who may do anything): see
+    `_submodule_repository`. What was left undone for want of a role is appended to `notes`."""
+    repository = finding.pull_request.repository
+    existing = {}
+    if not fresh:
+        # A finding created in this transaction has no evidence and no run can see it: only an
+        # existing one is locked and read (four queries a finding fewer for a large import).
+        finding_evidence_lock(finding=finding)
+        # With their commits: comparing an item's commit must not load one per item.
+        existing = {
+            evidence.position: evidence
+            for evidence in finding.evidence.select_related("commit", "submodule_repository")
+        }
+    changed = False
+    commits: dict[str, Commit] = {}  # by SHA as given: the items of a finding share a few commits
+    for position, item in enumerate(items):
+        values = {
+            "kind": item["kind"],
+            "commit": _evidence_commit(repository, item, position, default_commit, commits),
+            "path": item.get("path", ""),
+            "start_line": item.get("start_line"),
+            "end_line": item.get("end_line"),
+            "regex": item.get("regex", ""),
+            "expect": item.get("expect", ""),
+            "sha": item.get("sha", ""),
+            "caption": item.get("caption", ""),
+            "submodule_repository": _submodule_repository(
+                item["submodule"], actor=actor, where=f"evidence[{position}].submodule", notes=notes,
+            ) if item.get("submodule") else None,
+            "reference_branch": item.get("branch", ""),
+        }
+        evidence = existing.pop(position, None)
+        if evidence is None:
+            Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""), **values)
+            changed = True
+            continue
+        # A snippet's text may have been filled in from the repository: an omitted text keeps it.
+        if item.get("text") or item["kind"] != Evidence.Kind.SNIPPET or values["path"] != evidence.path:
+            values["text"] = item.get("text", "")
+        if assign_changed(evidence, values):
+            evidence.save()
+            changed = True
+    if existing:
+        Evidence.objects.filter(pk__in=[stale.pk for stale in existing.values()]).delete()
+        changed = True
+    if changed and not fresh:
+        # What was verified is no longer what the evidence says.
+        finding_evidence_changed(finding=finding)
+    return changed
+
+
+def _evidence_commit(
+    repository: Repository, item: dict, position: int, default_commit: Commit | None, commits: dict[str, Commit]
+):
+    if item["kind"] == Evidence.Kind.NOTE and not item.get("commit"):
+        return None
+    sha = item.get("commit")
+    if sha:
+        if sha not in commits:
+            try:
+                commits[sha] = commit_get_or_create(repository=repository, sha=sha)
+            except RecheckError as error:
+                raise FindingError(f"evidence[{position}].commit", str(error)) from None
+        return commits[sha]
+    if default_commit is not None:
+        return default_commit
+    raise FindingError(
+        f"evidence[{position}].commit",
+        "No commit given, and the pull request has no reviewed commit to record it at. "
+        "Add a commit with role: reviewed, or give the evidence a commit.",
+    )
+
+
+# The fields of a repository a gitlink item may give for its submodule's repository.
+SUBMODULE_REPOSITORY_FIELDS = ("clone_url", "web_url", "default_branch")
+
+
+def _submodule_repository(values: dict, *, actor, where: str, notes: list[str] | None) -> Repository:
+    """The repository a gitlink item names by slug, checked against `actor` like any other object
+    a write touches:
+
+    - one the actor may read is used; the URLs and branch the item gives are applied only if the
+      actor may change that repository's settings, and otherwise it is left as it is (said in
+      `notes`), so naming a repository never rewrites where it is fetched from;
+    - one new to the server is added, by whoever may add repositories (as a bundle's own
+      repository is);
+    - anything else is refused in one set of words, whether the repository is private to others
+      or does not exist, so the answer tells nothing about which.
+    """
+    slug = values["slug"]
+    # Only what the item names (PATCH-like); null clears, to the field's empty value.
+    values = {key: "" if value is None else value for key, value in values.items()}
+    repository = Repository.objects.filter(slug=slug).first()
+    readable = repository is not None and (actor is None or user_may(actor, Action.READ, repository))
+    if not readable:
+        if repository is None and (actor is None or may_add_repositories(actor)):
+            repository = Repository(slug=slug, **{key: values[key] for key in SUBMODULE_REPOSITORY_FIELDS if key in values})
+            repository.save()
+            audit_record(
+                action="repository.create", actor=actor, target=slug, repository=repository,
+                changes=audit_changes({}, {key: getattr(repository, key) for key in SUBMODULE_REPOSITORY_FIELDS}),
+            )
+            return repository
+        name = actor.get_username() if actor is not None else "you"
+        raise FindingError(
+            f"{where}.slug",
+            f"No repository {slug} is recorded for {name} to read, and adding a repository to this server needs an "
+            "instance-wide Reviewer role: ask an admin of this server to add it, or to grant you a role on it.",
+        )
+    wanted = {key: values[key] for key in SUBMODULE_REPOSITORY_FIELDS if key in values}
+    before = {key: getattr(repository, key) for key, value in wanted.items() if getattr(repository, key) != value}
+    if not before:
+        return repository
+    if actor is not None and not user_may(actor, Action.SETTINGS, repository):
+        if notes is not None:
+            notes.append(
+                f"{slug} was left as it is: changing its {', '.join(sorted(before))} needs the Admin role on it."
+            )
+        return repository
+    assign_changed(repository, wanted)
+    repository.save()
+    audit_record(
+        action="repository.update", actor=actor, target=slug, repository=repository,
+        changes=audit_changes(before, {key: getattr(repository, key) for key in before}),
+    )
+    return repository
+
+
+def assign_changed(instance, values: dict) -> bool:
+    """Set `values` on `instance`; whether any of them changed it (so only a change is saved)."""
+    changed = False
+    for name, value in values.items():
+        if getattr(instance, name) != value:
+            setattr(instance, name, value)
+            changed = True
+    return changed
+
+
+def finding_event_for(
+    *, finding: Finding, created: bool, changed: list[str], actor: AbstractBaseUser | None, source: str
+) -> FindingEvent:
+    """The (unsaved) history event of a created or edited finding: who, when, what changed."""
+    return FindingEvent(
+        finding=finding,
+        kind=FindingEvent.Kind.CREATED if created else FindingEvent.Kind.EDITED,
+        from_status="" if created else finding.status,
+        to_status=finding.status,
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        note="" if created else f"Changed {', '.join(changed)}.",
+        source=source,
+    )
+
+
+def _evidence_described(finding: Finding) -> list[str]:
+    return [f"{evidence.get_kind_display()}: {evidence.describe()}" for evidence in finding.evidence.order_by("position")]
+
+
+def finding_write(
+    *,
+    pull_request: PullRequest,
+    item: dict,
+    actor: AbstractBaseUser | None,
+    source: str,
+    finding: Finding | None = None,
+    default_commit: Commit | None = None,
+) -> FindingSave:
+    """Create (`finding` None) or edit a finding from `item`, one finding in the bundle's shape as
+    `bundle_schema.finding_validate` returns it: its fields and its whole evidence list saved in one
+    transaction, with one history event (who, when, which fields) and one audit entry (before and
+    after). A creation onto a number already taken is refused, as a renumbering is. Nothing
+    changed records nothing. Raises FindingError naming the field; the refusal is audited."""
+    target = f"{pull_request.reference} finding {finding.number if finding else item['number']}"
+    action = "finding.edit" if finding else "finding.create"
+    try:
+        try:
+            return _finding_write(pull_request, item, actor, source, finding, default_commit, action)
+        except IntegrityError:
+            # Two people took the same number at once: the unique constraint decided.
+            raise FindingError(
+                "number", f"Finding number {item['number']} was just taken on {pull_request.reference}; "
+                "choose a free number and save again.",
+            ) from None
+    except RecheckError as error:
+        audit_refusal(
+            action=action, actor=actor, source=source, target=target, repository=pull_request.repository,
+            message=str(error),
+        )
+        raise
+
+
+@transaction.atomic
+def _finding_write(pull_request, item, actor, source, finding, default_commit, action) -> FindingSave:
+    if finding is None and Finding.objects.filter(pull_request=pull_request, number=item["number"]).exists():
+        raise FindingError(
+            "number", f"Finding number {item['number']} is taken on {pull_request.reference}; choose a free number."
+        )
+    if finding is not None:
+        finding = Finding.objects.select_for_update().select_related("pull_request__repository").get(pk=finding.pk)
+        evidence_before = _evidence_described(finding)
+    with pull_request_changes_batched(pull_request_id=pull_request.pk):
+        saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item),
+                             finding=finding)
+        evidence_changed = "evidence" in item and finding_evidence_set(
+            finding=saved.finding, items=item["evidence"], default_commit=default_commit, fresh=saved.created,
+            actor=actor, notes=saved.notes,
+        )
+    changes = audit_changes(saved.before, {name: getattr(saved.finding, name) for name in saved.before})
+    if evidence_changed and not saved.created:
+        saved.before[EVIDENCE_CHANGE] = evidence_before
+        changes[EVIDENCE_CHANGE] = [evidence_before, _evidence_described(saved.finding)]
+    if saved.created:
+        changes = audit_changes({}, {name: getattr(saved.finding, name) for name in ("number", *FINDING_FIELDS)})
+        changes[EVIDENCE_CHANGE] = [None, _evidence_described(saved.finding)]
+    if not (saved.created or saved.before):
+        return saved
+    finding_event_for(finding=saved.finding, created=saved.created, changed=saved.changed, actor=actor,
+                      source=source).save()
+    audit_record(
+        action=action, actor=actor, source=source,
+        target=f"{pull_request.reference} finding {saved.finding.number}",
+        repository=pull_request.repository, changes=changes,
+    )
+    return saved

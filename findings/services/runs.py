@@ -1,0 +1,252 @@
+"""Requesting a verification of a pull request, claiming it for a worker and reporting its
+progress. The run row is what the site and the API show while a worker is busy."""
+import datetime
+import logging
+import time
+
+from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
+from django.db.models import F
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from access.audit import audit_record, audit_refusal
+from findings.enqueue import enqueue
+from findings.models import VerificationRun
+from findings.signals import verification_run_changed
+from core.errors import RecheckError
+from reviews.models import PullRequest
+from reviews.services import commit_get_or_create, pull_request_changed
+
+logger = logging.getLogger(__name__)
+
+# What publishing a message raises when the broker is down or unreachable.
+ENQUEUE_ERRORS = (BrokerError, OSError)
+QUEUE_RETRY_AFTER_SECONDS = 30
+
+
+class QueueUnavailable(RecheckError):
+    """The work was recorded but could not be handed to a worker: ask again in a moment."""
+
+    retry_after = QUEUE_RETRY_AFTER_SECONDS
+
+
+def verification_run_request(
+    *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None
+) -> VerificationRun:
+    """Queue a verification of `pull_request` at `commit_sha` (or at every pinned commit), or
+    return the active run that already covers it: one active run per PR and commit, however many
+    people, hooks and beats ask. A new run has `created` set; the task is enqueued once the
+    transaction commits, so a worker never sees a run that is not there yet. The audit log records
+    each request, the ones an active run answered and the refused ones included.
+
+    When the broker cannot take the task, the run is marked failed and QueueUnavailable is raised
+    where the transaction commits, so the caller can answer 503 instead of "queued"."""
+    try:
+        return _verification_run_request(
+            pull_request=pull_request, commit_sha=commit_sha, requested_by=requested_by, retry_of=retry_of
+        )
+    except RecheckError as error:
+        audit_refusal(
+            action="verification.request", actor=requested_by, target=_run_target(pull_request, commit_sha),
+            repository=pull_request.repository, message=str(error),
+        )
+        raise
+
+
+def _run_target(pull_request: PullRequest, commit_sha: str | None) -> str:
+    return f"{pull_request.reference} at {commit_sha}" if commit_sha else f"{pull_request.reference} at every pinned commit"
+
+
+@transaction.atomic
+def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_of) -> VerificationRun:
+    # Concurrent requests for one PR queue behind this lock, so two of them cannot both see no
+    # active run and both create one.
+    PullRequest.objects.select_for_update().filter(pk=pull_request.pk).first()
+    commit = commit_get_or_create(repository=pull_request.repository, sha=commit_sha) if commit_sha else None
+    # A dead run (its worker killed) covers nothing: the reaper will fail it, and this request
+    # must not wait on it.
+    active = VerificationRun.objects.live().filter(pull_request=pull_request, commit=commit).latest_first().first()
+    target = _run_target(pull_request, commit.sha if commit else None)
+    if active is not None:
+        active.created = False
+        audit_record(
+            action="verification.request", actor=requested_by, target=target, repository=pull_request.repository,
+            message=f"Run {active.pk} already covers it.",
+        )
+        return active
+    run = VerificationRun.objects.create(
+        pull_request=pull_request, commit=commit, requested_by=requested_by, retry_of=retry_of
+    )
+    run.created = True
+    audit_record(
+        action="verification.request", actor=requested_by, target=target, repository=pull_request.repository,
+        message=f"Run {run.pk} queued.",
+    )
+    # Before the verification is enqueued, so GitHub hears "in progress" before "completed".
+    verification_run_changed.send(sender=VerificationRun, run=run)
+
+    def send():
+        try:
+            result = enqueue("findings.tasks.run_verification", run.pk)
+        except ENQUEUE_ERRORS as error:
+            # The broker's own message names hosts and ports: logged for staff, not shown.
+            logger.error("Verification run %s could not be queued: %s", run.pk, error)
+            failed = VerificationRun.objects.active().filter(pk=run.pk).update(
+                status=VerificationRun.Status.FAILED,
+                finished_at=timezone.now(),
+                message="The verification could not be queued: the task queue is not answering. "
+                "Request it again in a moment (staff: check that CELERY_BROKER_URL is reachable).",
+            )
+            pull_request_changed(pull_request_id=run.pull_request_id)
+            if failed:
+                verification_run_changed.send(sender=VerificationRun, run=run)
+            raise QueueUnavailable(
+                f"Verification run {run.pk} could not be queued: the task queue is not answering. "
+                f"Nothing runs until it is requested again; retry in {QUEUE_RETRY_AFTER_SECONDS} seconds."
+            ) from None
+        except Exception:
+            # Run in-process (no broker configured), the task itself failed and recorded why.
+            logger.exception("Verification run %s failed", run.pk)
+            return
+        VerificationRun.objects.filter(pk=run.pk, task_id="").update(task_id=result.id or "")
+
+    transaction.on_commit(send)
+    return run
+
+
+def verification_run_claim(run_id: int) -> VerificationRun | None:
+    """Move a queued run to running and return it, or None when it is not queued any more: a
+    redelivered or duplicated message finds the run claimed and does nothing twice."""
+    now = timezone.now()
+    claimed = VerificationRun.objects.filter(pk=run_id, status=VerificationRun.Status.QUEUED).update(
+        status=VerificationRun.Status.RUNNING, started_at=now, heartbeat_at=now
+    )
+    if claimed != 1:
+        return None
+    return VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
+
+
+def verification_run_begin(*, pull_request: PullRequest, commit=None, requested_by=None) -> VerificationRun:
+    """A run that its caller carries out itself (the `verify` command), claimed as it is created."""
+    with transaction.atomic():
+        run = VerificationRun.objects.create(
+            pull_request=pull_request, commit=commit, requested_by=requested_by,
+            status=VerificationRun.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now(),
+        )
+        audit_record(
+            action="verification.request", actor=requested_by,
+            target=_run_target(pull_request, commit.sha if commit else None), repository=pull_request.repository,
+            message=f"Run {run.pk} carried out at once.",
+        )
+    return run
+
+
+def verification_run_start(run: VerificationRun, *, total: int) -> None:
+    """Record how much work the claimed run has ahead of it."""
+    VerificationRun.objects.filter(pk=run.pk).update(total=total, done=0, heartbeat_at=timezone.now())
+
+
+def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
+    """Count progress and show a sign of life. Best-effort: the results are the record, so a
+    database blip while reporting progress never aborts the work."""
+    try:
+        VerificationRun.objects.filter(pk=run.pk).update(done=F("done") + by, heartbeat_at=timezone.now())
+    except DatabaseError as error:
+        logger.warning("Progress of run %s not recorded: %s", run.pk, error)
+
+
+def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
+    """End the run, and say so (`verification_run_changed`: the forge tells GitHub what the gate now says, when the repository publishes).
+    Written through a reconnect: a database that restarts while the run ends must not leave it
+    `running`."""
+    persistently(
+        lambda: VerificationRun.objects.filter(pk=run.pk).update(
+            status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
+            finished_at=timezone.now(),
+            heartbeat_at=timezone.now(),
+            message=message,
+        )
+    )
+    # The gate stops reporting the run as under way.
+    pull_request_changed(pull_request_id=run.pull_request_id)
+    verification_run_changed.send(sender=VerificationRun, run=run)
+
+
+def verification_run_release(run_id: int, *, message: str) -> bool:
+    """Hand a claimed run back to the queue (running -> queued), for a task that retries after a
+    database error. False when the run is not running any more."""
+    return bool(
+        persistently(
+            lambda: VerificationRun.objects.filter(pk=run_id, status=VerificationRun.Status.RUNNING).update(
+                status=VerificationRun.Status.QUEUED, heartbeat_at=timezone.now(), message=message
+            )
+        )
+    )
+
+
+def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
+    """Fail every dead run (no sign of life for longer than a task may run: its worker was killed,
+    or its message lost with the broker) and queue it again once. Returns (dead run, new run or
+    None) pairs. Safe to run twice and beside a live worker: each run is failed with a
+    conditional update that only matches while it is still active and still silent."""
+    now = now or timezone.now()
+    reaped = []
+    for run in VerificationRun.objects.dead(now=now).select_related("pull_request", "commit").order_by("id"):
+        silent_since = run.heartbeat_at.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        try:
+            # One transaction: whoever sees the dead run failed also sees its retry.
+            with transaction.atomic():
+                failed = VerificationRun.objects.dead(now=now).filter(pk=run.pk).update(
+                    status=VerificationRun.Status.FAILED, finished_at=now
+                )
+                if failed != 1:
+                    continue
+                retry = None
+                if run.retry_of_id is None:
+                    retry = verification_run_request(
+                        pull_request=run.pull_request,
+                        commit_sha=run.commit.sha if run.commit else None,
+                        requested_by=run.requested_by,
+                        retry_of=run,
+                    )
+                message = _reaped_message(silent_since, retry)
+                VerificationRun.objects.filter(pk=run.pk).update(message=message)
+            verification_run_changed.send(sender=VerificationRun, run=run)
+        except QueueUnavailable:
+            # Committed: the retry is marked failed with its own message, saying to ask again.
+            logger.error("Dead run %s was queued again as a retry, but the broker did not take it", run.pk)
+        logger.warning("Reaped dead verification run %s: %s", run.pk, message)
+        reaped.append((run.pk, retry.pk if retry else None))
+    return reaped
+
+
+def _reaped_message(silent_since: str, retry: VerificationRun | None) -> str:
+    gone = f"The worker stopped showing signs of life (last at {silent_since})"
+    if retry is None:
+        return f"{gone} and this run was a retry already; request a verification again."
+    if retry.created:
+        return f"{gone}; queued again as run {retry.pk}."
+    return f"{gone}; run {retry.pk}, requested meanwhile, covers it."
+
+
+def persistently(write, *, attempts: int = 6, first_wait: float = 0.5):
+    """Run `write` (one query, idempotent) until the database takes it, reconnecting in between
+    with a doubling wait (0.5 s to 16 s, about half a minute in all: a database restart)."""
+    wait = first_wait
+    for attempt in range(attempts):
+        try:
+            return write()
+        except (OperationalError, InterfaceError) as error:
+            if attempt == attempts - 1 or connection_in_atomic_block():
+                raise
+            logger.warning("Database write failed (%s); retrying in %.1f s", error, wait)
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+            time.sleep(wait)
+            wait *= 2
+    return None
+
+
+def connection_in_atomic_block() -> bool:
+    # Inside a transaction a reconnect would lose the transaction's earlier writes silently.
+    return any(connection.in_atomic_block for connection in connections.all(initialized_only=True))

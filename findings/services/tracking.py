@@ -1,0 +1,60 @@
+"""Following a pull request's head as it is pushed again: from the forge's ref (beat's tracking)
+or from a webhook. Both record a head through `pull_request_record_head`."""
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from findings.models import VerificationRun
+from findings.services.runs import verification_run_request
+from findings.selectors.findings import pull_request_is_verified_at
+from reviews.mirrors import repository_fetch
+from reviews.models import Commit, PinnedCommit, PullRequest
+from reviews.services import commit_get_or_create, pull_request_pin_commit
+
+
+@dataclass(frozen=True)
+class HeadRecorded:
+    """What recording a head did: whether it pinned a new commit, and the run that will verify it
+    (`queued` when this call created the run; an earlier run still under way is returned too)."""
+
+    pull_request: PullRequest
+    commit: Commit
+    pinned: bool
+    run: VerificationRun | None
+    queued: bool
+
+    def describe(self) -> str:
+        sha, reference = self.commit.short_sha, self.pull_request.reference
+        if self.queued:
+            return f"Pinned {sha} as head of {reference}; verification run {self.run.pk} queued."
+        if self.run is not None:
+            return f"{sha} of {reference} is already being verified (run {self.run.pk}); nothing more queued."
+        return f"{sha} of {reference} is already pinned and verified; nothing queued."
+
+    def as_dict(self) -> dict:
+        return {"pull_request": self.pull_request.reference, "head": self.commit.sha, "queued": self.queued,
+                "run": self.run.pk if self.run else None, "detail": self.describe()}
+
+
+def pull_request_track_head(*, pull_request: PullRequest) -> dict:
+    """Fetch the PR's head ref; a head not pinned yet is pinned as `head` and verified."""
+    result = repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
+    if not result.pr_head:
+        return {"pull_request": pull_request.reference, "head": None, "queued": False,
+                "detail": "The forge publishes no head ref for this pull request."}
+    return pull_request_record_head(pull_request=pull_request, sha=result.pr_head).as_dict()
+
+
+@transaction.atomic
+def pull_request_record_head(*, pull_request: PullRequest, sha: str, note: str = "") -> HeadRecorded:
+    """Pin `sha` as the PR's head and queue its verification, once per head: a head that is
+    verified already, or being verified, queues nothing, however often it is reported (webhook
+    redeliveries, replays under new delivery ids, beat and webhook reporting the same push)."""
+    commit = commit_get_or_create(repository=pull_request.repository, sha=sha)
+    _, pinned = pull_request_pin_commit(
+        pull_request=pull_request, commit=commit, role=PinnedCommit.Role.HEAD, note=note or "pushed"
+    )
+    run = None
+    if pinned or not pull_request_is_verified_at(pull_request, commit):
+        run = verification_run_request(pull_request=pull_request, commit_sha=commit.sha)
+    return HeadRecorded(pull_request, commit, pinned, run, queued=bool(run and run.created))

@@ -1,0 +1,261 @@
+"""What Recheck says on GitHub about one commit of a pull request: the check run's conclusion,
+output and annotations, the commit status, and the pull request comment. Read from the merge gate
+and from the same finding views the pages show, so GitHub and the site say the same thing."""
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from findings.selectors.gate import MergeGate, pull_request_gate
+from findings.models import Evidence, EvidenceResult, Finding, Verdict
+from findings.selectors.findings import findings_of
+from presentation.pages import FindingView, Links, PullRequestPage, finding_views, list_page_numbers
+from presentation.wording import counted
+from core.vocabulary import REGRESSED_VERDICTS, verdict_phrase
+from reviews.models import Commit, PullRequest
+
+CHECK_NAME = "Recheck"
+STATUS_CONTEXT = "recheck"
+COMMENT_MARKER = "<!-- recheck:pull-request-comment -->"
+# GitHub's limits: annotations per request, a status's description, a check run's texts.
+ANNOTATIONS_PER_REQUEST = 50
+STATUS_DESCRIPTION_LIMIT = 140
+SUMMARY_LIMIT = 65535
+TITLE_LIMIT = 255
+
+# Some of the finding's evidence still holds at the commit: the verdicts that make a fixed finding
+# look regressed make an open one fail the check.
+HOLDING = frozenset(REGRESSED_VERDICTS)
+
+# Conclusions Recheck posts. `neutral` and `skipped` are never among them: GitHub counts both as
+# passing for a required check, and "the gate cannot say" must not let a PR merge.
+SUCCESS, FAILURE, ACTION_REQUIRED = "success", "failure", "action_required"
+STATUS_STATES = {SUCCESS: "success", FAILURE: "failure", ACTION_REQUIRED: "pending"}
+
+
+def site_url(path: str) -> str:
+    """An absolute link to a page of this server, or '' when RECHECK_SITE_URL is not set."""
+    return f"{settings.RECHECK_SITE_URL}{path}" if settings.RECHECK_SITE_URL else ""
+
+
+def gate_conclusion(gate: MergeGate, *, run_failed: bool = False) -> str:
+    """The check's conclusion from the merge gate at the verified commit:
+
+    - failure: an open blocker whose evidence still holds there;
+    - action_required: no open blocker holds, but some are open (they look fixed, and a person
+      marks them fixed), or a check could not run (an error, an unverifiable or a missing
+      verdict, or a run that failed), so the gate cannot say;
+    - success: no open blocker, and every check ran."""
+    if any(entry.verdict in HOLDING for entry in gate.open_blockers):
+        return FAILURE
+    if gate.open_blockers or run_failed:
+        return ACTION_REQUIRED
+    return SUCCESS
+
+
+@dataclass
+class Annotation:
+    """An open finding where it is at the verified commit."""
+
+    number: int
+    kind: str
+    verdict: str
+    url: str
+    path: str
+    start_line: int
+    end_line: int
+    level: str
+    title: str
+    message: str
+
+    def as_github(self) -> dict:
+        return {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "annotation_level": self.level,
+            "title": self.title[:TITLE_LIMIT],
+            "message": self.message,
+        }
+
+
+@dataclass
+class CommitReport:
+    """Everything posted about `commit` once its verification ended."""
+
+    pull_request: PullRequest
+    commit: Commit
+    conclusion: str
+    title: str
+    summary: str
+    annotations: list[Annotation] = field(default_factory=list)
+    comment: str = ""
+
+    @property
+    def status_state(self) -> str:
+        return STATUS_STATES[self.conclusion]
+
+    @property
+    def status_description(self) -> str:
+        return _clip(self.title, STATUS_DESCRIPTION_LIMIT)
+
+    @property
+    def details_url(self) -> str:
+        return site_url(Links(pull_request=self.pull_request).blockers)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool = False,
+                  run_message: str = "") -> CommitReport:
+    gate = pull_request_gate(pull_request=pull_request, commit=commit)
+    conclusion = gate_conclusion(gate, run_failed=run_failed)
+    links = Links(pull_request=pull_request)
+    findings = list(findings_of(pull_request))
+    views = finding_views(findings, latest_commit=commit, links=links, page_numbers=list_page_numbers(findings))
+    # Every finding in full: the report lists them all, grouped as the blockers page groups them.
+    page = PullRequestPage(
+        pull_request=pull_request, pins=[], latest_pin=None, findings=views, links=links, cards=views
+    )
+    title = _title(gate, conclusion, run_failed)
+    return CommitReport(
+        pull_request=pull_request,
+        commit=commit,
+        conclusion=conclusion,
+        title=title,
+        summary=_clip(_summary(page, gate, commit, run_message), SUMMARY_LIMIT),
+        annotations=_annotations(views),
+        comment=_comment(page, gate, commit, title),
+    )
+
+
+def _title(gate: MergeGate, conclusion: str, run_failed: bool) -> str:
+    at = gate.commit.short_sha
+    if conclusion == SUCCESS:
+        return f"No open blocker at {at}"
+    holding = sum(1 for entry in gate.open_blockers if entry.verdict in HOLDING)
+    if conclusion == FAILURE:
+        return f"{counted(holding, 'open blocker').capitalize()} still present at {at}"
+    if run_failed and not gate.open_blockers:
+        return f"The verification at {at} could not run: the gate cannot say"
+    looks_fixed = sum(1 for entry in gate.open_blockers if entry.verdict == Verdict.LIKELY_FIXED)
+    unchecked = len(gate.open_blockers) - looks_fixed
+    parts = []
+    if looks_fixed:
+        parts.append(f"{counted(looks_fixed, 'open blocker')} look fixed at {at}: a maintainer decides")
+    if unchecked:
+        parts.append(f"{counted(unchecked, 'open blocker')} could not be checked at {at}")
+    return "; ".join(parts).capitalize()
+
+
+def _link(text: str, url: str) -> str:
+    text = text.replace("[", "\\[").replace("]", "\\]")
+    return f"[{text}]({url})" if url else text
+
+
+def _summary(page: PullRequestPage, gate: MergeGate, commit: Commit, run_message: str) -> str:
+    lines = [gate.reason, ""]
+    if run_message:
+        lines += [f"Verification: {run_message}", ""]
+    for group in page.blocker_groups:
+        lines.append(f"### {group['title']} ({group['subtitle']})")
+        for view in group["findings"]:
+            lines.append(f"- {_blocker_line(view)}")
+        lines.append("")
+    cleanups = [view for view in page.cleanups if view.finding.status == Finding.Status.OPEN]
+    if cleanups:
+        lines.append(f"{counted(len(cleanups), 'open cleanup').capitalize()}, shown as notices on the files.")
+    pages = site_url(page.links.overview)
+    if pages:
+        lines += ["", f"All findings, their evidence and its history: {pages}"]
+    return "\n".join(lines).strip() + "\n"
+
+
+def _blocker_line(view: FindingView) -> str:
+    finding = view.finding
+    name = f"B{finding.number} {finding.title}"
+    if finding.status == Finding.Status.OPEN:
+        return f"{_link(name, site_url(view.anchor_url))}: {verdict_phrase(view.verdict)}"
+    return f"~~{_link(name, site_url(view.anchor_url))}~~ {finding.get_status_display().lower()}"
+
+
+def open_finding_annotations(*, pull_request: PullRequest, commit: Commit) -> list[Annotation]:
+    """The open findings of `pull_request` where they are at `commit`, as the check run shows them."""
+    links = Links(pull_request=pull_request)
+    return _annotations(finding_views(findings_of(pull_request), latest_commit=commit, links=links))
+
+
+def _annotations(views: list[FindingView]) -> list[Annotation]:
+    return [annotation for view in views if (annotation := _annotation(view)) is not None]
+
+
+def _annotation(view: FindingView) -> Annotation | None:
+    """An open finding where it is now: the first of its evidence that still holds at the commit,
+    else where the evidence was recorded, else the finding's own location."""
+    finding = view.finding
+    if finding.status != Finding.Status.OPEN:
+        return None
+    location = None
+    for item in view.evidence:
+        result = item.result
+        if result is not None and result.state == EvidenceResult.State.HOLDS and result.path \
+                and item.kind != Evidence.Kind.GITLINK:
+            # A path that exists holds on the whole file: its first line carries the annotation.
+            start = result.start_line or 1
+            location = (result.path, start, result.end_line or start)
+            break
+    if location is None:
+        for item in view.evidence:
+            evidence = item.evidence
+            if evidence.path and evidence.start_line and "*" not in evidence.path:
+                location = (evidence.path, evidence.start_line, evidence.end_line or evidence.start_line)
+                break
+    if location is None and finding.path and "*" not in finding.path:
+        location = (finding.path, finding.line or 1, finding.line or 1)
+    if location is None:
+        return None
+    blocker = finding.kind == Finding.Kind.BLOCKER
+    message = finding.summary or finding.title
+    if view.verdict:
+        message += f"\n\nRecheck: {verdict_phrase(view.verdict)} at {view.verification.commit.short_sha}."
+    detail = site_url(view.detail_url)
+    if detail:
+        message += f"\n{detail}"
+    return Annotation(
+        number=finding.number,
+        kind=finding.kind,
+        verdict=view.verdict,
+        url=detail,
+        path=location[0],
+        start_line=location[1],
+        end_line=max(location[1], location[2]),
+        level="failure" if blocker else "notice",
+        title=f"{'Blocker' if blocker else 'Cleanup'} {finding.number}: {finding.title}",
+        message=message,
+    )
+
+
+def _comment(page: PullRequestPage, gate: MergeGate, commit: Commit, title: str) -> str:
+    lines = [COMMENT_MARKER, f"### Recheck: {title}", "", f"Verified at {commit.sha}.", ""]
+    if page.blockers:
+        for view in page.blockers:
+            lines.append(f"- {_blocker_line(view)}")
+    else:
+        lines.append("No blockers were recorded for this pull request.")
+    pages = site_url(page.links.overview)
+    if pages:
+        lines += ["", f"[Findings, evidence and history on Recheck]({pages})"]
+    lines += ["", "<sub>Updated by Recheck after each verification; edits to this comment are replaced.</sub>"]
+    return "\n".join(lines) + "\n"
+
+
+def in_progress_title(commit: Commit) -> str:
+    return f"Verifying {commit.short_sha}"
+
+
+def in_progress_summary(pull_request: PullRequest, commit: Commit) -> str:
+    count = Finding.objects.for_pull_request(pull_request).count()
+    text = f"Recheck is verifying {counted(count, 'finding')} of {pull_request.reference} at {commit.sha}."
+    pages = site_url(Links(pull_request=pull_request).blockers)
+    return f"{text}\n\nProgress and blockers: {pages}\n" if pages else text + "\n"

@@ -1,0 +1,143 @@
+"""What Recheck does with the GitHub events that concern its check: a re-run asked for on GitHub,
+a merge queue's group, a closed pull request, and the App's installations.
+
+The webhook endpoint has checked the signature and claimed the delivery; each handler here reads
+the few fields it needs and says what it did in one sentence. Payloads are read field by field
+rather than validated whole against GitHub's schema: GitHub adds fields and events faster than
+any model of them, and a real delivery must not be refused for a field Recheck does not read."""
+import re
+from dataclasses import dataclass, field
+
+from findings.models import VerificationRun
+from findings.services.runs import verification_run_request
+from core.errors import RecheckError
+from forge.content import CHECK_NAME
+from forge.services import installation_forget, repository_installation_record
+from reviews.models import PinnedCommit, PullRequest, Repository
+from reviews.services import commit_sha_checked, pull_request_state_record
+
+# GitHub names a merge group's branch gh-readonly-queue/<base>/pr-<number>-<head sha of that PR>.
+MERGE_GROUP_REF = re.compile(r"(?:^|/)gh-readonly-queue/.+/pr-(?P<number>\d+)-[0-9a-f]{7,40}$")
+
+
+class EventPayloadError(RecheckError):
+    """A signed delivery that lacks a field GitHub always sends with this event."""
+
+
+@dataclass
+class EventOutcome:
+    message: str
+    runs: list[VerificationRun] = field(default_factory=list)
+
+
+def _field(payload: dict, *path: str):
+    value = payload
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            raise EventPayloadError(f"The payload has no {'.'.join(path)}, which GitHub sends with this event.")
+        value = value[key]
+    return value
+
+
+def _sha(payload: dict, *path: str) -> str:
+    try:
+        return commit_sha_checked(str(_field(payload, *path)))
+    except RecheckError as error:
+        raise EventPayloadError(f"{'.'.join(path)}: {error}") from None
+
+
+def _repository(payload: dict) -> tuple[str, Repository | None]:
+    slug = str(_field(payload, "repository", "full_name"))
+    repository = Repository.objects.filter(slug=slug).first() or Repository.objects.filter(slug__iexact=slug).first()
+    return slug, repository
+
+
+def _pull_requests_at(repository: Repository, sha: str, numbers: list[int]) -> list[PullRequest]:
+    """The tracked pull requests a check on `sha` belongs to: those GitHub names, else those that
+    have `sha` pinned (GitHub names none for a fork's pull request)."""
+    pull_requests = PullRequest.objects.select_related("repository").filter(repository=repository)
+    if numbers:
+        return list(pull_requests.filter(number__in=numbers).order_by("number"))
+    pinned = PinnedCommit.objects.filter(commit__repository=repository, commit__sha=sha).values("pull_request_id")
+    return list(pull_requests.filter(pk__in=pinned).order_by("number"))
+
+
+def check_rerequest_handle(*, event: str, payload: dict) -> EventOutcome:
+    """`check_run` or `check_suite` `rerequested`: verify that SHA again, for each tracked pull
+    request it belongs to (a run already under way for it is reused)."""
+    subject = _field(payload, event)
+    if event == "check_run" and subject.get("name") != CHECK_NAME:
+        return EventOutcome(f"Ignored: a re-run of the check {subject.get('name')!r}, not of {CHECK_NAME!r}.")
+    sha = _sha(payload, event, "head_sha")
+    slug, repository = _repository(payload)
+    if repository is None:
+        return EventOutcome(f"Ignored: {slug} is not tracked here.")
+    numbers = [int(item["number"]) for item in subject.get("pull_requests") or [] if "number" in item]
+    pull_requests = _pull_requests_at(repository, sha, numbers)
+    if not pull_requests:
+        return EventOutcome(f"Ignored: no tracked pull request of {slug} is at {sha[:8]}.")
+    runs = [verification_run_request(pull_request=pull_request, commit_sha=sha) for pull_request in pull_requests]
+    described = ", ".join(f"{run.pull_request.reference} (run {run.pk})" for run in runs)
+    return EventOutcome(f"Re-verifying {sha[:8]} as GitHub asked: {described}.", runs=runs)
+
+
+def merge_group_handle(*, payload: dict) -> EventOutcome:
+    """`merge_group` `checks_requested`: verify the group's head commit (the pull request merged
+    onto the queue's base) with the findings of the pull request it queues, and report on it, so
+    a repository with a merge queue can require Recheck."""
+    sha = _sha(payload, "merge_group", "head_sha")
+    head_ref = str(_field(payload, "merge_group", "head_ref"))
+    slug, repository = _repository(payload)
+    if repository is None:
+        return EventOutcome(f"Ignored: {slug} is not tracked here.")
+    match = MERGE_GROUP_REF.search(head_ref)
+    if match is None:
+        raise EventPayloadError(f"merge_group.head_ref {head_ref!r} does not name the pull request it queues.")
+    number = int(match["number"])
+    pull_request = PullRequest.objects.select_related("repository").filter(repository=repository, number=number).first()
+    if pull_request is None:
+        return EventOutcome(f"Ignored: {slug}#{number} is not tracked here.")
+    run = verification_run_request(pull_request=pull_request, commit_sha=sha)
+    return EventOutcome(
+        f"Verifying merge group {sha[:8]} of {pull_request.reference} (run {run.pk}).", runs=[run]
+    )
+
+
+def pull_request_closed_handle(*, payload: dict) -> EventOutcome:
+    """`pull_request` `closed`: record whether it was merged or closed."""
+    slug, repository = _repository(payload)
+    number = int(_field(payload, "pull_request", "number"))
+    pull_request = PullRequest.objects.filter(repository=repository, number=number).first() if repository else None
+    if pull_request is None:
+        return EventOutcome(f"Ignored: {slug}#{number} is not tracked here.")
+    state = PullRequest.State.MERGED if _field(payload, "pull_request").get("merged") else PullRequest.State.CLOSED
+    pull_request_state_record(pull_request=pull_request, state=state)
+    return EventOutcome(f"Recorded {pull_request.reference} as {state}.")
+
+
+def installation_handle(*, event: str, payload: dict) -> EventOutcome:
+    """`installation` and `installation_repositories`: remember which installation of the App
+    serves which repository, so no call asks GitHub again, and forget one that is gone."""
+    action = str(payload.get("action", ""))
+    installation_id = int(_field(payload, "installation", "id"))
+    if event == "installation" and action in ("deleted", "suspend"):
+        forgotten = installation_forget(installation_id=installation_id)
+        return EventOutcome(f"Installation {installation_id} {action}: forgotten on {forgotten} repositories.")
+    if event == "installation" and action in ("created", "unsuspend", "new_permissions_accepted"):
+        added = payload.get("repositories") or []
+        removed = []
+    elif event == "installation_repositories":
+        added = payload.get("repositories_added") or []
+        removed = payload.get("repositories_removed") or []
+    else:
+        return EventOutcome(f"Ignored: installation action {action!r}.")
+    remembered = repository_installation_record(
+        installation_id=installation_id, slugs=[str(item.get("full_name", "")) for item in added]
+    )
+    forgotten = repository_installation_record(
+        installation_id=None, slugs=[str(item.get("full_name", "")) for item in removed]
+    )
+    return EventOutcome(
+        f"Installation {installation_id}: remembered on {remembered} tracked repositories, "
+        f"forgotten on {forgotten}."
+    )

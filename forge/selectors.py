@@ -1,0 +1,25 @@
+"""Reads about what was sent to GitHub."""
+from django.db.models import Exists, OuterRef, Q
+
+from forge.models import GitHubCall
+from reviews.models import PullRequest
+
+SHOWN_FAILURES = 5
+
+
+def unresolved_failures():
+    """Failed calls that nothing sent later to the same check run, status or comment replaced."""
+    replaced = GitHubCall.objects.filter(
+        Q(kind=GitHubCall.Kind.COMMENT, pull_request=OuterRef("pull_request"))
+        | (~Q(kind=GitHubCall.Kind.COMMENT) & Q(sha=OuterRef("sha"))),
+        repository=OuterRef("repository"),
+        kind=OuterRef("kind"),
+        pk__gt=OuterRef("pk"),
+        status=GitHubCall.Status.SENT,
+    )
+    return GitHubCall.objects.failed().exclude(Exists(replaced))
+
+
+def pull_request_failed_calls(pull_request: PullRequest) -> list[GitHubCall]:
+    """The PR's latest failed calls to GitHub that still stand, for its pages."""
+    return list(unresolved_failures().filter(pull_request=pull_request).order_by("-id")[:SHOWN_FAILURES])

@@ -1,0 +1,41 @@
+"""Template filters of the site. Only what the sanitiser or the highlighter produced is marked safe."""
+from django import template
+
+from access import permissions
+from core import vocabulary
+from presentation.rendering.markdown import render_markdown
+from presentation import wording
+
+register = template.Library()
+
+
+@register.filter
+def markdown(text: str):
+    return render_markdown(text)
+
+
+@register.filter
+def number_word(number: int) -> str:
+    return wording.number_word(int(number))
+
+
+@register.filter
+def verdict_label(verdict: str) -> str:
+    """A verdict as a label that reads without its colour; '' reads as not verified."""
+    return vocabulary.verdict_label(verdict)
+
+
+@register.filter
+def lines(evidence) -> str:
+    """`path:40–42` for an evidence item or a result with lines; the path alone otherwise."""
+    return vocabulary.location(evidence.path, getattr(evidence, "start_line", None), getattr(evidence, "end_line", None))
+
+
+@register.simple_tag
+def user_may(user, action: str, repository=None) -> bool:
+    """`{% user_may user "resolve" repository as may_resolve %}`: the one permission function,
+    for what a template shows (the views still refuse what it hides). The error pages render
+    without a user in their context (the database may be the error): nobody may do anything there."""
+    if not hasattr(user, "is_authenticated"):
+        return False
+    return permissions.user_may(user, action, repository)

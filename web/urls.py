@@ -1,0 +1,44 @@
+from django.urls import path
+
+from web.views import code as code_views
+
+from web.views import decisions as decision_views
+
+from web.views import editor as editor_views
+
+from web.views import pages as views
+
+app_name = "findings"
+
+PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("tags/<slug:slug>/", views.tag_page, name="tag"),
+    path(PULL_REQUEST, views.pull_request_overview, name="pull_request"),
+    path(PULL_REQUEST + "blockers/", views.pull_request_blockers, name="blockers"),
+    path(PULL_REQUEST + "cleanups/", views.pull_request_cleanups, name="cleanups"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/", views.finding_detail, name="finding"),
+    path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
+    path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
+    path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+    # The code browser: the repository at a commit pinned to the PR, and one file there.
+    path(PULL_REQUEST + "code/<str:sha>/", code_views.code_tree, name="code_tree"),
+    path(PULL_REQUEST + "code/<str:sha>/<path:path>", code_views.code_file, name="code_file"),
+    # Writing findings: the editor, checking evidence, the Markdown preview and the bundle page.
+    path("preview/", editor_views.markdown_preview, name="markdown_preview"),
+    path("import/", editor_views.bundle_import, name="bundle_import"),
+    path(PULL_REQUEST + "findings/new/", editor_views.finding_new, name="finding_new"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/edit/", editor_views.finding_edit, name="finding_edit"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/evidence/new/", editor_views.evidence_new,
+         name="evidence_new"),
+    path(PULL_REQUEST + "evidence/check/", editor_views.evidence_check, name="evidence_check"),
+    # Deciding on the site: Mark fixed, Dismiss and Reopen, and the "Needs a decision" pages.
+    path("decisions/", decision_views.decisions, name="decisions"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/decide/", decision_views.finding_decide,
+         name="finding_decide"),
+    path("<str:owner>/<str:name>/decisions/", decision_views.repository_decisions, name="repository_decisions"),
+    # After tags/: a repository owned by "tags" would otherwise take the tag pages.
+    path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
+    path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
+]

@@ -1,0 +1,253 @@
+"""The site's views: load, call a page builder or a service, render. Reads live in
+`findings.selectors.findings` and `presentation.pages`."""
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from presentation.companion import companion_files, companion_zip_bytes, zip_name
+from findings.models import Evidence, Finding
+from findings.services.runs import QueueUnavailable, verification_run_request
+from findings.selectors.figures import file_findings, repository_figures
+from findings.selectors.related import finding_related
+from findings.selectors.findings import (
+    finding_history,
+    finding_verifications,
+    latest_verified_pin,
+    pull_request_active_run,
+    pull_request_last_finished_run,
+    pull_request_latest_run,
+    pull_request_pins,
+    pull_requests_overview,
+    tags_readable_by,
+)
+from access.permissions import Action, user_may
+from web.doors import pull_request_for, readable, require_action
+from presentation.charts import bar_chart
+from presentation.matrix import verification_matrix
+from presentation.pages import (
+    Links,
+    finding_has_diagram,
+    finding_list_page,
+    finding_views,
+    page_context,
+    pull_request_page,
+)
+from web.forms.search import FindingSearchForm
+from forge.selectors import pull_request_failed_calls
+from reviews.models import Repository
+
+SEARCH_PAGE_SIZE = 25
+
+
+@require_GET
+@readable
+def index(request):
+    form = FindingSearchForm(request.GET or None, reader=request.user)
+    results = None
+    if form.is_searching:
+        results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+        results.object_list = list(results.object_list)
+        form.explain(results)
+    repositories = {repository: [] for repository in Repository.objects.readable_by(request.user).order_by("slug")}
+    for pull_request in pull_requests_overview(request.user):
+        repositories.setdefault(pull_request.repository, []).append(pull_request)
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "findings/index.html",
+        {
+            "form": form,
+            "results": results,
+            "repositories": repositories,
+            "query_without_page": f"{query.urlencode()}&" if query else "",
+            "can_import": user_may(request.user, Action.IMPORT),
+        },
+    )
+
+
+@require_GET
+@readable
+def tag_page(request, slug: str):
+    # A tag carried only by findings the reader may not read is not theirs to see.
+    tag = get_object_or_404(tags_readable_by(request.user), slug=slug)
+    findings = (
+        tag.findings.readable_by(request.user).select_related("pull_request__repository").order_by("-created_at", "-id")
+    )
+    return render(
+        request,
+        "findings/tag.html",
+        {"tag": tag, "findings": Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))},
+    )
+
+
+@require_GET
+@readable
+def repository_page(request, owner: str, name: str):
+    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
+    figures = repository_figures(repository)
+    charts = [
+        ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
+        ("Time from finding to fix", figures.fix_times, "fixed findings"),
+        ("How findings ended", figures.endings, "findings"),
+        ("Files with the most findings", figures.top_files, "findings"),
+        ("Tags that recur", figures.recurring_tags, "findings"),
+    ]
+    return render(
+        request,
+        "findings/repository.html",
+        {
+            "repository": repository,
+            "figures": figures,
+            "charts": [
+                {"title": title, "bars": bars, "svg": bar_chart(title=title, bars=bars, unit=unit)}
+                for title, bars, unit in charts
+            ],
+            "pull_requests": repository.pull_requests.order_by("-number"),
+        },
+    )
+
+
+@require_GET
+@readable
+def file_page(request, owner: str, name: str, path: str):
+    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
+    return render(
+        request, "findings/file.html", {"repository": repository, "file": file_findings(repository, path)}
+    )
+
+
+def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
+    pull_request = pull_request_for(request, owner, name, number)
+    page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
+    context = page_context(page, current=current)
+    context.update(
+        run=pull_request_active_run(pull_request),
+        last_run=pull_request_last_finished_run(pull_request),
+        can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
+        can_write=user_may(request.user, Action.WRITE, pull_request.repository),
+        can_resolve=user_may(request.user, Action.RESOLVE, pull_request.repository),
+        github_failures=pull_request_failed_calls(pull_request),
+    )
+    return render(request, f"findings/pull_request/{current}.html", context)
+
+
+@require_GET
+@readable
+def pull_request_overview(request, owner: str, name: str, number: int):
+    return _pull_request_page(request, owner, name, number, current="overview")
+
+
+@require_GET
+@readable
+def pull_request_blockers(request, owner: str, name: str, number: int):
+    return _pull_request_page(request, owner, name, number, current="blockers")
+
+
+@require_GET
+@readable
+def pull_request_cleanups(request, owner: str, name: str, number: int):
+    return _pull_request_page(request, owner, name, number, current="cleanups")
+
+
+@require_GET
+@readable
+def finding_detail(request, owner: str, name: str, number: int, finding_number: int):
+    finding = get_object_or_404(
+        Finding.objects.readable_by(request.user).filter(
+            pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
+        )
+        .select_related("pull_request__repository", "resolved_commit", "resolved_by")
+        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags")
+    )
+    pull_request = finding.pull_request
+    pins = pull_request_pins(pull_request)
+    latest = latest_verified_pin(pins)
+    verifications = finding_verifications(finding)
+    links = Links(pull_request=pull_request)
+    related = finding_related(finding, reader=request.user)
+    # The finding's verification at the latest commit comes from the list already loaded.
+    [view] = finding_views(
+        [finding], latest_commit=latest.commit if latest else None, links=links,
+        page_numbers={finding.pk: finding_list_page(finding)},
+    )
+    matrix = verification_matrix(finding, pins=pins, verifications=verifications)
+    return render(
+        request,
+        "findings/finding.html",
+        {
+            "pull_request": pull_request,
+            "view": view,
+            "finding": finding,
+            "links": links,
+            "latest_pin": latest,
+            "matrix": matrix,
+            "has_diagrams": finding_has_diagram(view),
+            "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
+            "history": finding_history(finding),
+            "tags": list(finding.tags.all()),
+            "related": related,
+            "run": pull_request_active_run(pull_request),
+            "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
+            "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
+        },
+    )
+
+
+@require_GET
+@readable
+def latest_run(request, owner: str, name: str, number: int):
+    """The PR's latest verification run, polled by the pages while one is active."""
+    run = pull_request_latest_run(pull_request_for(request, owner, name, number))
+    if run is None:
+        return JsonResponse({"run": None})
+    return JsonResponse(
+        {
+            "run": {
+                "id": run.pk,
+                "status": run.status,
+                "done": run.done,
+                "total": run.total,
+                "percent": run.percent,
+                # A dead run (its worker gone) is not shown as under way while it waits to be reaped.
+                "is_active": run.is_live,
+                "message": run.message,
+                "created_at": run.created_at.isoformat(),
+                "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            }
+        }
+    )
+
+
+@require_POST
+def verify_now(request, owner: str, name: str, number: int):
+    pull_request = pull_request_for(request, owner, name, number)
+    require_action(request, Action.VERIFY, pull_request.repository,
+                   audit_action="verification.request", target=pull_request.reference)
+    try:
+        run = verification_run_request(pull_request=pull_request, requested_by=request.user)
+    except QueueUnavailable as error:
+        messages.error(request, str(error))
+        return redirect(pull_request.get_absolute_url())
+    if not run.created:
+        messages.info(request, f"A verification of {pull_request.reference} is already under way.")
+    else:
+        messages.success(
+            request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
+        )
+    return redirect(pull_request.get_absolute_url())
+
+
+@require_GET
+@readable
+def companion_zip(request, owner: str, name: str, number: int):
+    pull_request = pull_request_for(request, owner, name, number)
+    files = companion_files(pull_request=pull_request)
+    if not files:
+        raise Http404("Nothing to render.")
+    response = HttpResponse(companion_zip_bytes(files, folder=zip_name(pull_request)), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{zip_name(pull_request)}.zip"'
+    return response
