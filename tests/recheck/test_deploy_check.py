@@ -1,4 +1,4 @@
-"""The production settings the README documents pass Django's deployment checklist."""
+"""The production settings the deployment page documents pass Django's deployment checklist."""
 import os
 import re
 import subprocess
@@ -9,10 +9,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def documented_production_environment() -> dict[str, str]:
-    """The `export NAME=value` lines of the README's production block; generated secrets get a
-    generated value here too."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("## Production: docker compose", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    """The `export NAME=value` lines of the compose block on docs/operations/deployment.md;
+    generated secrets get a generated value here too."""
+    page = (ROOT / "docs" / "operations" / "deployment.md").read_text()
+    block = page.split("## With docker compose", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     env = {}
     for name, value in re.findall(r"^export (\w+)=(\S+)", block, flags=re.MULTILINE):
         env[name] = "x" * 30 + "generated-secret-for-the-check" if value.startswith("$(") else value
