@@ -1,5 +1,5 @@
 """Recheck settings. Every value that differs between machines comes from the environment
-(see the configuration table in README.md); nothing here fails open in production."""
+(see docs/operations/configuration.md); nothing here fails open in production."""
 from datetime import timedelta
 from pathlib import Path
 
@@ -204,7 +204,7 @@ if not DEBUG:
     ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
     SECURE_CONTENT_TYPE_NOSNIFF = True
     # Off by default so that a first deployment does not pin browsers to https before it works;
-    # the README's production settings turn them on (`check --deploy` passes with them).
+    # the production settings in docs/operations/deployment.md turn them on (`check --deploy` passes with them).
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
