@@ -2,20 +2,26 @@
 token), and what GitHub's answers mean for whether to try again.
 
 githubkit's own retries and HTTP cache are off: every call is a row that its task retries with
-backoff, so a retry is visible to a person and survives a worker restart."""
+backoff, so a retry is visible to a person and survives a worker restart.
+
+githubkit is imported when a call is made, not with this module: it takes longer to import than the
+rest of Django's start-up, and every web process and command loads the forge app."""
+from __future__ import annotations
+
 import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
-from githubkit import AppAuthStrategy, GitHub, TokenAuthStrategy
-from githubkit.exception import RateLimitExceeded, RequestError, RequestFailed, RequestTimeout
-
 from reviews.models import Repository
+
+if TYPE_CHECKING:
+    from githubkit import GitHub
+    from githubkit.exception import RequestFailed
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +57,8 @@ def credentials_kind() -> str:
 
 
 def _client(auth) -> GitHub:
+    from githubkit import GitHub
+
     return GitHub(
         auth,
         base_url=settings.RECHECK_GITHUB_API_URL,
@@ -62,6 +70,8 @@ def _client(auth) -> GitHub:
 
 
 def _app_client() -> GitHub:
+    from githubkit import AppAuthStrategy
+
     return _client(AppAuthStrategy(settings.RECHECK_GITHUB_APP_ID, settings.RECHECK_GITHUB_APP_PRIVATE_KEY))
 
 
@@ -111,6 +121,8 @@ def installation_token(repository: Repository, *, refresh: bool = False) -> str:
 def github_call(repository: Repository, operation: Callable[[GitHub], T]) -> T:
     """Run `operation` with a client authenticated for `repository`: as the App's installation
     when an App is configured (a token GitHub refuses is replaced once), else with the token."""
+    from githubkit import TokenAuthStrategy
+
     kind = credentials_kind()
     if kind == "token":
         return _call(lambda: operation(_client(TokenAuthStrategy(settings.RECHECK_GITHUB_TOKEN))))
@@ -128,6 +140,8 @@ def github_call(repository: Repository, operation: Callable[[GitHub], T]) -> T:
 
 
 def _call(operation: Callable[[], T]) -> T:
+    from githubkit.exception import RateLimitExceeded, RequestError, RequestFailed, RequestTimeout
+
     try:
         return operation()
     except RateLimitExceeded as error:

@@ -54,9 +54,7 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
-    "allauth.socialaccount.providers.github",
-    "allauth.socialaccount.providers.gitlab",
-    "allauth.socialaccount.providers.openid_connect",
+    # Each forge's sign-in provider is added below when it is configured.
 ]
 
 MIDDLEWARE = [
@@ -191,6 +189,9 @@ if env_str("RECHECK_OIDC_CLIENT_ID"):
         }],
         "SCOPE": ["openid", "profile", "email", "groups"],
     }
+# Only the configured providers are installed: allauth imports each installed provider's views (and
+# with them `requests`) when it starts, which every command and web process would pay for.
+INSTALLED_APPS += [f"allauth.socialaccount.providers.{provider}" for provider in SOCIALACCOUNT_PROVIDERS]
 
 if not DEBUG:
     # Behind a TLS-terminating proxy, the header it sets (X-Forwarded-Proto) tells Django that the

@@ -6,34 +6,42 @@ wall, so a parser upgrade or a plugin cannot let a script or a hostile URL throu
 A fenced ```mermaid block becomes a diagram placeholder: its source, escaped, in
 `<div class="mermaid-diagram"><pre class="mermaid-source">`, which the pages hand to a local copy
 of Mermaid (strict security level) to draw. Without script, or when the diagram does not parse,
-the reader sees the source."""
+the reader sees the source.
+
+The parser is built on first use: markdown-it takes longer to import than the rest of a command's
+start-up, and most processes (a worker verifying, a command) never render Markdown."""
+import functools
+
 import nh3
 from django.utils.safestring import SafeString, mark_safe
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
 
 DIAGRAM_LANGUAGE = "mermaid"
-
-# Raw HTML in a finding is shown as text: reviewers quote HTML far more often than they mean it.
-_parser = MarkdownIt("commonmark", {"html": False}).enable("table")
-_render_fence = _parser.renderer.rules["fence"]
 
 
 def _is_diagram(token) -> bool:
     return token.type == "fence" and token.info.strip().split(maxsplit=1)[:1] == [DIAGRAM_LANGUAGE]
 
 
-def _fence(tokens, index, options, env):
-    token = tokens[index]
-    if _is_diagram(token):
-        return (
-            '<div class="mermaid-diagram"><pre class="mermaid-source">'
-            f"{escapeHtml(token.content)}</pre></div>\n"
-        )
-    return _render_fence(tokens, index, options, env)
+@functools.cache
+def _parser():
+    from markdown_it import MarkdownIt
+    from markdown_it.common.utils import escapeHtml
 
+    # Raw HTML in a finding is shown as text: reviewers quote HTML far more often than they mean it.
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    render_fence = parser.renderer.rules["fence"]
 
-_parser.renderer.rules["fence"] = _fence
+    def fence(tokens, index, options, env):
+        token = tokens[index]
+        if _is_diagram(token):
+            return (
+                '<div class="mermaid-diagram"><pre class="mermaid-source">'
+                f"{escapeHtml(token.content)}</pre></div>\n"
+            )
+        return render_fence(tokens, index, options, env)
+
+    parser.renderer.rules["fence"] = fence
+    return parser
 
 # No <img>: the companion pages are self-contained and must not load anything from elsewhere.
 ALLOWED_TAGS = {
@@ -50,7 +58,7 @@ def render_markdown(text: str) -> SafeString:
     """`text` (Markdown) as sanitised HTML; links open with rel="noopener noreferrer"."""
     if not text or not text.strip():
         return mark_safe("")
-    html = _parser.render(text)
+    html = _parser().render(text)
     return mark_safe(
         nh3.clean(
             html,
@@ -66,6 +74,6 @@ def render_markdown(text: str) -> SafeString:
 def has_diagram(*texts: str) -> bool:
     """Whether any of these Markdown texts holds a ```mermaid block (the page then loads Mermaid)."""
     return any(
-        text and DIAGRAM_LANGUAGE in text and any(_is_diagram(token) for token in _parser.parse(text))
+        text and DIAGRAM_LANGUAGE in text and any(_is_diagram(token) for token in _parser().parse(text))
         for text in texts
     )

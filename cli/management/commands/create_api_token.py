@@ -1,6 +1,6 @@
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from access.audit import audit_record, audit_source
@@ -10,6 +10,7 @@ from access.permissions import user_may
 from access.tokens import SCOPE_ACTIONS, api_token_create, api_token_revoke
 from core.errors import RecheckError
 from reviews.models import Repository
+from cli.management.base import OperationalCommand
 
 # What an API token may be allowed to do, by the endpoint's permission codename.
 GRANTABLE = {
@@ -19,7 +20,7 @@ GRANTABLE = {
 }
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = (
         "Create an API token for a user (and with --create-user the user), granting API permissions first if "
         "asked. The token is printed once, alone on standard output so a script can capture it: only its "

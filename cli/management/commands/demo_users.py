@@ -7,14 +7,15 @@ import secrets
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from access.permissions import Role
+from cli.management.base import OperationalCommand
 
 DEMO_USERS = {"reader": Role.READER, "reviewer": Role.REVIEWER, "maintainer": Role.MAINTAINER}
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = "Make (or reset) the demo users reader, reviewer and maintainer, and print their password. DEBUG only."
 
     def handle(self, *args, **options):

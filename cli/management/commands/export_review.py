@@ -1,13 +1,14 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from findings.exchange import EXPORT_FORMATS, review_export
 from core.errors import RecheckError
 from reviews.selectors import pull_request_get
+from cli.management.base import OperationalCommand
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = "Export a pull request's review as a bundle (YAML, re-importable), SARIF 2.1.0 or Markdown."
 
     def add_arguments(self, parser):

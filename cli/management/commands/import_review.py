@@ -1,13 +1,14 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from access.audit import audit_source
 from findings.services.review_import import parse_bundle, review_import
 from core.errors import RecheckError
+from cli.management.base import OperationalCommand
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = "Import a review bundle (YAML or JSON). Creates or updates; a malformed bundle changes nothing."
 
     def add_arguments(self, parser):

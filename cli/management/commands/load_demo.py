@@ -1,15 +1,16 @@
 from collections import Counter
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from cli.demo import demo_load
 from cli.demo.sample_repository import toolkit_path
 from findings.selectors.findings import pull_request_pins
 from findings.services.verification import pull_request_verify
 from core.errors import RecheckError
+from cli.management.base import OperationalCommand
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = (
         "Load the demo data: the NVIDIA-NeMo/RL #4108 review, and a sample review of a small local git "
         "repository verified at each of its pinned commits. Safe to run again: nothing is duplicated."

@@ -1,13 +1,14 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from presentation.companion import companion_render
 from core.errors import RecheckError
 from reviews.selectors import pull_request_get
+from cli.management.base import OperationalCommand
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = (
         "Render the three companion pages of a pull request (at its latest verified commit) as "
         "self-contained HTML, store them, and write index.html, blockers.html and cleanups.html to --out."

@@ -1,7 +1,7 @@
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from access.audit import audit_source
 from findings.services.runs import verification_run_begin
@@ -12,9 +12,10 @@ from reviews.mirrors import commit_resolve
 from reviews.models import PullRequest
 from reviews.selectors import pull_request_get
 from reviews.services import commit_get_or_create
+from cli.management.base import OperationalCommand
 
 
-class Command(BaseCommand):
+class Command(OperationalCommand):
     help = (
         "Verify every finding of a pull request at a commit (pinned as 'rebased' unless already pinned), "
         "or at every pinned commit, and store the results."
