@@ -1,0 +1,48 @@
+"""What a process loads: the plain layers load no framework, and Django's set-up does not load what
+only a call to GitHub, a page render or a sign-in needs. Each check runs a new interpreter, since
+the test process itself has everything loaded."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def loaded_after(code: str, *, settings: str = "") -> set[str]:
+    """The top-level modules a new interpreter holds after running `code`."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)}
+    if settings:
+        env.update(DJANGO_SETTINGS_MODULE=settings, SECRET_KEY="k" * 50, DATABASE_URL="sqlite:///:memory:")
+    script = f"{code}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    return set(result.stdout.split())
+
+
+@pytest.mark.parametrize("package", ["core", "engine"])
+def test_importing_a_plain_layer_loads_neither_django_nor_celery(package):
+    modules = loaded_after(
+        f"import pkgutil, importlib, {package}\n"
+        f"for info in pkgutil.walk_packages({package}.__path__, '{package}.'): importlib.import_module(info.name)"
+    )
+    assert f"{package}.errors" in modules or f"{package}.git.reader" in modules
+    assert not {"django.db", "celery", "kombu", "rest_framework"} & modules
+
+
+def test_django_setup_loads_neither_githubkit_nor_markdown_nor_requests():
+    modules = loaded_after("import django; django.setup()", settings="recheck.settings")
+    assert "forge.services" in modules  # the forge app and its receivers are loaded...
+    assert not {"githubkit", "markdown_it", "requests"} & modules  # ...but not what only a call needs
+
+
+def test_an_operational_command_skips_the_system_checks():
+    from django.core.management import get_commands, load_command_class
+
+    ours = {name: app for name, app in get_commands().items() if app == "cli"}
+    assert {"verify", "import_review", "export_review", "render_companion"} <= set(ours)
+    for name, app in ours.items():
+        assert load_command_class(app, name).requires_system_checks == [], name
