@@ -16,12 +16,12 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Iterable
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, NamedTuple
 
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError
 from engine.git.objects import BINARY_SNIFF_BYTES, Blob, Change, CommitInfo, TreeEntry
+from engine.git.parsing import parse_commit, parse_hunk_headers, parse_ls_tree, parse_name_status, parse_tree
 from engine.git.process import git_argv, git_env, run_git, stderr_text
 from engine.git.safety import validate_repo_path, validate_revision
 
@@ -138,7 +138,7 @@ class GitReader:
         info = self._commit_info.get(full)
         if info is None:
             try:
-                info = _parse_commit(full, self._commit_raw[full])
+                info = parse_commit(full, self._commit_raw[full])
             except ValueError as exc:
                 raise RepositoryError(f"commit {full} in {self.git_dir} is corrupt ({exc}); re-fetch the mirror") from exc
             self._commit_info[full] = info
@@ -215,7 +215,7 @@ class GitReader:
             if obj is None or obj.type != "tree":
                 raise RepositoryError(f"tree {tree_sha} is missing from {self.git_dir}; re-fetch the mirror")
             try:
-                items = _parse_tree(obj.data or b"", raw_len=len(tree_sha) // 2)
+                items = parse_tree(obj.data or b"", raw_len=len(tree_sha) // 2)
             except ValueError as exc:
                 raise RepositoryError(
                     f"tree {tree_sha} in {self.git_dir} is corrupt ({exc}); re-fetch the mirror"
@@ -235,7 +235,7 @@ class GitReader:
             completed = run_git(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", sha], git_dir=self.git_dir)
             if completed.returncode != 0:
                 raise RepositoryError(f"cannot list the files of commit {sha}: {stderr_text(completed)}")
-            cached = self._paths[sha] = tuple(_parse_ls_tree(completed.stdout))
+            cached = self._paths[sha] = tuple(parse_ls_tree(completed.stdout))
         return list(cached)
 
     def changes(self, old: str, new: str) -> list[Change]:
@@ -255,7 +255,7 @@ class GitReader:
                         f"cannot compare {key[0]} with {key[1]}: {stderr_text(completed)}"
                     )
                 try:
-                    cached = tuple(_parse_name_status(completed.stdout))
+                    cached = tuple(parse_name_status(completed.stdout))
                 except IndexError as exc:
                     raise RepositoryError(f"git diff-tree gave truncated output for {key[0]}..{key[1]}; retry") from exc
             self._changes[key] = cached
@@ -274,7 +274,7 @@ class GitReader:
         )
         if completed.returncode not in (0, 1):
             raise RepositoryError(f"cannot compare blobs {old_blob} and {new_blob}: {stderr_text(completed)}")
-        return _parse_hunk_headers(completed.stdout)
+        return parse_hunk_headers(completed.stdout)
 
     # -- the cat-file process ------------------------------------------------
 
@@ -439,125 +439,3 @@ def _git_dir(path: Path) -> Path:
             f"{path} is not a git repository; fetch the mirror first (fetch_mirror)"
         )
     return path.resolve()
-
-
-def _decode_path(raw: bytes) -> str:
-    # surrogateescape keeps non-UTF-8 names intact for the way back to git.
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def _parse_tree(data: bytes, *, raw_len: int) -> dict[str, tuple[str, str, str]]:
-    """Parse a raw tree object: repeated ``<mode> <name>\\0<raw object id>``."""
-    entries: dict[str, tuple[str, str, str]] = {}
-    pos = 0
-    while pos < len(data):
-        space = data.index(b" ", pos)
-        nul = data.index(b"\0", space)
-        raw_mode = data[pos:space]
-        mode = _MODES.get(raw_mode) or raw_mode.decode("ascii").zfill(6)
-        end = nul + 1 + raw_len
-        if end > len(data):
-            raise ValueError("truncated entry")
-        entries[_decode_path(data[space + 1 : nul])] = (mode, _type_for_mode(mode), data[nul + 1 : end].hex())
-        pos = end
-    return entries
-
-
-_MODES = {
-    raw: raw.decode("ascii").zfill(6) for raw in (b"100644", b"100755", b"120000", b"40000", b"160000")
-}
-
-
-def _type_for_mode(mode: str) -> str:
-    if mode == "040000":
-        return "tree"
-    if mode == "160000":
-        return "commit"
-    return "blob"
-
-
-def _parse_ls_tree(output: bytes) -> list[str]:
-    paths = []
-    for record in output.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        if meta.split(b" ")[1] == b"blob":
-            paths.append(_decode_path(path))
-    return paths
-
-
-_HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
-
-
-def _parse_hunk_headers(output: bytes) -> list[tuple[int, int, int, int]]:
-    return [
-        (int(a), int(b) if b else 1, int(c), int(d) if d else 1)
-        for a, b, c, d in _HUNK_HEADER.findall(output)
-    ]
-
-
-def _parse_name_status(output: bytes) -> list[Change]:
-    tokens = [_decode_path(token) for token in output.split(b"\0")]
-    changes = []
-    i = 0
-    while i < len(tokens) and tokens[i]:
-        status = tokens[i][0]
-        if status in "RC":
-            changes.append(Change(status, tokens[i + 1], tokens[i + 2]))
-            i += 3
-            continue
-        path = tokens[i + 1]
-        if status == "A":
-            changes.append(Change(status, None, path))
-        elif status == "D":
-            changes.append(Change(status, path, None))
-        else:
-            changes.append(Change(status, path, path))
-        i += 2
-    return changes
-
-
-def _parse_commit(sha: str, raw: bytes) -> CommitInfo:
-    header, _, body = raw.partition(b"\n\n")
-    parents: list[str] = []
-    fields: dict[bytes, bytes] = {}
-    for line in header.split(b"\n"):
-        if line.startswith(b" "):
-            continue  # continuation of a multi-line header such as gpgsig
-        key, _, value = line.partition(b" ")
-        if key == b"parent":
-            parents.append(value.decode("ascii"))
-        else:
-            fields.setdefault(key, value)
-    encoding = fields.get(b"encoding", b"utf-8").decode("ascii", "replace")
-    author, _ = _split_ident(fields.get(b"author", b""), encoding)
-    _, committed_at = _split_ident(fields.get(b"committer", b""), encoding)
-    return CommitInfo(
-        sha=sha,
-        message=_decode(body, encoding).rstrip("\n"),
-        author=author,
-        committed_at=committed_at,
-        parents=tuple(parents),
-    )
-
-
-def _decode(raw: bytes, encoding: str) -> str:
-    try:
-        return raw.decode(encoding, "replace")
-    except LookupError:
-        return raw.decode("utf-8", "replace")
-
-
-def _split_ident(raw: bytes, encoding: str) -> tuple[str, datetime]:
-    """Split ``Name <email> 1700000000 +0100`` into the person and a tz-aware time."""
-    person, _, when = raw.rpartition(b"> ")
-    try:
-        seconds, offset = when.split()
-        sign = -1 if offset.startswith(b"-") else 1
-        hours, minutes = int(offset[1:3]), int(offset[3:5])
-        tz = timezone(sign * timedelta(hours=hours, minutes=minutes))
-        moment = datetime.fromtimestamp(int(seconds), tz)
-    except (ValueError, OverflowError, OSError):
-        moment = datetime.fromtimestamp(0, timezone.utc)
-    return _decode(person + b">", encoding) if person else _decode(raw, encoding), moment
