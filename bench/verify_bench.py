@@ -208,9 +208,9 @@ def main() -> None:
     def engine_unshared() -> float:
         # The decoded blobs of earlier runs forgotten: what the first verification of code the
         # process has not seen costs, with git's own caches warm.
-        from engine.verification import texts
+        from engine.verification import textcaches
 
-        texts.shared_texts.clear()
+        textcaches.shared_texts.clear()
         return engine()
 
     def command() -> float:
@@ -230,10 +230,10 @@ def main() -> None:
     if args.memory:
         # A cold run (a new reader, so nothing cached) under tracemalloc: the peak of what Python
         # allocates while verifying, whatever the process held before.
-        from engine.verification import texts
+        from engine.verification import textcaches
 
-        texts._caches.clear()
-        texts.shared_texts.clear()
+        textcaches._caches.clear()
+        textcaches.shared_texts.clear()
         tracemalloc.start()
         started = time.perf_counter()
         pull_request_verify(pull_request=pull_request, commit=target, fetch=False)

@@ -12,38 +12,25 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tempfile
 import threading
 import weakref
 from collections.abc import Iterable
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError
-from engine.git.objects import BINARY_SNIFF_BYTES, Blob, Change, CommitInfo, TreeEntry
-from engine.git.process import git_argv, git_env, run_git, stderr_text
+from engine.git.catfile import AMBIGUOUS, CatFileBatch, CatFileObject
+from engine.git.objects import Blob, Change, CommitInfo, TreeEntry
+from engine.git.parsing import parse_commit, parse_hunk_headers, parse_ls_tree, parse_name_status, parse_tree
+from engine.git.process import run_git, stderr_text
 from engine.git.safety import validate_repo_path, validate_revision
 
 _HEX = re.compile(r"^[0-9a-f]+$")
-_CHUNK = 1 << 16
 # Parsed tree entries kept in memory (roughly 300 bytes each).
 _TREE_ENTRY_BUDGET = 300_000
 
 
-class _Object(NamedTuple):
-    sha: str
-    type: str
-    size: int
-    data: bytes | None  # None when larger than the requested limit
-    head: bytes  # the first BINARY_SNIFF_BYTES bytes, always read
-
-
-_MISSING = "missing"
-_AMBIGUOUS = "ambiguous"
-
-
-class GitReader:
+class GitReader(CatFileBatch):
     """Read commits, trees and blobs of the repository at ``mirror_dir``.
 
     Use as a context manager (or call ``close()``) so the cat-file process
@@ -74,17 +61,6 @@ class GitReader:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def close(self) -> None:
-        """End the cat-file process; the reader starts a new one if used again."""
-        if self._finalizer is not None:
-            self._finalizer()
-        self._proc = self._stderr = self._finalizer = None
-
-    @property
-    def cat_file_pid(self) -> int | None:
-        """PID of the running cat-file process (None before the first read)."""
-        return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
     # -- commits -------------------------------------------------------------
 
@@ -126,7 +102,7 @@ class GitReader:
         # With a ^{commit} suffix git reports an ambiguous prefix as merely
         # missing, so ask again without it.
         status, _ = self._lookup(prefix, limit=0)
-        if status != _AMBIGUOUS:
+        if status != AMBIGUOUS:
             return
         candidates = self._commit_candidates(prefix)
         if candidates:
@@ -138,7 +114,7 @@ class GitReader:
         info = self._commit_info.get(full)
         if info is None:
             try:
-                info = _parse_commit(full, self._commit_raw[full])
+                info = parse_commit(full, self._commit_raw[full])
             except ValueError as exc:
                 raise RepositoryError(f"commit {full} in {self.git_dir} is corrupt ({exc}); re-fetch the mirror") from exc
             self._commit_info[full] = info
@@ -215,7 +191,7 @@ class GitReader:
             if obj is None or obj.type != "tree":
                 raise RepositoryError(f"tree {tree_sha} is missing from {self.git_dir}; re-fetch the mirror")
             try:
-                items = _parse_tree(obj.data or b"", raw_len=len(tree_sha) // 2)
+                items = parse_tree(obj.data or b"", raw_len=len(tree_sha) // 2)
             except ValueError as exc:
                 raise RepositoryError(
                     f"tree {tree_sha} in {self.git_dir} is corrupt ({exc}); re-fetch the mirror"
@@ -235,7 +211,7 @@ class GitReader:
             completed = run_git(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", sha], git_dir=self.git_dir)
             if completed.returncode != 0:
                 raise RepositoryError(f"cannot list the files of commit {sha}: {stderr_text(completed)}")
-            cached = self._paths[sha] = tuple(_parse_ls_tree(completed.stdout))
+            cached = self._paths[sha] = tuple(parse_ls_tree(completed.stdout))
         return list(cached)
 
     def changes(self, old: str, new: str) -> list[Change]:
@@ -255,7 +231,7 @@ class GitReader:
                         f"cannot compare {key[0]} with {key[1]}: {stderr_text(completed)}"
                     )
                 try:
-                    cached = tuple(_parse_name_status(completed.stdout))
+                    cached = tuple(parse_name_status(completed.stdout))
                 except IndexError as exc:
                     raise RepositoryError(f"git diff-tree gave truncated output for {key[0]}..{key[1]}; retry") from exc
             self._changes[key] = cached
@@ -274,38 +250,9 @@ class GitReader:
         )
         if completed.returncode not in (0, 1):
             raise RepositoryError(f"cannot compare blobs {old_blob} and {new_blob}: {stderr_text(completed)}")
-        return _parse_hunk_headers(completed.stdout)
+        return parse_hunk_headers(completed.stdout)
 
     # -- the cat-file process ------------------------------------------------
-
-    def _lookup(self, spec: str, *, limit: int | None) -> tuple[str, _Object | None]:
-        """Ask cat-file for ``spec``: ("found", obj), ("missing", None) or ("ambiguous", None)."""
-        if "\n" in spec:
-            raise RepositoryError(f"refusing object name {spec!r}: it contains a newline")
-        proc = self._cat_file()
-        try:
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-            proc.stdin.flush()
-            return self._answer(proc.stdout, limit)
-        except OSError as exc:
-            raise self._broken(str(exc)) from exc
-
-    def _answer(self, out: IO[bytes], limit: int | None) -> tuple[str, _Object | None]:
-        """Read one answer of cat-file --batch."""
-        header = out.readline()
-        if not header.endswith(b"\n"):
-            raise self._broken("it stopped answering")
-        fields = header[:-1].rsplit(b" ", 2)
-        if fields[-1] == b"missing":
-            return _MISSING, None
-        if fields[-1] == b"ambiguous":
-            return _AMBIGUOUS, None
-        if len(fields) != 3 or not fields[2].isdigit():
-            raise self._broken(f"unexpected answer {header[:200]!r}")
-        size = int(fields[2])
-        data, head = self._read_content(out, size, limit)
-        return "found", _Object(fields[0].decode("ascii"), fields[1].decode("ascii"), size, data, head)
 
     def read_blobs(self, commit: str, paths: Iterable[str]) -> dict[str, Blob]:
         """Many files of one commit, by path (paths that are no file there are left out).
@@ -333,7 +280,7 @@ class GitReader:
 
         writer = threading.Thread(target=send, name="cat-file-requests", daemon=True)
         writer.start()
-        objects: dict[str, _Object] = {}
+        objects: dict[str, CatFileObject] = {}
         try:
             for sha in shas:
                 status, obj = self._answer(proc.stdout, self.max_blob_bytes)
@@ -356,80 +303,6 @@ class GitReader:
             for path, entry in entries.items()
         }
 
-    def _read_content(self, out: IO[bytes], size: int, limit: int | None) -> tuple[bytes | None, bytes]:
-        if limit is None or size <= limit:
-            data = out.read(size)
-            if len(data) != size:
-                raise self._broken("it ended in the middle of an object")
-            head = data[:BINARY_SNIFF_BYTES]
-        else:
-            # Too large to keep: read just enough to tell binary from text,
-            # then drain the rest so the stream stays in step.
-            data = None
-            head = out.read(min(size, BINARY_SNIFF_BYTES))
-            remaining = size - len(head)
-            while remaining:
-                chunk = out.read(min(remaining, _CHUNK))
-                if not chunk:
-                    raise self._broken("it ended in the middle of an object")
-                remaining -= len(chunk)
-        if out.read(1) != b"\n":
-            raise self._broken("it sent a malformed object")
-        return data, head
-
-    def _cat_file(self) -> subprocess.Popen[bytes]:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        self.close()
-        stderr = tempfile.TemporaryFile()
-        try:
-            proc = subprocess.Popen(
-                git_argv(["cat-file", "--batch"], git_dir=self.git_dir),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                env=git_env(),
-                cwd=str(self.git_dir),
-            )
-        except FileNotFoundError as exc:
-            stderr.close()
-            raise RepositoryError("the git executable was not found; install git on this machine") from exc
-        self._proc, self._stderr = proc, stderr
-        self._finalizer = weakref.finalize(self, _stop, proc, stderr)
-        return proc
-
-    def _broken(self, reason: str) -> RepositoryError:
-        """Stop the cat-file process (the next read starts a fresh one) and describe why."""
-        stderr = b""
-        if self._stderr is not None:
-            try:
-                # Only the end matters: earlier output may be old ambiguity hints.
-                size = self._stderr.seek(0, 2)
-                self._stderr.seek(max(0, size - 2000))
-                stderr = self._stderr.read()
-            except (OSError, ValueError):
-                pass
-        self.close()
-        detail = f": {stderr_text(stderr)}" if stderr.strip() else ""
-        return RepositoryError(
-            f"reading {self.git_dir} failed, git cat-file {reason}{detail}; "
-            "check that the mirror is intact (re-fetch it if needed)"
-        )
-
-
-def _stop(proc: subprocess.Popen[bytes], stderr: IO[bytes]) -> None:
-    try:
-        if proc.stdin is not None:
-            proc.stdin.close()
-        proc.wait(timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
-        proc.kill()
-        proc.wait()
-    finally:
-        if proc.stdout is not None:
-            proc.stdout.close()
-        stderr.close()
-
 
 def _git_dir(path: Path) -> Path:
     if (path / ".git").is_dir():
@@ -439,125 +312,3 @@ def _git_dir(path: Path) -> Path:
             f"{path} is not a git repository; fetch the mirror first (fetch_mirror)"
         )
     return path.resolve()
-
-
-def _decode_path(raw: bytes) -> str:
-    # surrogateescape keeps non-UTF-8 names intact for the way back to git.
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def _parse_tree(data: bytes, *, raw_len: int) -> dict[str, tuple[str, str, str]]:
-    """Parse a raw tree object: repeated ``<mode> <name>\\0<raw object id>``."""
-    entries: dict[str, tuple[str, str, str]] = {}
-    pos = 0
-    while pos < len(data):
-        space = data.index(b" ", pos)
-        nul = data.index(b"\0", space)
-        raw_mode = data[pos:space]
-        mode = _MODES.get(raw_mode) or raw_mode.decode("ascii").zfill(6)
-        end = nul + 1 + raw_len
-        if end > len(data):
-            raise ValueError("truncated entry")
-        entries[_decode_path(data[space + 1 : nul])] = (mode, _type_for_mode(mode), data[nul + 1 : end].hex())
-        pos = end
-    return entries
-
-
-_MODES = {
-    raw: raw.decode("ascii").zfill(6) for raw in (b"100644", b"100755", b"120000", b"40000", b"160000")
-}
-
-
-def _type_for_mode(mode: str) -> str:
-    if mode == "040000":
-        return "tree"
-    if mode == "160000":
-        return "commit"
-    return "blob"
-
-
-def _parse_ls_tree(output: bytes) -> list[str]:
-    paths = []
-    for record in output.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        if meta.split(b" ")[1] == b"blob":
-            paths.append(_decode_path(path))
-    return paths
-
-
-_HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
-
-
-def _parse_hunk_headers(output: bytes) -> list[tuple[int, int, int, int]]:
-    return [
-        (int(a), int(b) if b else 1, int(c), int(d) if d else 1)
-        for a, b, c, d in _HUNK_HEADER.findall(output)
-    ]
-
-
-def _parse_name_status(output: bytes) -> list[Change]:
-    tokens = [_decode_path(token) for token in output.split(b"\0")]
-    changes = []
-    i = 0
-    while i < len(tokens) and tokens[i]:
-        status = tokens[i][0]
-        if status in "RC":
-            changes.append(Change(status, tokens[i + 1], tokens[i + 2]))
-            i += 3
-            continue
-        path = tokens[i + 1]
-        if status == "A":
-            changes.append(Change(status, None, path))
-        elif status == "D":
-            changes.append(Change(status, path, None))
-        else:
-            changes.append(Change(status, path, path))
-        i += 2
-    return changes
-
-
-def _parse_commit(sha: str, raw: bytes) -> CommitInfo:
-    header, _, body = raw.partition(b"\n\n")
-    parents: list[str] = []
-    fields: dict[bytes, bytes] = {}
-    for line in header.split(b"\n"):
-        if line.startswith(b" "):
-            continue  # continuation of a multi-line header such as gpgsig
-        key, _, value = line.partition(b" ")
-        if key == b"parent":
-            parents.append(value.decode("ascii"))
-        else:
-            fields.setdefault(key, value)
-    encoding = fields.get(b"encoding", b"utf-8").decode("ascii", "replace")
-    author, _ = _split_ident(fields.get(b"author", b""), encoding)
-    _, committed_at = _split_ident(fields.get(b"committer", b""), encoding)
-    return CommitInfo(
-        sha=sha,
-        message=_decode(body, encoding).rstrip("\n"),
-        author=author,
-        committed_at=committed_at,
-        parents=tuple(parents),
-    )
-
-
-def _decode(raw: bytes, encoding: str) -> str:
-    try:
-        return raw.decode(encoding, "replace")
-    except LookupError:
-        return raw.decode("utf-8", "replace")
-
-
-def _split_ident(raw: bytes, encoding: str) -> tuple[str, datetime]:
-    """Split ``Name <email> 1700000000 +0100`` into the person and a tz-aware time."""
-    person, _, when = raw.rpartition(b"> ")
-    try:
-        seconds, offset = when.split()
-        sign = -1 if offset.startswith(b"-") else 1
-        hours, minutes = int(offset[1:3]), int(offset[3:5])
-        tz = timezone(sign * timedelta(hours=hours, minutes=minutes))
-        moment = datetime.fromtimestamp(int(seconds), tz)
-    except (ValueError, OverflowError, OSError):
-        moment = datetime.fromtimestamp(0, timezone.utc)
-    return _decode(person + b">", encoding) if person else _decode(raw, encoding), moment

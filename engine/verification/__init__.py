@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from core.errors import RecheckError
 from engine.git import GitReader, is_glob, validate_repo_path
 
+from engine.verification.corpus import Corpus
 from engine.verification.gitlinks import check_gitlink
 from engine.verification.paths import check_path
 from engine.verification.patterns import check_pattern, compile_pattern
@@ -44,7 +45,7 @@ from engine.verification.specs import (
     EvidenceSpec,
     SubmoduleSource,
 )
-from engine.verification.texts import Corpus, cache_for
+from engine.verification.textcaches import cache_for
 from engine.verification.verdicts import (
     ERRORED,
     LIKELY_FIXED,

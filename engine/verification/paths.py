@@ -7,7 +7,7 @@ from engine.git import GitReader, validate_repo_path
 
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import EXISTS, MISSING, EvidenceSpec
-from engine.verification.texts import cache_for
+from engine.verification.textcaches import cache_for
 
 
 def current_path(reader: GitReader, commit: str | None, target: str, path: str) -> tuple[str | None, str | None]:

@@ -13,7 +13,7 @@ from engine.git import GitReader, is_glob, match_paths, validate_glob
 from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import ABSENT, PRESENT, EvidenceSpec
-from engine.verification.texts import cache_for
+from engine.verification.textcaches import cache_for
 
 
 # A reviewer's regex runs over whole files: one that backtracks catastrophically must fail the

@@ -19,10 +19,12 @@ from __future__ import annotations
 from core.errors import RecheckError
 from engine.git import GitReader, validate_repo_path
 
+from engine.verification.corpus import Corpus
+from engine.verification.filetexts import FileText, Needle
 from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import EvidenceSpec
-from engine.verification.texts import Corpus, FileText, Needle, TextCache, cache_for
+from engine.verification.textcaches import TextCache, cache_for
 
 
 def snippet_text_at(reader: GitReader, commit: str, path: str, start: int, end: int | None = None) -> str:

@@ -3,7 +3,8 @@ no blob from git again, a changed file is read afresh, and a reader with a small
 gets a blob it would have refused."""
 from engine.git import GitReader
 
-from engine.verification import texts
+from engine.verification import textcaches
+from engine.verification.filetexts import FileText
 from tests.gitrepo import GitRepoBuilder
 
 
@@ -18,18 +19,18 @@ def reads(monkeypatch):
 
 
 def test_a_second_reader_reads_only_what_changed(tmp_path, monkeypatch):
-    texts.shared_texts.clear()
+    textcaches.shared_texts.clear()
     repo = GitRepoBuilder(tmp_path)
     first = repo.write("a.py", "alpha = 1\n").write("b.py", "beta = 2\n").commit("first")
     counted = reads(monkeypatch)
     with GitReader(repo.git_dir) as reader:
-        texts.cache_for(reader).prefetch(reader, first, ["a.py", "b.py"])
+        textcaches.cache_for(reader).prefetch(reader, first, ["a.py", "b.py"])
     assert sorted(counted) == ["a.py", "b.py"]
 
     second = repo.write("b.py", "beta = 3\n").commit("second")
     counted.clear()
     with GitReader(repo.git_dir) as reader:
-        cache = texts.cache_for(reader)
+        cache = textcaches.cache_for(reader)
         cache.prefetch(reader, second, ["a.py", "b.py"])
         assert cache.file(reader, second, "a.py").lines == ["alpha = 1"]
         assert cache.file(reader, second, "b.py").lines == ["beta = 3"]
@@ -38,19 +39,19 @@ def test_a_second_reader_reads_only_what_changed(tmp_path, monkeypatch):
 
 
 def test_a_smaller_limit_is_not_given_a_larger_blob(tmp_path):
-    texts.shared_texts.clear()
+    textcaches.shared_texts.clear()
     repo = GitRepoBuilder(tmp_path)
     sha = repo.write("big.py", "x = 1\n" * 100).commit("big")
     with GitReader(repo.git_dir) as reader:
-        assert not texts.cache_for(reader).file(reader, sha, "big.py").problem
+        assert not textcaches.cache_for(reader).file(reader, sha, "big.py").problem
     with GitReader(repo.git_dir, max_blob_bytes=100) as reader:
-        text = texts.cache_for(reader).file(reader, sha, "big.py")
+        text = textcaches.cache_for(reader).file(reader, sha, "big.py")
     assert text.too_large and "limit" in text.problem
 
 
 def test_the_shared_texts_keep_to_their_budget():
-    shared = texts.SharedTexts(budget_chars=10)
+    shared = textcaches.SharedTexts(budget_chars=10)
     for index in range(5):
-        shared.put(texts.FileText(f"f{index}", f"sha{index}", ["abcd"]), 1000)
+        shared.put(FileText(f"f{index}", f"sha{index}", ["abcd"]), 1000)
     kept = [index for index in range(5) if shared.get(f"sha{index}", 1000) is not None]
     assert kept == [3, 4]

@@ -257,16 +257,16 @@ def _many_changed_files(repo, count):
 
 
 def _search_budget(monkeypatch, *, batch, kept, read=3):
-    from engine.verification import texts
+    from engine.verification import corpus
 
-    monkeypatch.setattr(texts, "_CORPUS_BATCH_CHARS", batch)
-    monkeypatch.setattr(texts, "_CORPUS_KEPT_CHARS", kept)
-    monkeypatch.setattr(texts, "_CORPUS_READ_PATHS", read)
+    monkeypatch.setattr(corpus, "_CORPUS_BATCH_CHARS", batch)
+    monkeypatch.setattr(corpus, "_CORPUS_KEPT_CHARS", kept)
+    monkeypatch.setattr(corpus, "_CORPUS_READ_PATHS", read)
 
 
 @pytest.mark.parametrize("kept", [0, 1_000_000], ids=["read-again", "kept"])
 def test_code_moved_into_the_last_batch_of_the_changed_files_is_found_within_the_budget(repo, base, monkeypatch, kept):
-    from engine.verification.texts import cache_for
+    from engine.verification.textcaches import cache_for
 
     _search_budget(monkeypatch, batch=600, kept=kept)
     _many_changed_files(repo, 20)
@@ -331,7 +331,7 @@ def test_an_exact_copy_in_a_later_batch_wins_over_a_re_indented_one_in_an_earlie
 
 
 def test_a_file_larger_than_a_batch_is_searched_in_a_batch_of_its_own(repo, base, monkeypatch):
-    from engine.verification.texts import cache_for
+    from engine.verification.textcaches import cache_for
 
     _search_budget(monkeypatch, batch=100, kept=0)
     big = "\n".join(f"# filler {n}" for n in range(40)) + "\n\ndef serve(request):\n" + SNIPPET + "\n"
@@ -374,7 +374,7 @@ def _scattered_copies(repo):
 
 
 def _scattered_needles():
-    from engine.verification.texts import Needle
+    from engine.verification.filetexts import Needle
 
     return [
         (Needle(SNIPPET), None),  # exact in m05 and z_second, re-indented in a_indented: m05
@@ -404,11 +404,12 @@ _SCATTERED_ANSWERS = [
 @pytest.mark.parametrize("kept", [0, 700], ids=["none-kept", "some-kept"])
 @pytest.mark.parametrize("decoded", [False, True], ids=["raw", "some-decoded"])
 def test_one_pass_for_many_needles_answers_as_one_search_per_needle(repo, base, monkeypatch, find_probes, kept, decoded):
-    from engine.verification import texts
-    from engine.verification.texts import cache_for
+    from engine.verification import corpus as corpus_module
+    from engine.verification import textcaches
+    from engine.verification.textcaches import cache_for
 
     _search_budget(monkeypatch, batch=400, kept=kept)
-    monkeypatch.setattr(texts, "_CORPUS_FIND_PROBES", find_probes)
+    monkeypatch.setattr(corpus_module, "_CORPUS_FIND_PROBES", find_probes)
     target = _scattered_copies(repo)
     wanted = _scattered_needles()
 
@@ -418,11 +419,11 @@ def test_one_pass_for_many_needles_answers_as_one_search_per_needle(repo, base, 
             cache.prefetch(reader, reader.resolve(target), ["app/crlf.py", "app/z_second.py", "app/m03.py"])
         return cache.corpus(reader, reader.resolve(base), reader.resolve(target))
 
-    texts.shared_texts.clear()
+    textcaches.shared_texts.clear()
     with GitReader(repo.git_dir) as reader:
         one_pass = corpus(reader)
         together = one_pass.matches_all(reader, wanted)
-    texts.shared_texts.clear()
+    textcaches.shared_texts.clear()
     with GitReader(repo.git_dir) as reader:
         per_needle = corpus(reader)
         apart = [per_needle.matches(reader, needle, exclude=exclude) for needle, exclude in wanted]
@@ -471,8 +472,9 @@ def test_many_items_checked_together_give_what_each_gives_alone(repo, base, monk
 
 
 def test_files_that_fill_two_batches_when_read_again_keep_one_filter_for_both(repo, base, monkeypatch):
-    from engine.verification import texts
-    from engine.verification.texts import Needle, cache_for
+    from engine.verification import textcaches
+    from engine.verification.filetexts import Needle
+    from engine.verification.textcaches import cache_for
 
     # Decoded, the three CRLF files fit one batch; read raw again, with their CRs, they need two.
     # The line filter of the files once in that batch must cover both.
@@ -483,7 +485,7 @@ def test_files_that_fill_two_batches_when_read_again_keep_one_filter_for_both(re
     target = repo.write("app/views.py", VIEW.replace(SNIPPET + "\n", "    return serve(request)\n")).commit("crlf")
     absent, first_file = Needle("nowhere_at_all = True"), Needle("c0_value_3 = 3\nc0_value_4 = 4")
 
-    texts.shared_texts.clear()
+    textcaches.shared_texts.clear()
     with GitReader(repo.git_dir) as reader:
         cache = cache_for(reader)
         cache.prefetch(reader, reader.resolve(target), names)
@@ -491,7 +493,7 @@ def test_files_that_fill_two_batches_when_read_again_keep_one_filter_for_both(re
         assert corpus.matches(reader, absent, exclude=None) is None  # reads the decoded files
         assert len(corpus._let_go) == 2
         cache._files.clear()  # the decoded files forgotten: read raw from now on
-        texts.shared_texts.clear()
+        textcaches.shared_texts.clear()
         built = corpus.batches_built
         assert corpus.matches(reader, absent, exclude=None) is None  # reads all again, building filters
         assert corpus.batches_built - built == 3

@@ -286,7 +286,7 @@ def test_many_files_are_more_than_a_pipe_holds(repo):
 
 
 def test_it_gives_the_hunks_of_gits_diff_between_two_blobs(repo, tmp_path):
-    from engine.verification.texts import LineMap
+    from engine.verification.linemaps import LineMap
 
     old_text = "".join(f"line {n}\n" for n in range(1, 11))
     new_text = old_text.replace("line 3\n", "").replace("line 7\n", "line 7\nadded a\nadded b\n") + "end\r\n"
