@@ -96,7 +96,7 @@ def main() -> None:
 
     root = setup("gitlink")
     from findings.services.review_import import review_import
-    from findings.services.verification import pull_request_verify
+    from findings.services.verification.run import pull_request_verify
     from reviews.mirrors import repository_mirror_dir
     from reviews.models import PullRequest, Repository
 

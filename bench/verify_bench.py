@@ -176,7 +176,7 @@ def main() -> None:
     from django.db.models import Count
 
     from findings.models import Verification
-    from findings.services.verification import pull_request_verify
+    from findings.services.verification.run import pull_request_verify
     from reviews.mirrors import repository_fetch
 
     source = root / "source.git"

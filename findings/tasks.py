@@ -29,7 +29,7 @@ def run_verification(self, run_id: int) -> dict:
 
     from findings.models import VerificationRun
     from findings.services.runs import verification_run_claim, verification_run_finish, verification_run_release
-    from findings.services.verification import verification_run_execute
+    from findings.services.verification.run import verification_run_execute
 
     try:
         run = verification_run_claim(run_id)

@@ -58,7 +58,7 @@ def verified_submodule_review(tmp_path: Path, *, number: int = 4108):
     three gitlink items (pinned_at, off_branch, not_fast_forward) and a moving snippet, verified at
     its base, reviewed and head commits. Returns (pull request, BridgeHistory)."""
     from findings.services.review_import import review_import
-    from findings.services.verification import pull_request_verify
+    from findings.services.verification.run import pull_request_verify
     from reviews.models import PullRequest
 
     bridge = BridgeHistory(tmp_path)

@@ -11,7 +11,7 @@ import pytest
 
 from access.models import AuditEntry
 from findings.models import Finding, FindingEvent
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from reviews.mirrors import repository_fetch
 from tests.browser.test_companion_pages import DESKTOP, chromium, shoot, sign_in
 from tests.factories import CommitFactory, PinnedCommitFactory, PullRequestFactory, RepositoryFactory, UserFactory

@@ -81,7 +81,7 @@ def test_snippet_texts_read_on_first_verification_are_stored_a_batch_per_stateme
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from findings.services.verification import pull_request_verify
+    from findings.services.verification.run import pull_request_verify
     from reviews.mirrors import repository_fetch
 
     pull_request = large_pull_request(repo, 4500)  # 1,500 snippets without their text
@@ -100,7 +100,7 @@ def test_re_verifying_replaces_thousands_of_results_in_a_few_statements(repo):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from findings.services.verification import pull_request_verify
+    from findings.services.verification.run import pull_request_verify
     from reviews.mirrors import repository_fetch
 
     pull_request = large_pull_request(repo, 3000)

@@ -20,7 +20,7 @@ from cli.demo.sample_repository import (
 )
 from findings.services.review_import import parse_bundle, validate_bundle
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from core.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from rest_framework.test import APIClient
 
-from findings.services import verification as verifying
+from findings.services.verification import run as verifying
 from findings.services.review_import import review_import
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.tasks import run_verification

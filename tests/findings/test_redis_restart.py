@@ -13,7 +13,7 @@ from celery.contrib.testing.worker import start_worker
 from celery.signals import task_postrun
 from django.db import connections
 
-from findings.services import verification as verifying
+from findings.services.verification import run as verifying
 from findings.models import Verification, VerificationRun
 from recheck.celery import app
 from tests.findings.test_runs_reaping import repo  # noqa: F401 (fixture)

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from findings.exchange.bundle import bundle_export
 from findings.services.review_import import review_import
 from presentation import wording
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from reviews.models import PullRequest
 
 pytestmark = pytest.mark.django_db

@@ -121,7 +121,7 @@ def test_a_database_restart_mid_run_is_retried_and_the_run_ends_done(repo, monke
 
     from django.db import connections
 
-    from findings.services import verification as verifying
+    from findings.services.verification import run as verifying
     from findings.tasks import run_verification
     from tests.recheck.test_outages import closed_port
 

@@ -6,7 +6,7 @@ from django.utils import timezone
 from findings.services.review_import import review_import
 from findings.models import EvidenceResult, Finding, Verification
 from findings.services.resolution import finding_resolve
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from reviews.models import Commit, PullRequest
 from reviews.services import pull_request_pin_commit
 from tests.gitrepo import GitRepoBuilder
@@ -177,7 +177,7 @@ def test_the_number_of_queries_does_not_grow_with_the_findings(repo, django_asse
 
 
 def test_the_upsert_both_databases_speak_updates_rows_in_place():
-    from findings.services.verification import _upsert
+    from findings.services.verification.store import _upsert
     from tests.factories import EvidenceFactory, VerificationFactory
 
     verification = VerificationFactory()

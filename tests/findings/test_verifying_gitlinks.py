@@ -6,7 +6,7 @@ import pytest
 from findings.exchange.bundle import bundle_export
 from findings.services.review_import import review_import
 from findings.models import EvidenceResult
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from reviews.mirrors import repository_mirror_dir
 from reviews.models import Commit, PullRequest, Repository
 from tests.gitrepo import GitRepoBuilder
@@ -140,7 +140,7 @@ def test_an_unreachable_submodule_repository_is_an_error_never_fixed(superprojec
 
 def test_a_requested_run_checks_every_pinned_commit_against_the_submodules_history(superproject, bridge):
     from findings.services.runs import verification_run_request
-    from findings.services.verification import verification_run_execute
+    from findings.services.verification.run import verification_run_execute
 
     pull_request = import_review(superproject, [{"sha": bridge.pr_pin, "expect": "not_fast_forward"}])
     run = verification_run_request(pull_request=pull_request)

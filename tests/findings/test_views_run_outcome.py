@@ -6,7 +6,7 @@ import pytest
 
 from findings.models import VerificationRun
 from findings.services.runs import verification_run_begin
-from findings.services.verification import verification_run_execute
+from findings.services.verification.run import verification_run_execute
 from reviews.services import commit_get_or_create
 from tests.findings.decision_data import fetched_review
 

@@ -34,7 +34,7 @@ from web.forms.editor import (
     selection_prefill,
 )
 from presentation.pages import Links
-from findings.services.verification import evidence_check as evidence_check_at
+from findings.services.verification.evidence_check import evidence_check as evidence_check_at
 from core.errors import BundleError, FindingError
 from reviews.models import Repository
 from reviews.selectors import reviewed_pin

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError
 from cli.demo import demo_load
 from cli.demo.sample_repository import toolkit_path
 from findings.selectors.findings import pull_request_pins
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from core.errors import RecheckError
 from cli.management.base import OperationalCommand
 

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 from access.audit import audit_source
 from findings.services.runs import verification_run_begin
 from findings.selectors.findings import verification_report
-from findings.services.verification import verification_run_execute
+from findings.services.verification.run import verification_run_execute
 from core.errors import RecheckError
 from reviews.mirrors import commit_resolve
 from reviews.models import PullRequest

@@ -13,7 +13,7 @@ from findings.services.review_import import review_import
 from findings.models import Finding, Verification
 from findings.services.runs import verification_run_finish, verification_run_request
 from findings.services.resolution import finding_resolve
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from reviews.models import Commit, PullRequest
 from reviews.services import pull_request_pin_commit
 from tests.findings.test_verifying import LOADER, import_review

@@ -15,7 +15,7 @@ from findings.services.review_import import review_import
 from findings.models import Finding, Tag, Verification
 from findings.services.tags_and_links import finding_tags_set
 from findings.services.resolution import finding_resolve
-from findings.services.verification import pull_request_verify
+from findings.services.verification.run import pull_request_verify
 from reviews.models import Commit, PullRequest, Repository
 from tests.factories import UserFactory, large_reviewed_pull_request
 from tests.findings.test_verifying import import_review

@@ -1,0 +1,40 @@
+"""What was found: findings, their evidence, and what verification made of them at each commit.
+
+The models of app `findings`, one module per concern; every model (and the one query helper
+other packages use) is imported from here, `findings.models`, as Django expects of an app:
+
+- `findings.models.querysets`: what the querysets of a finding's rows share
+- `findings.models.findings`: findings, tags, search entries and links between findings
+- `findings.models.evidence`: a finding's evidence
+- `findings.models.verifications`: verdicts at a commit and what each evidence item was there
+- `findings.models.history`: the changes of a finding
+- `findings.models.runs`: verification runs
+- `findings.models.import_jobs`: bundles imported in the background
+- `findings.models.companion`: a pull request's stored companion pages
+- `findings.models.webhooks`: forge webhook deliveries
+"""
+from findings.models.companion import CompanionPages
+from findings.models.evidence import Evidence
+from findings.models.findings import Finding, FindingLink, FindingSearchEntry, Tag
+from findings.models.history import FindingEvent
+from findings.models.import_jobs import ImportJob
+from findings.models.runs import VerificationRun
+from findings.models.verifications import EvidenceResult, Verdict, Verification, latest_verified_commit_id
+from findings.models.webhooks import WebhookDelivery
+
+__all__ = [
+    "CompanionPages",
+    "Evidence",
+    "EvidenceResult",
+    "Finding",
+    "FindingEvent",
+    "FindingLink",
+    "FindingSearchEntry",
+    "ImportJob",
+    "Tag",
+    "Verdict",
+    "Verification",
+    "VerificationRun",
+    "WebhookDelivery",
+    "latest_verified_commit_id",
+]

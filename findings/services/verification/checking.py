@@ -1,0 +1,94 @@
+"""Checking one evidence row at a commit with the engine: what the checks of one finding share,
+and how a row becomes the engine's spec (or a result when it cannot be checked)."""
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from core.errors import RecheckError
+from engine.git import GitReader
+from engine.git.history import merge_base
+from engine.verification import CheckResult, EvidenceChecks, EvidenceSpec, snippet_text_at
+from findings.models import Evidence
+from findings.services.submodules import SubmoduleMirrors
+from findings.services.verification.rows import EvidenceRow
+from reviews.models import PinnedCommit, PullRequest
+
+
+@dataclass
+class _Context:
+    """What every check of one finding at one commit shares."""
+
+    reader: GitReader
+    target: str
+    pull_request: PullRequest
+    submodules: SubmoduleMirrors
+    checks: EvidenceChecks
+    # Why the mirror could not be updated before this check, '' when it was.
+    fetch_problem: str = ""
+    # Snippet texts read from the repository, (evidence id, text), stored together afterwards.
+    texts_read: list[tuple[int, str]] = field(default_factory=list)
+
+    @cached_property
+    def base_commit(self) -> str | None:
+        # Only gitlink evidence needs it: worked out the first time one asks.
+        return _base_commit(self.pull_request, self.reader, self.target)
+
+
+def _base_commit(pull_request: PullRequest, reader: GitReader, target: str) -> str | None:
+    """The PR's base at `target` (where a submodule move starts from): the commit pinned as its
+    base, else where `target` forks from the repository's default branch, as a forge computes a
+    PR's base. None when neither is known."""
+    pin = pull_request.pins.filter(role=PinnedCommit.Role.BASE).select_related("commit").order_by("pinned_at").first()
+    try:
+        if pin is not None:
+            return reader.resolve(pin.commit.sha)
+        branch = reader.resolve(f"refs/heads/{pull_request.repository.default_branch}")
+        return merge_base(reader, target, branch)
+    except RecheckError:
+        return None
+
+
+def _check(context: _Context, evidence: EvidenceRow) -> int:
+    """Check one item; the number of its result among ``context.checks.results()``."""
+    reader, target, checks = context.reader, context.target, context.checks
+    if evidence.kind == Evidence.Kind.NOTE:
+        return checks.add(EvidenceSpec(kind="note", text=evidence.text))
+    try:
+        recorded_at = reader.resolve(evidence.commit_sha)
+    except RecheckError as error:
+        if context.fetch_problem:
+            # Not the SHA's fault: the mirror could not be brought up to date.
+            return checks.add_result(CheckResult("error", detail=f"Repository unreachable: {context.fetch_problem}"))
+        return checks.add_result(
+            CheckResult("error", detail=f"The commit this evidence was recorded at is unusable: {error}")
+        )
+    text = evidence.text
+    if evidence.kind == Evidence.Kind.SNIPPET and not text:
+        # Bundles may leave the snippet's text out: read it where the reviewer pinned it.
+        try:
+            text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
+        except RecheckError as error:
+            return checks.add_result(
+                CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
+            )
+        context.texts_read.append((evidence.pk, text))
+    spec = EvidenceSpec(
+        kind=evidence.kind,
+        commit=recorded_at,
+        path=evidence.path,
+        start_line=evidence.start_line,
+        end_line=evidence.end_line,
+        text=text,
+        regex=evidence.regex,
+        expect=evidence.expect or None,
+        sha=evidence.sha or None,
+    )
+    if evidence.kind == Evidence.Kind.GITLINK:
+        spec = replace(
+            spec,
+            base_commit=context.base_commit,
+            submodule=context.submodules.source(
+                reader=reader, superproject=context.pull_request.repository, target=target, path=evidence.path,
+                repository_id=evidence.submodule_repository_id, branch=evidence.reference_branch,
+            ),
+        )
+    return checks.add(spec)

@@ -1,0 +1,81 @@
+"""What verification loads of a pull request's findings and evidence (plain rows, not model
+instances: this is the hot path), and the outcome of checking one finding."""
+from dataclasses import dataclass
+
+from engine.verification import CheckResult, verdict_for
+from findings.models import Evidence, Finding
+from reviews.models import PullRequest
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    """What verification needs of a finding, loaded without model instances: a PR can have
+    thousands of evidence items and this is the hot path."""
+
+    pk: int
+    pull_request_id: int
+    status: str
+    resolved_at: object
+    evidence_version: int
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    pk: int
+    finding_id: int
+    kind: str
+    commit_sha: str | None
+    path: str
+    start_line: int | None
+    end_line: int | None
+    text: str
+    regex: str
+    expect: str
+    sha: str
+    submodule_repository_id: int | None
+    reference_branch: str
+
+
+@dataclass
+class Outcome:
+    finding: FindingRow
+    verdict: str
+    detail: str
+    results: list[tuple[EvidenceRow, CheckResult]]
+
+
+def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[EvidenceRow]]]:
+    findings = [
+        FindingRow(*row)
+        for row in Finding.objects.for_pull_request(pull_request)
+        .order_by("number")
+        .values_list("pk", "pull_request_id", "status", "resolved_at", "evidence_version")
+    ]
+    evidence: dict[int, list[EvidenceRow]] = {}
+    rows = (
+        Evidence.objects.filter(finding__pull_request=pull_request)
+        .order_by("finding_id", "position")
+        .values_list("pk", "finding_id", "kind", "commit__sha", "path", "start_line", "end_line", "text", "regex",
+                     "expect", "sha", "submodule_repository_id", "reference_branch")
+    )
+    for row in rows:
+        item = EvidenceRow(*row)
+        evidence.setdefault(item.finding_id, []).append(item)
+    return findings, evidence
+
+
+def _outcome(finding: FindingRow, results: list[tuple[EvidenceRow, CheckResult]]) -> Outcome:
+    return Outcome(finding, verdict_for([result for _, result in results]), "", results)
+
+
+def _error_outcome(finding: FindingRow, evidence: list[EvidenceRow], detail: str) -> Outcome:
+    results = [
+        (
+            item,
+            CheckResult("unchecked", detail="not checkable by machine")
+            if item.kind == Evidence.Kind.NOTE
+            else CheckResult("error", detail=detail),
+        )
+        for item in evidence
+    ]
+    return Outcome(finding, "error", detail, results)

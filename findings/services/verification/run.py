@@ -1,0 +1,184 @@
+"""Verifying a pull request's findings at a commit (fetching, loading, checking, storing), and
+carrying out a verification run over one commit or every pin, with its progress."""
+import gc
+import logging
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+
+from core.errors import RecheckError
+from engine.verification import EvidenceChecks, prefetch_files
+from findings.models import Evidence, Finding, Verification, VerificationRun
+from findings.services.runs import verification_run_advance, verification_run_finish, verification_run_start
+from findings.services.submodules import SubmoduleMirrors
+from findings.services.verification.checking import _check, _Context
+from findings.services.verification.rows import _error_outcome, _load, _outcome
+from findings.services.verification.store import _store, _store_snippet_texts
+from findings.signals import verification_stored
+from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
+from reviews.models import Commit, PinnedCommit, PullRequest
+from reviews.services import pull_request_pin_commit
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+
+
+def pull_request_verify(
+    *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None,
+    submodules: SubmoduleMirrors | None = None, fetch_problem: str = "",
+) -> list[Verification]:
+    """Verify every finding of `pull_request` at `commit` and store the results.
+
+    A repository that cannot be fetched or read, or a commit it does not have, gives every finding
+    an `error` verdict that says why: an error is never reported as fixed. Submodule repositories
+    are fetched with the repository (`submodules` shares their fetches between the commits of one
+    run). A caller that fetched itself (`fetch=False`) passes what went wrong in `fetch_problem`,
+    so a commit missing from a mirror that could not be updated is blamed on the fetch, not the SHA."""
+    if fetch:
+        fetch_problem = _fetch(pull_request)
+    submodules = submodules or SubmoduleMirrors(fetch=fetch)
+    with _collector_paused():
+        return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules)
+
+
+def _verify_and_store(
+    pull_request: PullRequest, commit: Commit, fetch_problem: str, progress: Progress | None,
+    submodules: SubmoduleMirrors,
+) -> list[Verification]:
+    loaded = None
+    try:
+        with repository_reader(pull_request.repository) as reader:
+            commits_resolve(repository=pull_request.repository, reader=reader)
+            commit.refresh_from_db()
+            target = reader.resolve(commit.sha)
+            # Loaded after resolving, so evidence carries the full SHAs of its commits.
+            findings, evidence = loaded = _load(pull_request)
+            prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
+                                            if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
+            checks = EvidenceChecks(reader, target)
+            context = _Context(reader, target, pull_request, submodules, checks, fetch_problem=fetch_problem)
+            numbered = []
+            for index, finding in enumerate(findings, start=1):
+                items = evidence.get(finding.pk, [])
+                numbered.append((finding, [(item, _check(context, item)) for item in items]))
+                if progress and index < len(findings):
+                    progress(index, len(findings))
+            # Snippets that left their file are searched for in the other changed files together.
+            results = checks.results()
+            outcomes = [_outcome(finding, [(item, results[number]) for item, number in items])
+                        for finding, items in numbered]
+            if progress and findings:
+                progress(len(findings), len(findings))
+            _store_snippet_texts(context.texts_read)
+    except RecheckError as error:
+        detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
+        findings, evidence = loaded or _load(pull_request)
+        outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
+        if progress:
+            progress(len(findings), len(findings))
+    return _store(pull_request, commit, outcomes)
+
+
+@contextmanager
+def _collector_paused():
+    """Checking allocates a great many small strings (file lines) that all live until the run
+    ends; the cyclic garbage collector would walk them over and over for nothing (about a tenth
+    of the run). Nothing here makes reference cycles that need it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _fetch(pull_request: PullRequest) -> str:
+    """Fetch the mirror; a failure is kept as a message, since an older mirror may still hold
+    the commit we need."""
+    try:
+        repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
+    except RecheckError as error:
+        logger.warning("Fetching %s failed: %s", pull_request.repository.slug, error)
+        return FETCH_FAILED_PUBLIC
+    return ""
+
+
+PROGRESS_INTERVAL_SECONDS = 0.25
+
+
+def verification_run_execute(*, run: VerificationRun, progress: Progress | None = None, fetch: bool = True) -> dict:
+    """Carry out a claimed run (see `verification_run_claim`): at its commit (pinned as `rebased`
+    unless already pinned), or at every pinned commit. Progress goes to the run row and to
+    `progress`."""
+    pull_request = run.pull_request
+    if run.commit is not None:
+        pull_request_pin_commit(pull_request=pull_request, commit=run.commit, role=PinnedCommit.Role.REBASED)
+        commits = [run.commit]
+    else:
+        commits = [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
+    per_commit = Finding.objects.for_pull_request(pull_request).count()
+    total = per_commit * len(commits)
+    verification_run_start(run, total=total)
+    fetch_problem = _fetch(pull_request) if fetch else ""
+    submodules = SubmoduleMirrors(fetch=fetch)
+    verdicts: dict[str, dict[str, int]] = {}
+    done_before = 0
+    reported = 0
+    written_at = time.monotonic()
+    # At most about a hundred progress writes per run, whatever its size, and a few a second: each
+    # is a commit of its own, and a fast run would spend more on telling its progress than on
+    # making it.
+    step = max(1, total // 100)
+
+    def advance(done: int, _total: int) -> None:
+        nonlocal reported, written_at
+        overall = done_before + done
+        now = time.monotonic()
+        if (overall - reported >= step and now - written_at >= PROGRESS_INTERVAL_SECONDS) or done == per_commit:
+            verification_run_advance(run, by=overall - reported)
+            reported, written_at = overall, now
+            if progress:
+                progress(overall, total)
+
+    changed = 0
+    for commit in commits:
+        verifications = pull_request_verify(
+            pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules,
+            fetch_problem=fetch_problem,
+        )
+        done_before += per_commit
+        changed = max(changed, per_commit - len(verifications))
+        counts: dict[str, int] = {}
+        for verification in verifications:
+            counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
+        verdicts[commit.sha] = counts
+
+    errors = sum(counts.get("error", 0) for counts in verdicts.values())
+    message = _summary(verdicts, fetch_problem)
+    if changed:
+        message += (
+            f"; the evidence of {changed} finding(s) changed during the run, so their results were not kept: "
+            "evidence changed since the last check; re-verify"
+        )
+    verification_run_finish(run, message=message, failed=bool(errors) and errors == total)
+    _after_verification(pull_request)
+    return {"pull_request": pull_request.reference, "verdicts": verdicts, "message": message}
+
+
+def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:
+    parts = []
+    # The cause first: a run whose fetch failed reads as that, not as a row of errors.
+    if fetch_problem:
+        parts.append(f"fetch failed: {fetch_problem}")
+    for sha, counts in verdicts.items():
+        described = ", ".join(f"{count} {verdict.replace('_', ' ')}" for verdict, count in sorted(counts.items()))
+        parts.append(f"{sha[:8]}: {described or 'no findings'}")
+    return "; ".join(parts)
+
+
+def _after_verification(pull_request: PullRequest) -> None:
+    """Say that new verdicts are stored (presentation re-renders the stored companion pages once
+    they are committed)."""
+    verification_stored.send(sender=PullRequest, pull_request=pull_request)
