@@ -27,8 +27,8 @@ from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable, require_action
 from presentation.charts import bar_chart
 from presentation.matrix import verification_matrix
+from presentation.links import Links
 from presentation.pages import (
-    Links,
     finding_has_diagram,
     finding_list_page,
     finding_views,
