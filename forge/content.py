@@ -9,7 +9,8 @@ from findings.selectors.gate import MergeGate, pull_request_gate
 from findings.models import Evidence, EvidenceResult, Finding, Verdict
 from findings.selectors.findings import findings_of
 from presentation.links import Links
-from presentation.pages import FindingView, PullRequestPage, finding_views, list_page_numbers
+from presentation.pages import FindingView, PullRequestPage, finding_views
+from presentation.paging import list_page_numbers
 from presentation.wording import counted
 from core.vocabulary import REGRESSED_VERDICTS, verdict_phrase
 from reviews.models import Commit, PullRequest

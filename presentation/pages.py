@@ -4,7 +4,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.core.paginator import Paginator
-from django.db.models import Q
 from django.utils.safestring import SafeString
 
 from core import vocabulary
@@ -22,6 +21,7 @@ from findings.selectors.findings import (
 )
 from presentation import wording
 from presentation.links import PAGES, Links
+from presentation.paging import FINDINGS_PER_PAGE, list_page_numbers, page_order
 from reviews.models import Commit, PinnedCommit, PullRequest
 
 
@@ -162,7 +162,7 @@ def finding_summaries(
     pull_request: PullRequest, *, latest_commit: Commit | None, links: Links
 ) -> tuple[list[FindingSummary], dict[int, int]]:
     """Every finding of the PR by number with its verdict at `latest_commit`, in two queries; and
-    finding id -> the page of its kind's list it is shown on (lists go in `_page_order`)."""
+    finding id -> the page of its kind's list it is shown on (lists go in `page_order`)."""
     findings = list(Finding.objects.for_pull_request(pull_request).only(*SUMMARY_FIELDS).order_by("number"))
     verdicts = (
         dict(
@@ -188,46 +188,11 @@ def finding_summaries(
     return summaries, page_numbers
 
 
-# Findings with their evidence on one page of the blockers or the cleanups list: a PR of thousands
-# of findings would otherwise send megabytes of highlighted code at once.
-FINDINGS_PER_PAGE = 25
-
 # How many findings of each kind the overview lists by name; the rest are on their own pages.
 GLANCE_LIMIT = 25
 
 # What the counts, the status line and the overview's lists read of a finding.
 SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
-
-
-def list_page_numbers(findings, *, static: bool = False) -> dict[int, int]:
-    """Finding id -> the page of its kind's list it is shown on, for all of a PR's `findings`
-    (the static render has one page)."""
-    page_numbers: dict[int, int] = {}
-    position = {Finding.Kind.BLOCKER: 0, Finding.Kind.CLEANUP: 0}
-    for finding in sorted(findings, key=_page_order):
-        page_numbers[finding.pk] = 1 if static else position[finding.kind] // FINDINGS_PER_PAGE + 1
-        position[finding.kind] += 1
-    return page_numbers
-
-
-def finding_list_page(finding: Finding) -> int:
-    """The page of its kind's list (blockers or cleanups) that `finding` is shown on, in one query:
-    the findings before it in `_page_order` count."""
-    same_kind = Finding.objects.filter(pull_request_id=finding.pull_request_id, kind=finding.kind)
-    before = Q(number__lt=finding.number)
-    if finding.kind == Finding.Kind.BLOCKER:
-        if finding.caught_by == Finding.CaughtBy.CI:
-            before &= Q(caught_by=Finding.CaughtBy.CI)
-        else:
-            before = Q(caught_by=Finding.CaughtBy.CI) | (before & ~Q(caught_by=Finding.CaughtBy.CI))
-    return same_kind.filter(before).count() // FINDINGS_PER_PAGE + 1
-
-
-def _page_order(finding: Finding) -> tuple:
-    """Blockers first, those caught by CI before the rest, as the blockers page groups them; then
-    the cleanups by number."""
-    blocker = finding.kind == Finding.Kind.BLOCKER
-    return (not blocker, blocker and finding.caught_by != Finding.CaughtBy.CI, finding.number)
 
 
 @dataclass
@@ -426,7 +391,7 @@ def pull_request_page(
         shown_ids = None
     elif PAGE_KINDS.get(current):
         in_order = sorted(
-            (view.finding for view in summaries if view.finding.kind == PAGE_KINDS[current]), key=_page_order
+            (view.finding for view in summaries if view.finding.kind == PAGE_KINDS[current]), key=page_order
         )
         list_page = Paginator([finding.pk for finding in in_order], FINDINGS_PER_PAGE).get_page(page_number)
         shown_ids = list(list_page.object_list)
@@ -438,7 +403,7 @@ def pull_request_page(
         if shown_ids is not None:
             findings = findings.filter(pk__in=shown_ids)
         cards = finding_views(
-            sorted(findings, key=_page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
+            sorted(findings, key=page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
         )
     return PullRequestPage(
         pull_request=pull_request,

@@ -16,7 +16,8 @@ from core import vocabulary
 from findings.models import EvidenceResult, Finding, Verification
 from findings.selectors.findings import findings_needing_decision
 from presentation.links import Links
-from presentation.pages import EvidenceView, FindingView, finding_list_page
+from presentation.pages import EvidenceView, FindingView
+from presentation.paging import finding_list_page
 from core.errors import EvidenceStillHolds, ResolutionCommitError, ResolutionError
 from reviews.models import Commit
 

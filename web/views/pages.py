@@ -30,11 +30,11 @@ from presentation.matrix import verification_matrix
 from presentation.links import Links
 from presentation.pages import (
     finding_has_diagram,
-    finding_list_page,
     finding_views,
     page_context,
     pull_request_page,
 )
+from presentation.paging import finding_list_page
 from web.forms.search import FindingSearchForm
 from forge.selectors import pull_request_failed_calls
 from reviews.models import Repository
