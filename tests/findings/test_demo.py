@@ -8,11 +8,10 @@ import pytest
 from django.core.management import call_command
 
 from cli.demo import REVIEW_4108, demo_load
+from cli.demo.sample_commits import BRANCHES, SNIPPET_LINES
 from cli.demo.sample_repository import (
-    BRANCHES,
     EXPECTED_SHAS,
     EXPECTED_VERDICTS,
-    SNIPPET_LINES,
     sample_bundle,
     sample_repository_build,
 )
