@@ -8,13 +8,9 @@ import pytest
 from django.core.management import call_command
 
 from cli.demo import REVIEW_4108, demo_load
+from cli.demo.sample_bundle import sample_bundle
 from cli.demo.sample_commits import BRANCHES, SNIPPET_LINES
-from cli.demo.sample_repository import (
-    EXPECTED_SHAS,
-    EXPECTED_VERDICTS,
-    sample_bundle,
-    sample_repository_build,
-)
+from cli.demo.sample_repository import EXPECTED_SHAS, EXPECTED_VERDICTS, sample_repository_build
 from cli.demo.toolkit_repository import TOOLKIT_FEATURE, TOOLKIT_MAIN
 from findings.services.review_import import parse_bundle, validate_bundle
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
