@@ -8,7 +8,10 @@ from django.conf import settings
 from findings.selectors.gate import MergeGate, pull_request_gate
 from findings.models import Evidence, EvidenceResult, Finding, Verdict
 from findings.selectors.findings import findings_of
-from presentation.pages import FindingView, Links, PullRequestPage, finding_views, list_page_numbers
+from presentation.finding_views import FindingView, finding_views
+from presentation.links import Links
+from presentation.pages import PullRequestPage
+from presentation.paging import list_page_numbers
 from presentation.wording import counted
 from core.vocabulary import REGRESSED_VERDICTS, verdict_phrase
 from reviews.models import Commit, PullRequest

@@ -12,7 +12,8 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from findings.models import CompanionPages
-from presentation.pages import PAGE_TEMPLATES, PAGES, STATIC_FILES, page_context, pull_request_page
+from presentation.links import PAGES, STATIC_FILES
+from presentation.pages import PAGE_TEMPLATES, page_context, pull_request_page
 from reviews.models import PullRequest
 
 STYLESHEET = "findings/recheck.css"

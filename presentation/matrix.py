@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from core import vocabulary
 from presentation.rendering.pictures import GridCell, GridRow, grid_svg
-from presentation.pages import result_marks
+from presentation.finding_views import result_marks
 from reviews.models import Commit, PinnedCommit
 
 CELL_LABELS = vocabulary.STATE_LABELS

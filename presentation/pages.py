@@ -1,297 +1,40 @@
 """What the three companion pages of a pull request show, built once for the live views and the
-static render. Every read happens here, in a fixed number of queries however many findings."""
+static render: the page (PullRequestPage, its pins and findings) and the context its templates get.
+Every read happens here and in the finding views it builds, in a fixed number of queries however
+many findings."""
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.core.paginator import Paginator
-from django.db.models import Q
-from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from core import vocabulary
-from findings.models import Evidence, EvidenceResult, Finding, Verification
-from presentation.rendering.highlight import highlight_snippet
+from findings.models import Finding
 from presentation.rendering.markdown import has_diagram
-from presentation.rendering.pictures import GridCell, GridRow, grid_svg, pin_history_sentence, pin_history_svg
+from presentation.rendering.pictures import GridCell, GridRow, grid_svg
 from findings.selectors.findings import (
     findings_of,
     latest_verified_pin,
     pull_request_pins,
     pull_request_verdict_counts,
     pull_request_verifications,
-    verifications_at,
 )
 from presentation import wording
+from presentation.finding_views import (
+    FindingSummary,
+    FindingView,
+    finding_has_diagram,
+    finding_summaries,
+    finding_views,
+    result_marks,
+)
+from presentation.links import PAGES, Links
+from presentation.paging import FINDINGS_PER_PAGE, page_order
 from reviews.models import Commit, PinnedCommit, PullRequest
 
-PAGES = ("overview", "blockers", "cleanups")
-STATIC_FILES = {"overview": "index.html", "blockers": "blockers.html", "cleanups": "cleanups.html"}
-
-
-@dataclass(frozen=True)
-class Links:
-    """Where the pages of one PR link to: site URLs live, sibling files in the static render."""
-
-    pull_request: PullRequest
-    static: bool = False
-
-    def page(self, name: str) -> str:
-        if self.static:
-            return STATIC_FILES[name]
-        route = {"overview": "findings:pull_request", "blockers": "findings:blockers", "cleanups": "findings:cleanups"}
-        return reverse(route[name], kwargs=self.kwargs)
-
-    @property
-    def kwargs(self) -> dict:
-        repository = self.pull_request.repository
-        return {"owner": repository.owner, "name": repository.name, "number": self.pull_request.number}
-
-    @property
-    def overview(self) -> str:
-        return self.page("overview")
-
-    @property
-    def blockers(self) -> str:
-        return self.page("blockers")
-
-    @property
-    def cleanups(self) -> str:
-        return self.page("cleanups")
-
-    # Actions of the live site; the static render shows none of them.
-    @property
-    def verify(self) -> str:
-        return "" if self.static else reverse("findings:verify", kwargs=self.kwargs)
-
-    @property
-    def companion_zip(self) -> str:
-        return "" if self.static else reverse("findings:companion_zip", kwargs=self.kwargs)
-
-    @property
-    def latest_run(self) -> str:
-        return "" if self.static else reverse("findings:latest_run", kwargs=self.kwargs)
-
-    def code_tree(self, sha: str) -> str:
-        """The code browser's files at a pinned commit; the static render has no code browser."""
-        return "" if self.static else reverse("findings:code_tree", kwargs={**self.kwargs, "sha": sha})
-
-    def finding_anchor(self, finding: Finding, *, page_number: int = 1) -> str:
-        """Where the finding's section is: its kind's page, and on the live site the page of the
-        list it falls on (the static render has every finding on one page)."""
-        page = "blockers" if finding.kind == Finding.Kind.BLOCKER else "cleanups"
-        query = f"?page={page_number}" if page_number > 1 and not self.static else ""
-        return f"{self.page(page)}{query}#{finding.anchor}"
-
-    def finding_detail(self, finding: Finding) -> str:
-        """The finding's own page; the static render has none, so it gets nothing."""
-        if self.static:
-            return ""
-        return reverse("findings:finding", kwargs={**self.kwargs, "finding_number": finding.number})
-
-
-@dataclass
-class EvidenceView:
-    """One evidence item as a reviewer reads it, with where it stands at the latest verified commit."""
-
-    evidence: Evidence
-    result: EvidenceResult | None
-    latest_commit: Commit | None
-    # The first gitlink item of a submodule path draws its history; later items of the same path
-    # (other expectations about the same pin) would draw the same picture again.
-    draws_history: bool = False
-
-    @property
-    def kind(self) -> str:
-        return self.evidence.kind
-
-    @property
-    def facts(self) -> dict:
-        return self.result.facts if self.result is not None and self.result.facts else {}
-
-    @cached_property
-    def pin_history(self) -> SafeString | str:
-        """The submodule pin's history at the latest verified commit, as a picture."""
-        if not self.draws_history:
-            return ""
-        return pin_history_svg(self.facts, path=self.evidence.path, id_prefix=f"pin-history-{self.evidence.pk}")
-
-    @property
-    def pin_history_text(self) -> str:
-        """The picture in words, or why there is none."""
-        if not self.draws_history:
-            return ""
-        return pin_history_sentence(self.facts, path=self.evidence.path)
-
-    @cached_property
-    def permalink(self) -> str:
-        return self.evidence.permalink()
-
-    @cached_property
-    def highlighted(self) -> SafeString | str:
-        if self.evidence.kind != Evidence.Kind.SNIPPET:
-            return ""
-        return highlight_snippet(self.evidence.text, path=self.evidence.path, start_line=self.evidence.start_line)
-
-    @property
-    def state(self) -> str:
-        """holds / moved / gone / error / unchecked, or '' when it was not verified there."""
-        return self.result.shown_state if self.result else ""
-
-    @property
-    def now_location(self) -> str:
-        return self.result.location if self.result else ""
-
-    @cached_property
-    def now_link(self) -> str:
-        """The permalink to where the evidence is at the latest verified commit."""
-        if self.result is None or self.latest_commit is None or self.result.state != EvidenceResult.State.HOLDS:
-            return ""
-        if not self.result.path:
-            return ""
-        repository = self.evidence.finding.pull_request.repository
-        return repository.permalink(
-            self.latest_commit.sha, self.result.path, self.result.start_line, self.result.end_line
-        )
-
-
-def result_marks(result: EvidenceResult | None) -> tuple[str, ...]:
-    """The marks a verification picture puts on this result (see vocabulary.evidence_marks)."""
-    if result is None:
-        return ()
-    evidence = result.evidence
-    return vocabulary.evidence_marks(
-        kind=evidence.kind, state=result.state, path=result.path, start_line=result.start_line,
-        recorded_path=evidence.path, recorded_start_line=evidence.start_line, detail=result.detail,
-    )
-
-
-@dataclass
-class FindingView:
-    finding: Finding
-    verification: Verification | None
-    evidence: list[EvidenceView]
-    anchor_url: str
-    detail_url: str
-
-    @property
-    def verdict(self) -> str:
-        return self.verification.verdict if self.verification else ""
-
-
-def finding_views(
-    findings, *, latest_commit: Commit | None, links: Links, page_numbers: dict[int, int] | None = None
-) -> list[FindingView]:
-    """The findings (evidence prefetched) with their verification at `latest_commit`.
-    `page_numbers` (finding id -> page of its list) points their anchors at the right page."""
-    findings = list(findings)
-    verifications = verifications_at(findings, latest_commit)
-    page_numbers = page_numbers or {}
-    views = []
-    for finding in findings:
-        verification = verifications.get(finding.pk)
-        results = {result.evidence_id: result for result in verification.results.all()} if verification else {}
-        drawn: set[str] = set()
-        evidence_views = []
-        for evidence in finding.evidence.all():
-            result = results.get(evidence.pk)
-            draws = evidence.kind == Evidence.Kind.GITLINK and bool(result and result.facts) and evidence.path not in drawn
-            if draws:
-                drawn.add(evidence.path)
-            evidence_views.append(
-                EvidenceView(evidence=evidence, result=result, latest_commit=latest_commit, draws_history=draws)
-            )
-        views.append(
-            FindingView(
-                finding=finding,
-                verification=verification,
-                evidence=evidence_views,
-                anchor_url=links.finding_anchor(finding, page_number=page_numbers.get(finding.pk, 1)),
-                detail_url=links.finding_detail(finding),
-            )
-        )
-    return views
-
-
-@dataclass
-class FindingSummary:
-    """A finding as the lists and counts of the pages need it: no evidence, its verdict only."""
-
-    finding: Finding
-    verdict: str
-    anchor_url: str
-    detail_url: str = ""
-
-
-def finding_summaries(
-    pull_request: PullRequest, *, latest_commit: Commit | None, links: Links
-) -> tuple[list[FindingSummary], dict[int, int]]:
-    """Every finding of the PR by number with its verdict at `latest_commit`, in two queries; and
-    finding id -> the page of its kind's list it is shown on (lists go in `_page_order`)."""
-    findings = list(Finding.objects.for_pull_request(pull_request).only(*SUMMARY_FIELDS).order_by("number"))
-    verdicts = (
-        dict(
-            Verification.objects.filter(finding__pull_request=pull_request, commit=latest_commit)
-            .order_by()
-            .values_list("finding_id", "verdict")
-        )
-        if latest_commit
-        else {}
-    )
-    for finding in findings:
-        finding.pull_request = pull_request
-    page_numbers = list_page_numbers(findings, static=links.static)
-    summaries = [
-        FindingSummary(
-            finding=finding,
-            verdict=verdicts.get(finding.pk, ""),
-            anchor_url=links.finding_anchor(finding, page_number=page_numbers[finding.pk]),
-            detail_url=links.finding_detail(finding),
-        )
-        for finding in findings
-    ]
-    return summaries, page_numbers
-
-
-# Findings with their evidence on one page of the blockers or the cleanups list: a PR of thousands
-# of findings would otherwise send megabytes of highlighted code at once.
-FINDINGS_PER_PAGE = 25
 
 # How many findings of each kind the overview lists by name; the rest are on their own pages.
 GLANCE_LIMIT = 25
-
-# What the counts, the status line and the overview's lists read of a finding.
-SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
-
-
-def list_page_numbers(findings, *, static: bool = False) -> dict[int, int]:
-    """Finding id -> the page of its kind's list it is shown on, for all of a PR's `findings`
-    (the static render has one page)."""
-    page_numbers: dict[int, int] = {}
-    position = {Finding.Kind.BLOCKER: 0, Finding.Kind.CLEANUP: 0}
-    for finding in sorted(findings, key=_page_order):
-        page_numbers[finding.pk] = 1 if static else position[finding.kind] // FINDINGS_PER_PAGE + 1
-        position[finding.kind] += 1
-    return page_numbers
-
-
-def finding_list_page(finding: Finding) -> int:
-    """The page of its kind's list (blockers or cleanups) that `finding` is shown on, in one query:
-    the findings before it in `_page_order` count."""
-    same_kind = Finding.objects.filter(pull_request_id=finding.pull_request_id, kind=finding.kind)
-    before = Q(number__lt=finding.number)
-    if finding.kind == Finding.Kind.BLOCKER:
-        if finding.caught_by == Finding.CaughtBy.CI:
-            before &= Q(caught_by=Finding.CaughtBy.CI)
-        else:
-            before = Q(caught_by=Finding.CaughtBy.CI) | (before & ~Q(caught_by=Finding.CaughtBy.CI))
-    return same_kind.filter(before).count() // FINDINGS_PER_PAGE + 1
-
-
-def _page_order(finding: Finding) -> tuple:
-    """Blockers first, those caught by CI before the rest, as the blockers page groups them; then
-    the cleanups by number."""
-    blocker = finding.kind == Finding.Kind.BLOCKER
-    return (not blocker, blocker and finding.caught_by != Finding.CaughtBy.CI, finding.number)
 
 
 @dataclass
@@ -468,11 +211,6 @@ class PullRequestPage:
 PAGE_KINDS = {"overview": None, "blockers": Finding.Kind.BLOCKER, "cleanups": Finding.Kind.CLEANUP}
 
 
-def finding_has_diagram(view: FindingView) -> bool:
-    notes = [item.evidence.text for item in view.evidence if item.kind == Evidence.Kind.NOTE]
-    return has_diagram(view.finding.body, view.finding.fix, *notes)
-
-
 def pull_request_page(
     pull_request: PullRequest, *, static: bool = False, current: str | None = None, page_number=1
 ) -> PullRequestPage:
@@ -490,7 +228,7 @@ def pull_request_page(
         shown_ids = None
     elif PAGE_KINDS.get(current):
         in_order = sorted(
-            (view.finding for view in summaries if view.finding.kind == PAGE_KINDS[current]), key=_page_order
+            (view.finding for view in summaries if view.finding.kind == PAGE_KINDS[current]), key=page_order
         )
         list_page = Paginator([finding.pk for finding in in_order], FINDINGS_PER_PAGE).get_page(page_number)
         shown_ids = list(list_page.object_list)
@@ -502,7 +240,7 @@ def pull_request_page(
         if shown_ids is not None:
             findings = findings.filter(pk__in=shown_ids)
         cards = finding_views(
-            sorted(findings, key=_page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
+            sorted(findings, key=page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
         )
     return PullRequestPage(
         pull_request=pull_request,

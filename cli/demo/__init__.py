@@ -8,7 +8,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from cli.demo.sample_repository import SampleRepository, sample_bundle, sample_repository_build
+from cli.demo.sample_bundle import sample_bundle
+from cli.demo.sample_repository import SampleRepository, sample_repository_build
 from findings.services.review_import import parse_bundle, review_import
 from reviews.models import PullRequest
 

@@ -8,16 +8,10 @@ import pytest
 from django.core.management import call_command
 
 from cli.demo import REVIEW_4108, demo_load
-from cli.demo.sample_repository import (
-    BRANCHES,
-    EXPECTED_SHAS,
-    EXPECTED_VERDICTS,
-    SNIPPET_LINES,
-    TOOLKIT_FEATURE,
-    TOOLKIT_MAIN,
-    sample_bundle,
-    sample_repository_build,
-)
+from cli.demo.sample_bundle import sample_bundle
+from cli.demo.sample_commits import BRANCHES, SNIPPET_LINES
+from cli.demo.sample_repository import EXPECTED_SHAS, EXPECTED_VERDICTS, sample_repository_build
+from cli.demo.toolkit_repository import TOOLKIT_FEATURE, TOOLKIT_MAIN
 from findings.services.review_import import parse_bundle, validate_bundle
 from findings.models import Evidence, EvidenceResult, Finding, FindingEvent, Verification
 from findings.services.verification.run import pull_request_verify
@@ -340,7 +334,8 @@ def test_verifying_4108_offline_is_an_error_that_says_the_repository_is_unreacha
 
 
 def test_the_toolkit_is_a_real_repository_with_a_main_line_and_a_feature_branch(sample):
-    from cli.demo.sample_repository import SampleRepository, toolkit_path
+    from cli.demo.sample_repository import SampleRepository
+    from cli.demo.toolkit_repository import toolkit_path
 
     toolkit = SampleRepository(path=toolkit_path(sample.path), commits={})
     assert git(toolkit, "rev-parse", "main~2").strip() == TOOLKIT_MAIN

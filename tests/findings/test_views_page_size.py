@@ -2,7 +2,7 @@
 number of queries: pages build only their own findings, a page of the list at a time."""
 import pytest
 
-from presentation.pages import FINDINGS_PER_PAGE
+from presentation.paging import FINDINGS_PER_PAGE
 from tests.factories import large_reviewed_pull_request
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from core import vocabulary
 from findings.models import EvidenceResult, Finding, Verification
 from findings.selectors.findings import findings_needing_decision
-from presentation.pages import EvidenceView, FindingView, Links, finding_list_page
+from presentation.finding_views import EvidenceView, FindingView
+from presentation.links import Links
+from presentation.paging import finding_list_page
 from core.errors import EvidenceStillHolds, ResolutionCommitError, ResolutionError
 from reviews.models import Commit
 

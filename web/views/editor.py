@@ -33,7 +33,7 @@ from web.forms.editor import (
     next_number,
     selection_prefill,
 )
-from presentation.pages import Links
+from presentation.links import Links
 from findings.services.verification.evidence_check import evidence_check as evidence_check_at
 from core.errors import BundleError, FindingError
 from reviews.models import Repository

@@ -1,5 +1,6 @@
 """The site's views: load, call a page builder or a service, render. Reads live in
-`findings.selectors.findings` and `presentation.pages`."""
+`findings.selectors.findings` and `presentation.pages` (with `presentation.finding_views` and
+`presentation.paging`)."""
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
@@ -27,14 +28,10 @@ from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable, require_action
 from presentation.charts import bar_chart
 from presentation.matrix import verification_matrix
-from presentation.pages import (
-    Links,
-    finding_has_diagram,
-    finding_list_page,
-    finding_views,
-    page_context,
-    pull_request_page,
-)
+from presentation.finding_views import finding_has_diagram, finding_views
+from presentation.links import Links
+from presentation.pages import page_context, pull_request_page
+from presentation.paging import finding_list_page
 from web.forms.search import FindingSearchForm
 from forge.selectors import pull_request_failed_calls
 from reviews.models import Repository

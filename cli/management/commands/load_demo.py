@@ -3,7 +3,7 @@ from collections import Counter
 from django.core.management.base import CommandError
 
 from cli.demo import demo_load
-from cli.demo.sample_repository import toolkit_path
+from cli.demo.toolkit_repository import toolkit_path
 from findings.selectors.findings import pull_request_pins
 from findings.services.verification.run import pull_request_verify
 from core.errors import RecheckError

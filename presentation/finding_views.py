@@ -1,0 +1,189 @@
+"""The findings of a pull request as its pages show them: in full with their evidence
+(FindingView, EvidenceView) where a page shows them, and summed up with their verdict only
+(FindingSummary) for the counts, the status line and the overview's lists."""
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.utils.safestring import SafeString
+
+from core import vocabulary
+from findings.models import Evidence, EvidenceResult, Finding, Verification
+from findings.selectors.findings import verifications_at
+from presentation.links import Links
+from presentation.paging import list_page_numbers
+from presentation.rendering.highlight import highlight_snippet
+from presentation.rendering.markdown import has_diagram
+from presentation.rendering.pictures import pin_history_sentence, pin_history_svg
+from reviews.models import Commit, PullRequest
+
+
+@dataclass
+class EvidenceView:
+    """One evidence item as a reviewer reads it, with where it stands at the latest verified commit."""
+
+    evidence: Evidence
+    result: EvidenceResult | None
+    latest_commit: Commit | None
+    # The first gitlink item of a submodule path draws its history; later items of the same path
+    # (other expectations about the same pin) would draw the same picture again.
+    draws_history: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.evidence.kind
+
+    @property
+    def facts(self) -> dict:
+        return self.result.facts if self.result is not None and self.result.facts else {}
+
+    @cached_property
+    def pin_history(self) -> SafeString | str:
+        """The submodule pin's history at the latest verified commit, as a picture."""
+        if not self.draws_history:
+            return ""
+        return pin_history_svg(self.facts, path=self.evidence.path, id_prefix=f"pin-history-{self.evidence.pk}")
+
+    @property
+    def pin_history_text(self) -> str:
+        """The picture in words, or why there is none."""
+        if not self.draws_history:
+            return ""
+        return pin_history_sentence(self.facts, path=self.evidence.path)
+
+    @cached_property
+    def permalink(self) -> str:
+        return self.evidence.permalink()
+
+    @cached_property
+    def highlighted(self) -> SafeString | str:
+        if self.evidence.kind != Evidence.Kind.SNIPPET:
+            return ""
+        return highlight_snippet(self.evidence.text, path=self.evidence.path, start_line=self.evidence.start_line)
+
+    @property
+    def state(self) -> str:
+        """holds / moved / gone / error / unchecked, or '' when it was not verified there."""
+        return self.result.shown_state if self.result else ""
+
+    @property
+    def now_location(self) -> str:
+        return self.result.location if self.result else ""
+
+    @cached_property
+    def now_link(self) -> str:
+        """The permalink to where the evidence is at the latest verified commit."""
+        if self.result is None or self.latest_commit is None or self.result.state != EvidenceResult.State.HOLDS:
+            return ""
+        if not self.result.path:
+            return ""
+        repository = self.evidence.finding.pull_request.repository
+        return repository.permalink(
+            self.latest_commit.sha, self.result.path, self.result.start_line, self.result.end_line
+        )
+
+
+def result_marks(result: EvidenceResult | None) -> tuple[str, ...]:
+    """The marks a verification picture puts on this result (see vocabulary.evidence_marks)."""
+    if result is None:
+        return ()
+    evidence = result.evidence
+    return vocabulary.evidence_marks(
+        kind=evidence.kind, state=result.state, path=result.path, start_line=result.start_line,
+        recorded_path=evidence.path, recorded_start_line=evidence.start_line, detail=result.detail,
+    )
+
+
+@dataclass
+class FindingView:
+    finding: Finding
+    verification: Verification | None
+    evidence: list[EvidenceView]
+    anchor_url: str
+    detail_url: str
+
+    @property
+    def verdict(self) -> str:
+        return self.verification.verdict if self.verification else ""
+
+
+def finding_views(
+    findings, *, latest_commit: Commit | None, links: Links, page_numbers: dict[int, int] | None = None
+) -> list[FindingView]:
+    """The findings (evidence prefetched) with their verification at `latest_commit`.
+    `page_numbers` (finding id -> page of its list) points their anchors at the right page."""
+    findings = list(findings)
+    verifications = verifications_at(findings, latest_commit)
+    page_numbers = page_numbers or {}
+    views = []
+    for finding in findings:
+        verification = verifications.get(finding.pk)
+        results = {result.evidence_id: result for result in verification.results.all()} if verification else {}
+        drawn: set[str] = set()
+        evidence_views = []
+        for evidence in finding.evidence.all():
+            result = results.get(evidence.pk)
+            draws = evidence.kind == Evidence.Kind.GITLINK and bool(result and result.facts) and evidence.path not in drawn
+            if draws:
+                drawn.add(evidence.path)
+            evidence_views.append(
+                EvidenceView(evidence=evidence, result=result, latest_commit=latest_commit, draws_history=draws)
+            )
+        views.append(
+            FindingView(
+                finding=finding,
+                verification=verification,
+                evidence=evidence_views,
+                anchor_url=links.finding_anchor(finding, page_number=page_numbers.get(finding.pk, 1)),
+                detail_url=links.finding_detail(finding),
+            )
+        )
+    return views
+
+
+def finding_has_diagram(view: FindingView) -> bool:
+    notes = [item.evidence.text for item in view.evidence if item.kind == Evidence.Kind.NOTE]
+    return has_diagram(view.finding.body, view.finding.fix, *notes)
+
+
+# What the counts, the status line and the overview's lists read of a finding.
+SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
+
+
+@dataclass
+class FindingSummary:
+    """A finding as the lists and counts of the pages need it: no evidence, its verdict only."""
+
+    finding: Finding
+    verdict: str
+    anchor_url: str
+    detail_url: str = ""
+
+
+def finding_summaries(
+    pull_request: PullRequest, *, latest_commit: Commit | None, links: Links
+) -> tuple[list[FindingSummary], dict[int, int]]:
+    """Every finding of the PR by number with its verdict at `latest_commit`, in two queries; and
+    finding id -> the page of its kind's list it is shown on (lists go in `page_order`)."""
+    findings = list(Finding.objects.for_pull_request(pull_request).only(*SUMMARY_FIELDS).order_by("number"))
+    verdicts = (
+        dict(
+            Verification.objects.filter(finding__pull_request=pull_request, commit=latest_commit)
+            .order_by()
+            .values_list("finding_id", "verdict")
+        )
+        if latest_commit
+        else {}
+    )
+    for finding in findings:
+        finding.pull_request = pull_request
+    page_numbers = list_page_numbers(findings, static=links.static)
+    summaries = [
+        FindingSummary(
+            finding=finding,
+            verdict=verdicts.get(finding.pk, ""),
+            anchor_url=links.finding_anchor(finding, page_number=page_numbers[finding.pk]),
+            detail_url=links.finding_detail(finding),
+        )
+        for finding in findings
+    ]
+    return summaries, page_numbers
