@@ -1,35 +1,74 @@
-"""Shared fixtures: personas and the services the suite talks to."""
+"""Shared fixtures: the personas (defined once, in tests/personas.py) and the services the suite
+talks to."""
 import os
 
 import pytest
 
 
+# -- Personas: the users a test acts as. Repository roles are granted with personas.member_of. --
+
+@pytest.fixture
+def no_role_user(db):
+    """Signed in, with no role anywhere."""
+    from tests.personas import user_with_role
+
+    return user_with_role("no_role")
+
+
+@pytest.fixture
+def reader_user(db):
+    """The instance-wide Reader role: reads every repository, private ones included."""
+    from tests.personas import user_with_role
+
+    return user_with_role("reader")
+
+
+@pytest.fixture
+def reviewer_user(db):
+    """The instance-wide Reviewer role: writes, imports and verifies anywhere."""
+    from tests.personas import user_with_role
+
+    return user_with_role("reviewer")
+
+
+@pytest.fixture
+def maintainer_user(db):
+    """The instance-wide Maintainer role: a Reviewer who also marks findings fixed, dismissed, open."""
+    from tests.personas import user_with_role
+
+    return user_with_role("maintainer")
+
+
+@pytest.fixture
+def superuser(db):
+    from tests import personas
+
+    return personas.superuser()
+
+
 @pytest.fixture
 def staff_maintainer(db):
     """A staff user who may change findings from the admin."""
-    from tests.factories import UserFactory
+    from tests import personas
 
-    return UserFactory(
-        username="maintainer",
-        is_staff=True,
-        permissions=[
-            "findings.view_finding",
-            "findings.change_finding",
-            "findings.resolve_finding",
-            "findings.view_evidence",
-            "findings.change_evidence",
-            "findings.view_verification",
-            "findings.view_findingevent",
-        ],
-    )
+    return personas.staff_maintainer()
 
 
 @pytest.fixture
 def staff_reader(db):
     """A staff user who may only look."""
-    from tests.factories import UserFactory
+    from tests import personas
 
-    return UserFactory(username="onlooker", is_staff=True, permissions=["findings.view_finding"])
+    return personas.staff_reader()
+
+
+@pytest.fixture
+def token_client(db):
+    """A factory of API clients holding a token: `token_client(user, scopes=..., repositories=...,
+    expired=..., revoked=...)`; without a user, an anonymous caller."""
+    from tests.personas import api_client
+
+    return api_client
 
 
 def pytest_report_header(config):

@@ -13,8 +13,8 @@ from access.models import ApiToken, AuditEntry
 from access.tokens import api_token_create, api_token_revoke
 from findings.models import Evidence, Finding
 from tests.factories import EvidenceFactory, FindingFactory, PinnedCommitFactory, UserFactory, make_api_token
-from tests.findings.api.conftest import API_PERMISSIONS
-from tests.findings.api.test_actions import bundle
+from tests.api.conftest import API_PERMISSIONS
+from tests.api.test_actions import bundle
 
 pytestmark = pytest.mark.django_db
 

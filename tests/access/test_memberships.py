@@ -15,7 +15,7 @@ from findings.services.review_import import ImportRefused, review_import
 from findings.models import Finding
 from reviews.models import Repository
 from tests.factories import FindingFactory, PullRequestFactory, RepositoryFactory, UserFactory
-from tests.findings.api.test_actions import bundle
+from tests.api.test_actions import bundle
 
 pytestmark = pytest.mark.django_db
 

@@ -39,7 +39,7 @@ from tests.factories import (
     make_api_token,
     reviewed_pull_request,
 )
-from tests.findings.api.test_actions import bundle
+from tests.api.test_actions import bundle
 from tests.queued import record_queued
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from findings.models import Finding
 from reviews.models import PullRequest
-from tests.findings.test_verifying import LOADER, import_review, verify
+from tests.findings.services.test_verification import LOADER, import_review, verify
 from tests.gitrepo import GitRepoBuilder
 
 

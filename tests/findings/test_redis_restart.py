@@ -16,8 +16,8 @@ from django.db import connections
 from findings.services.verification import run as verifying
 from findings.models import Verification, VerificationRun
 from recheck.celery import app
-from tests.findings.test_runs_reaping import repo  # noqa: F401 (fixture)
-from tests.findings.test_verifying import import_review
+from tests.findings.services.test_runs_reaping import repo  # noqa: F401 (fixture)
+from tests.findings.services.test_verification import import_review
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

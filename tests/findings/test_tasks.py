@@ -14,7 +14,7 @@ from findings.services.runs import QueueUnavailable, verification_run_request
 from findings.tasks import fetch_repository, run_verification, track_open_pull_requests, track_pull_request_head
 from recheck.celery import app
 from reviews.models import Commit, PinnedCommit
-from tests.findings.test_verifying import LOADER, import_review
+from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
 
 
@@ -168,7 +168,7 @@ def test_tracking_pins_a_new_head_once(repo):
 @pytest.mark.django_db
 def test_a_head_the_webhook_reported_is_not_queued_again_by_tracking(repo, client, settings,
                                                                      django_capture_on_commit_callbacks):
-    from tests.findings.api.test_webhooks import deliver, pull_request_event
+    from tests.api.test_webhooks import deliver, pull_request_event
 
     settings.RECHECK_GITHUB_WEBHOOK_SECRET = "s"
     pull_request = import_review(repo)

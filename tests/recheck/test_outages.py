@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from findings.models import VerificationRun, WebhookDelivery
 from findings.tasks import run_verification
-from tests.findings.api.conftest import token_client
-from tests.findings.api.test_webhooks import SECRET, deliver, pull_request_event
+from tests.api.conftest import token_client
+from tests.api.test_webhooks import SECRET, deliver, pull_request_event
 from tests.factories import PinnedCommitFactory, PullRequestFactory, UserFactory
 
 

@@ -19,7 +19,7 @@ from reviews.mirrors import repository_fetch
 from recheck.celery import app
 from tests.factories import UserFactory, make_api_token
 from tests.findings.test_tasks import forget_broker_connections
-from tests.findings.test_verifying import LOADER, import_review
+from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,0 +1,82 @@
+"""A GitHub App with a key made for the test, a fake GitHub speaking its REST API on 127.0.0.1,
+and tasks run in-process (also when the suite runs against a broker), so a test sees what a
+worker would have sent."""
+import re
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from django.core.cache import cache
+
+from recheck.celery import app
+from reviews.models import PullRequest
+from tests.findings.services.test_verification import LOADER, import_review
+from tests.gitrepo import GitRepoBuilder
+from tests.forge.fake_github import FakeGitHub
+
+APP_ID = "4242"
+
+
+@pytest.fixture(scope="session")
+def app_key():
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode()
+    return private, public
+
+
+@pytest.fixture
+def eager_tasks():
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def fake_github(httpserver, settings, app_key, eager_tasks):
+    """The fake GitHub, with Recheck configured as a GitHub App against it."""
+    private, public = app_key
+    fake = FakeGitHub(app_id=APP_ID, public_key=public)
+    httpserver.expect_request(re.compile(".*")).respond_with_handler(fake.handle)
+    settings.RECHECK_GITHUB_API_URL = httpserver.url_for("/")
+    settings.RECHECK_GITHUB_APP_ID = APP_ID
+    settings.RECHECK_GITHUB_APP_PRIVATE_KEY = private
+    settings.RECHECK_GITHUB_TOKEN = ""
+    settings.RECHECK_SITE_URL = "https://recheck.example.com"
+    cache.clear()
+    yield fake
+    cache.clear()
+    assert fake.invalid == [], "requests GitHub's schema refuses"
+
+
+@pytest.fixture
+def token_only(fake_github, settings):
+    """Only a personal access token: no App."""
+    settings.RECHECK_GITHUB_APP_ID = ""
+    settings.RECHECK_GITHUB_APP_PRIVATE_KEY = ""
+    settings.RECHECK_GITHUB_TOKEN = fake_github.personal_token
+    return fake_github
+
+
+@pytest.fixture
+def repo(tmp_path):
+    builder = GitRepoBuilder(tmp_path)
+    builder.write("src/loader.py", LOADER).write("config.yaml", "debug: true\n")
+    builder.reviewed = builder.commit("reviewed")
+    return builder
+
+
+@pytest.fixture
+def pull_request(repo, fake_github) -> PullRequest:
+    pull_request = import_review(repo, commits=[{"sha": repo.reviewed, "role": "reviewed"}])
+    pull_request.repository.publish_checks = True
+    pull_request.repository.save()
+    fake_github.install("acme/loader")
+    return pull_request

@@ -1,0 +1,255 @@
+"""Delivering calls to GitHub: what is retried (5xx, timeouts, rate limits, as long as GitHub asks),
+what is reported with GitHub's message and what to fix (403, 404, 422), installation tokens, and
+that no failure touches the verification."""
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from findings.models import VerificationRun
+from forge import github
+from forge.models import GitHubCall
+from tests.forge.scenario import the_check_run, verify
+
+pytestmark = pytest.mark.django_db
+
+
+def completed_call() -> GitHubCall:
+    return GitHubCall.objects.get(state__startswith="completed")
+
+
+def test_a_403_without_rate_limit_is_reported_with_githubs_message_and_the_missing_permission(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.fail("POST", r"/check-runs$", 403, "Resource not accessible by integration", times=5)
+
+    run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    call = GitHubCall.objects.get(state="in_progress")
+    assert (call.status, call.attempts, call.response_status) == ("failed", 1, 403)
+    assert call.response_message == "Resource not accessible by integration"
+    assert "The App lacks checks: write on acme/loader" in call.hint
+    # The completed report tries again (a person may have granted the permission meanwhile).
+    assert completed_call().status == "failed"
+    run.refresh_from_db()
+    assert run.status == VerificationRun.Status.DONE
+
+
+def test_a_404_says_to_install_the_app_on_the_repository(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.fail("POST", r"/check-runs$", 404, "Not Found", times=5)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    call = completed_call()
+    assert (call.status, call.attempts, call.response_status) == ("failed", 1, 404)
+    assert "install the App on acme/loader" in call.hint
+
+
+def test_a_422_is_reported_with_the_fields_github_refused(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.fail("POST", r"/check-runs$", 422, "Validation Failed", times=5,
+                     errors=[{"resource": "CheckRun", "field": "head_sha", "code": "invalid",
+                              "message": "No commit found for SHA"}])
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    call = completed_call()
+    assert (call.status, call.attempts) == ("failed", 1)
+    assert call.response_message == "Validation Failed (No commit found for SHA)"
+    assert "the commit must be in the repository on GitHub" in call.hint
+
+
+def test_a_secondary_rate_limit_is_retried_after_the_time_github_asks(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks, monkeypatch
+):
+    delays = []
+    real_delay = github.retry_delay
+    monkeypatch.setattr("forge.services.retry_delay", lambda f, a: delays.append(real_delay(f, a)) or delays[-1])
+    fake_github.fail("POST", r"/check-runs$", 403,
+                     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                     headers={"Retry-After": "30"})
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    first = GitHubCall.objects.get(state="in_progress")
+    assert (first.status, first.attempts) == ("sent", 2)
+    assert 30 <= delays[0] <= 31
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+
+
+def test_a_primary_rate_limit_waits_until_x_ratelimit_reset(fake_github):
+    reset = int(time.time()) + 120
+    fake_github.fail("GET", r"/installation$", 403, "API rate limit exceeded for installation ID 77.",
+                     headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)})
+    from reviews.models import Repository
+
+    repository = Repository.objects.create(slug="acme/loader", clone_url="https://example.com/acme/loader.git")
+    with pytest.raises(github.Failure) as raised:
+        github.repository_installation_id(repository)
+
+    failure = raised.value
+    assert failure.retryable and failure.rate_limited
+    assert 110 <= failure.retry_after <= 120
+    assert 110 <= github.retry_delay(failure, 1) <= 121
+
+
+def test_server_errors_are_retried_with_backoff_until_github_answers(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.fail("POST", r"/check-runs$", 502, "Server Error", times=2)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    first = GitHubCall.objects.get(state="in_progress")
+    assert (first.status, first.attempts, first.response_status) == ("sent", 3, 201)
+    assert first.response_message == ""
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+
+
+def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.fail("POST", r"/check-runs$", 503, "Service Unavailable", times=100)
+
+    run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    first = GitHubCall.objects.get(state="in_progress")
+    assert (first.status, first.attempts) == ("failed", 6)
+    assert "kept failing after 6 attempts" in first.hint
+    run.refresh_from_db()
+    assert run.status == VerificationRun.Status.DONE
+
+
+def test_backoff_grows_with_each_attempt_and_is_jittered():
+    failure = github.Failure(502, "Server Error", retryable=True)
+    first = [github.retry_delay(failure, 1) for _ in range(20)]
+    third = [github.retry_delay(failure, 3) for _ in range(20)]
+    assert all(7.5 <= delay <= 15 for delay in first)
+    assert all(30 <= delay <= 60 for delay in third)
+    assert len(set(first)) > 1
+
+
+def test_a_timeout_is_retried(pull_request, repo, fake_github, settings,
+                              django_capture_on_commit_callbacks, httpserver):
+    settings.RECHECK_GITHUB_TIMEOUT = 1
+    slow = {"left": 1}
+    handle = fake_github.handle
+
+    def slow_once(request):
+        if request.path.endswith("/check-runs") and slow["left"]:
+            slow["left"] -= 1
+            time.sleep(1.5)
+        return handle(request)
+
+    httpserver.clear_all_handlers()
+    httpserver.expect_request(__import__("re").compile(".*")).respond_with_handler(slow_once)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    first = GitHubCall.objects.get(state="in_progress")
+    assert first.status == "sent" and first.attempts == 2
+
+
+def test_an_installation_token_github_refuses_is_replaced_once(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+    assert len(fake_github.calls("POST", r"/access_tokens$")) == 1
+    # GitHub expires or revokes the cached token before its time.
+    fake_github.revoked.update(fake_github.tokens)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    assert len(fake_github.calls("POST", r"/access_tokens$")) == 2
+    assert GitHubCall.objects.exclude(status="sent").count() == 0
+
+
+def test_a_token_close_to_expiry_is_not_reused(pull_request, repo, fake_github,
+                                               django_capture_on_commit_callbacks):
+    fake_github.token_lifetime = timedelta(seconds=github.TOKEN_MARGIN_SECONDS - 60)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    # One token per call: none was cached, since each would expire within the margin.
+    assert len(fake_github.calls("POST", r"/access_tokens$")) == 2
+    assert GitHubCall.objects.exclude(status="sent").count() == 0
+
+
+def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, fake_github,
+                                                           django_capture_on_commit_callbacks):
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    pull_request.repository.refresh_from_db()
+    assert pull_request.repository.github_installation_id == 77
+    assert len(fake_github.calls("GET", r"/repos/acme/loader/installation$")) == 1
+
+
+def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
+    from forge.services import github_call_send, verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    [call] = verification_run_report(run=run)
+
+    assert github_call_send(call_id=call.pk).status == "sent"
+    assert github_call_send(call_id=call.pk) is None
+    assert len(fake_github.calls("POST", r"/check-runs$")) == 1
+    call.refresh_from_db()
+    assert call.sent_at <= timezone.now()
+
+
+def test_when_the_first_call_of_a_report_fails_its_other_annotation_batches_say_why(
+    repo, fake_github, django_capture_on_commit_callbacks
+):
+    from tests.findings.services.test_verification import import_review
+
+    findings = [
+        {"number": number, "kind": "cleanup", "title": f"Line {number}",
+         "evidence": [{"kind": "snippet", "path": "src/loader.py", "start_line": 1, "end_line": 1}]}
+        for number in range(1, 61)
+    ]
+    pull_request = import_review(repo, findings=findings, commits=[{"sha": repo.reviewed, "role": "reviewed"}])
+    pull_request.repository.publish_checks = True
+    pull_request.repository.save()
+    fake_github.install("acme/loader")
+    fake_github.fail("POST", r"/check-runs$", 422, "Validation Failed", times=5)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    second = GitHubCall.objects.get(state__startswith="completed", part=2)
+    assert second.status == "failed"
+    assert "no check run to add to" in second.response_message
+    assert fake_github.check_runs == {}
+
+
+def test_publishing_without_credentials_says_what_to_set(
+    pull_request, repo, fake_github, settings, django_capture_on_commit_callbacks
+):
+    settings.RECHECK_GITHUB_APP_ID = ""
+    settings.RECHECK_GITHUB_APP_PRIVATE_KEY = ""
+
+    run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    call = GitHubCall.objects.failed().latest("id")
+    assert call.response_message == "No GitHub credentials are configured."
+    assert "RECHECK_GITHUB_APP_ID" in call.hint and "RECHECK_GITHUB_TOKEN" in call.hint
+    assert fake_github.requests == []
+    run.refresh_from_db()
+    assert run.status == VerificationRun.Status.DONE
+
+
+def test_a_reinstalled_app_is_found_again(pull_request, repo, fake_github, django_capture_on_commit_callbacks):
+    repository = pull_request.repository
+    repository.github_installation_id = 12  # an installation that was removed since
+    repository.save()
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    repository.refresh_from_db()
+    assert repository.github_installation_id == 77
+    assert GitHubCall.objects.exclude(status="sent").count() == 0

@@ -1,0 +1,76 @@
+"""A call GitHub refused is shown where people look: the pull request's pages and the admin, with
+GitHub's message and what to fix, and a maintainer can send it again once it is fixed."""
+import pytest
+
+from forge.models import GitHubCall
+from tests.factories import UserFactory
+from tests.forge.scenario import the_check_run, verify
+
+pytestmark = pytest.mark.django_db
+
+REFUSED = "Resource not accessible by integration"
+
+
+@pytest.fixture
+def refused(pull_request, repo, fake_github, django_capture_on_commit_callbacks):
+    fake_github.fail("POST", r"/check-runs$", 403, REFUSED, times=2)
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+    return pull_request
+
+
+def test_the_pull_request_page_shows_githubs_message_and_what_to_fix(client, refused):
+    page = client.get(refused.get_absolute_url()).content.decode()
+
+    assert "Reporting to GitHub failed" in page
+    assert f"GitHub answered 403 “{REFUSED}”" in page
+    assert "The App lacks checks: write on acme/loader" in page
+
+
+def test_a_failure_that_a_later_call_replaced_is_no_longer_shown(
+    client, refused, repo, fake_github, django_capture_on_commit_callbacks
+):
+    verify(refused, repo.reviewed, django_capture_on_commit_callbacks)
+
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+    assert "Reporting to GitHub failed" not in client.get(refused.get_absolute_url()).content.decode()
+
+
+def test_the_admin_lists_failed_calls_and_sends_one_again(
+    client, refused, fake_github, django_capture_on_commit_callbacks
+):
+    maintainer = UserFactory(username="reporter", is_staff=True,
+                             permissions=["reporting.view_githubcall", "reporting.resend_githubcall"])
+    client.force_login(maintainer)
+
+    listing = client.get("/admin/reporting/githubcall/?status__exact=failed").content.decode()
+    assert REFUSED in listing
+
+    failed = list(GitHubCall.objects.failed().order_by("id").values_list("pk", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/admin/reporting/githubcall/", {
+            "action": "send_again", "_selected_action": failed,
+        })
+    assert response.status_code == 302
+    assert not GitHubCall.objects.failed().exists()
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+
+
+def test_only_a_maintainer_with_the_permission_may_send_again(client, refused):
+    onlooker = UserFactory(username="onlooker2", is_staff=True, permissions=["reporting.view_githubcall"])
+    client.force_login(onlooker)
+    failed = list(GitHubCall.objects.failed().values_list("pk", flat=True))
+
+    response = client.post("/admin/reporting/githubcall/", {"action": "send_again", "_selected_action": failed})
+
+    assert GitHubCall.objects.failed().count() == len(failed)
+    assert response.status_code in (200, 302)
+
+
+def test_publishing_is_set_per_repository_in_the_admin(client, pull_request):
+    maintainer = UserFactory(username="owner", is_staff=True,
+                             permissions=["reviews.view_repository", "reviews.change_repository"])
+    client.force_login(maintainer)
+    repository = pull_request.repository
+
+    form = client.get(f"/admin/reviews/repository/{repository.pk}/change/").content.decode()
+    assert 'name="publish_checks"' in form and 'name="publish_comment"' in form

@@ -1,0 +1,135 @@
+"""Selecting lines in the code browser in a real headless Chromium: with the mouse (click, then
+shift-click), from the keyboard, and from a URL that names the lines; the selection bar carries the
+finding editor's links for a reviewer and none for a reader. Screenshots land in tests/artifacts/."""
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.test import Client
+
+from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot
+from tests.factories import FindingFactory, UserFactory
+from tests.web.test_code_browser import browsed_pull_request
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def browsed(tmp_path, settings):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
+    browsed = browsed_pull_request(tmp_path)
+    FindingFactory(pull_request=browsed.pull_request, number=1, title="The loader drops a row")
+    FindingFactory(pull_request=browsed.pull_request, number=2, title="Seven is a string")
+    return browsed
+
+
+def signed_in(browser, live_server, user):
+    """A browser context with `user`'s session (signing in through the form is tested elsewhere)."""
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    return context
+
+
+def selected_lines(page) -> list[int]:
+    return page.eval_on_selector_all(".code-lines tr.selected", "rows => rows.map(row => Number(row.id.slice(1)))")
+
+
+def query_of(page, selector: str) -> tuple[str, dict[str, list[str]]]:
+    href = page.get_attribute(selector, "href")
+    parts = urlsplit(href)
+    return parts.path, parse_qs(parts.query)
+
+
+def test_a_reviewer_selects_lines_7_to_8_with_the_mouse_and_gets_the_editors_links(live_server, browsed):
+    with chromium() as browser:
+        context = signed_in(browser, live_server, UserFactory(username="rita", groups=["Reviewer"]))
+        page = context.new_page()
+        page.goto(live_server.url + browsed.url(path="src/app.py"))
+        assert page.is_hidden("[data-code-selection]")
+        page.click('a[data-line="7"]')
+        page.click('a[data-line="8"]', modifiers=["Shift"])
+        assert len(context.pages) == 1  # shift-click selected: it opened no window
+        assert urlsplit(page.url).fragment == "L7-L8"
+        assert selected_lines(page) == [7, 8]
+        assert page.inner_text("[data-selection-label]") == "Lines 7\u20138 selected"
+        shoot(page, "code-browser-selection")
+
+        base = browsed.pull_request.get_absolute_url()
+        path, query = query_of(page, "text=New finding from these lines")
+        assert path == f"{base}findings/new/"
+        assert query == {"commit": [browsed.reviewed], "path": ["src/app.py"], "lines": ["7-8"]}
+
+        page.select_option("[data-evidence-finding]", "2")
+        path, query = query_of(page, "[data-add-evidence]")
+        assert path == f"{base}findings/2/evidence/new/"
+        assert query == {"kind": ["snippet"], "commit": [browsed.reviewed], "path": ["src/app.py"], "lines": ["7-8"]}
+        assert page.inner_text("[data-add-evidence]") == "Add as evidence to finding 2"
+
+        page.click('a[data-line="3"]', modifiers=["Shift"])  # extends from the line first clicked
+        assert urlsplit(page.url).fragment == "L3-L7" and selected_lines(page) == [3, 4, 5, 6, 7]
+        page.click("[data-clear-selection]")
+        assert selected_lines(page) == [] and urlsplit(page.url).fragment == ""
+        assert page.is_hidden("[data-code-selection]")
+
+
+def test_lines_are_selected_from_the_keyboard(live_server, browsed):
+    with chromium() as browser:
+        context = signed_in(browser, live_server, UserFactory(username="kim", groups=["Reviewer"]))
+        page = context.new_page()
+        page.goto(live_server.url + browsed.url(path="src/app.py"))
+        # The line numbers are one Tab stop: after the first, Tab leaves the code.
+        tab_stops = page.eval_on_selector_all("a[data-line]", "links => links.filter(l => l.tabIndex === 0).length")
+        assert tab_stops == 1
+        page.focus('a[data-line="3"]')
+        page.keyboard.press("Enter")
+        assert urlsplit(page.url).fragment == "L3" and selected_lines(page) == [3]
+        page.keyboard.press("Shift+ArrowDown")
+        page.keyboard.press("Shift+ArrowDown")
+        assert urlsplit(page.url).fragment == "L3-L5" and selected_lines(page) == [3, 4, 5]
+        assert page.evaluate("document.activeElement.dataset.line") == "5"
+        page.keyboard.press("ArrowDown")  # moves without selecting
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Shift+Enter")
+        assert urlsplit(page.url).fragment == "L3-L7" and len(context.pages) == 1
+        _, query = query_of(page, "text=New finding from these lines")
+        assert query["lines"] == ["3-7"]
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press(" ")
+        assert urlsplit(page.url).fragment == "L8" and selected_lines(page) == [8]
+        page.keyboard.press("Escape")
+        assert selected_lines(page) == []
+
+
+def test_a_url_with_lines_selects_them_and_a_reader_gets_no_write_links(live_server, browsed):
+    with chromium() as browser:
+        context = signed_in(browser, live_server, UserFactory(username="rob", groups=["Reader"]))
+        page = context.new_page()
+        page.goto(live_server.url + browsed.url(path="src/app.py") + "#L7-L8")
+        page.wait_for_selector("[data-code-selection]:not([hidden])")
+        assert selected_lines(page) == [7, 8]
+        assert page.inner_text("[data-selection-label]") == "Lines 7\u20138 selected"
+        assert page.locator("text=New finding from these lines").count() == 0
+        assert page.locator("[data-add-evidence], [data-evidence-finding]").count() == 0
+        shoot(page, "code-browser-reader")
+
+        page.click('a[data-line="12"]')
+        page.click('a[data-line="10"]', modifiers=["Shift"])
+        assert urlsplit(page.url).fragment == "L10-L12" and selected_lines(page) == [10, 11, 12]
+
+        anonymous = browser.new_page(viewport=DESKTOP)
+        anonymous.goto(live_server.url + browsed.url(path="src/app.py") + "#L20")
+        assert selected_lines(anonymous) == [20]
+        assert anonymous.locator("text=New finding from these lines").count() == 0
+
+
+def test_the_tree_links_through_to_a_file(live_server, browsed):
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(live_server.url + browsed.pull_request.get_absolute_url())
+        page.click(f'a.pin-code[href="{browsed.url()}"]')
+        page.wait_for_selector("text=All files")
+        shoot(page, "code-browser-tree")
+        page.click(".code-changes >> text=src/app.py")
+        page.wait_for_selector(".code-lines")
+        assert page.locator(".code-lines tr").count() == 20

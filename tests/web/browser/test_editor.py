@@ -1,0 +1,68 @@
+"""Writing a finding in a real headless Chromium: from the code browser's selection to the
+blockers page, with the live preview and a pattern tried before it is added. Screenshots land in
+tests/artifacts/."""
+import pytest
+
+from findings.models import Finding
+from reviews.mirrors import repository_fetch
+from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot, sign_in
+from tests.factories import CommitFactory, PinnedCommitFactory, PullRequestFactory, RepositoryFactory, UserFactory
+from tests.gitrepo import GitRepoBuilder
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+LOADER = "".join(f"line_{n} = {n}\n" for n in range(1, 7)) + "tolerance = 0\nwhile tolerance == 0:\n    pass\n"
+
+
+def test_a_reviewer_writes_a_blocker_from_selected_lines_tries_a_pattern_and_sees_it_on_the_blockers_page(
+    live_server, tmp_path
+):
+    repo = GitRepoBuilder(tmp_path)
+    sha = repo.write("src/loader.py", LOADER).write("src/other.py", "tolerance = 0  # again\n").commit("add")
+    repository = RepositoryFactory(slug="acme/rl", clone_url=repo.url)
+    repository_fetch(repository=repository)
+    pull_request = PullRequestFactory(repository=repository, number=7)
+    PinnedCommitFactory(pull_request=pull_request, role="reviewed", commit=CommitFactory(repository=repository, sha=sha))
+    UserFactory(username="rae", groups=["Reviewer"])
+    base = f"{live_server.url}/acme/rl/pull/7/"
+
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        sign_in(page, live_server, "rae", f"/acme/rl/pull/7/findings/new/?commit={sha}&path=src/loader.py&lines=7-8")
+
+        snippet = page.locator("textarea[name='evidence-0-text']")
+        assert snippet.input_value() == "tolerance = 0\nwhile tolerance == 0:"
+        assert page.locator("input[name=location_path]").input_value() == "src/loader.py"
+
+        page.fill("input[name=title]", "Tolerance 0 never stops")
+        page.fill("textarea[name=body]", "The loop **never ends** <script>window.pwned = 1</script>")
+        page.wait_for_selector("#body-preview strong")
+        assert page.locator("#body-preview strong").inner_text() == "never ends"
+        assert page.evaluate("window.pwned === undefined")
+
+        page.click("#add-evidence")
+        row = page.locator(".evidence-form").nth(1)
+        row.locator(".evidence-kind-select").select_option("pattern")
+        assert row.locator("input[name$='-start_line']").is_hidden()
+        row.locator("input[name$='-path']").fill("src/*.py")
+        row.locator("input[name$='-regex']").fill("^tolerance = 0")
+        assert row.locator("select[name$='-expect']").input_value() == "present"
+        row.locator(".check-button").click()
+        assert row.locator(".check-button").inner_text() == "Try it"
+        row.locator(".check-matches").wait_for()
+        matches = row.locator(".check-matches li").all_inner_texts()
+        assert [text.split()[0] for text in matches] == ["src/loader.py:7", "src/other.py:1"]
+        assert "Still present" in row.locator(".check-result").inner_text()
+        shoot(page, "editor-new-finding")
+
+        page.click("#save-finding")
+        page.wait_for_url(f"{base}findings/1/")
+        assert "Finding 1 recorded." in page.content()
+        page.goto(f"{base}blockers/")
+        assert "Tolerance 0 never stops" in page.content()
+        shoot(page, "editor-on-the-blockers-page")
+
+    finding = Finding.objects.get()
+    assert list(finding.evidence.values_list("kind", "path")) == [("snippet", "src/loader.py"), ("pattern", "src/*.py")]
+    assert finding.history.get().actor.username == "rae"
