@@ -29,21 +29,17 @@ from api.permissions import (
     token_repository_ids,
     visible_to,
 )
-from api.serializers import (
-    FindingDetailSerializer,
-    FindingEventSerializer,
-    FindingLinkSerializer,
+from api.serializers.findings import FindingDetailSerializer, FindingEventSerializer, TagSerializer
+from api.serializers.related import FindingLinkSerializer, finding_link_data
+from api.serializers.repositories import PublishingSerializer, RepositorySerializer
+from api.serializers.writes import (
     ImportJobSerializer,
     ImportReportSerializer,
     LinkRequestSerializer,
-    PublishingSerializer,
-    RepositorySerializer,
-    TagDescriptionRequestSerializer,
-    TagSerializer,
-    TagsRequestSerializer,
-    finding_link_data,
     ResolveRequestSerializer,
     ResolveResponseSerializer,
+    TagDescriptionRequestSerializer,
+    TagsRequestSerializer,
     VerifyRequestSerializer,
     VerifyResponseSerializer,
 )

@@ -53,23 +53,13 @@ from api.permissions import (
     token_repository_ids,
     visible_to,
 )
-from api.serializers import (
-    ErrorSerializer,
-    EvidenceSerializer,
-    FindingDetailSerializer,
-    FindingEventSerializer,
-    FindingSerializer,
-    FileFindingsSerializer,
-    GateSerializer,
-    RelatedFindingSerializer,
-    RepositoryFiguresSerializer,
-    TagSerializer,
-    PullRequestDetailSerializer,
-    PullRequestSerializer,
-    RepositorySerializer,
-    VerificationRunSerializer,
-    VerificationSerializer,
-)
+from api.serializers.errors import ErrorSerializer
+from api.serializers.findings import FindingDetailSerializer, FindingEventSerializer, FindingSerializer, TagSerializer
+from api.serializers.gate import GateSerializer
+from api.serializers.pull_requests import PullRequestDetailSerializer, PullRequestSerializer
+from api.serializers.related import RelatedFindingSerializer
+from api.serializers.repositories import FileFindingsSerializer, RepositoryFiguresSerializer, RepositorySerializer
+from api.serializers.verifications import EvidenceSerializer, VerificationRunSerializer, VerificationSerializer
 from findings.models import (
     Evidence,
     EvidenceResult,
