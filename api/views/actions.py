@@ -44,7 +44,7 @@ from api.serializers.writes import (
     VerifyResponseSerializer,
 )
 from api.throttles import WriteThrottle
-from api.views.reads import findings_with_evidence
+from api.views.findings import findings_with_evidence
 from findings.selectors.findings import tags_with_counts
 from access.permissions import ACTION_SCOPES, Action
 from findings.services.review_import import (
