@@ -1,25 +1,49 @@
 """Findings and their evidence: the list (filtered, ordered and searched, its count cached), one
 finding with its write-up, evidence, tags and links, its status history, the findings related to it,
-and the evidence items on their own."""
-from django.db.models import Prefetch
+and the evidence items on their own; and what a reviewer does to a finding: mark it fixed, dismissed
+or open, set its tags, link it to another finding or remove a link."""
+from django.db.models import Prefetch, Q
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
-from rest_framework import generics
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from access.permissions import Action
 from api import docs
 from api.filters import EvidenceFilter, FindingFilter
 from api.listcache import CachedListMixin
 from api.pagination import LongList
-from api.permissions import request_reads_everything, request_repositories, token_repository_ids, visible_to
+from api.permissions import (
+    object_action_check,
+    request_reads_everything,
+    request_repositories,
+    token_repository_ids,
+    visible_to,
+)
 from api.serializers.findings import FindingDetailSerializer, FindingEventSerializer, FindingSerializer
-from api.serializers.related import RelatedFindingSerializer
+from api.serializers.related import FindingLinkSerializer, RelatedFindingSerializer, finding_link_data
 from api.serializers.verifications import EvidenceSerializer
+from api.serializers.writes import (
+    LinkRequestSerializer,
+    ResolveRequestSerializer,
+    ResolveResponseSerializer,
+    TagsRequestSerializer,
+)
 from api.views.reading import ReadMixin
+from api.views.writing import ActionView
 from findings.models import Evidence, Finding, FindingEvent, FindingLink
 from findings.search import explain_matches, parse_search
 from findings.selectors.related import finding_related
+from findings.services.resolution import finding_resolve
+from findings.services.tags_and_links import (
+    finding_by_reference,
+    finding_link_create,
+    finding_link_delete,
+    finding_tags_set,
+)
 from reviews.selectors import pull_requests_version
 
 
@@ -139,3 +163,169 @@ class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
     serializer_class = EvidenceSerializer
     repository_field = "finding__pull_request__repository"
     queryset = Evidence.objects.select_related("commit", "submodule_repository", "finding__pull_request__repository")
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=["findings"],
+        operation_id="finding_resolve",
+        summary="Mark a finding fixed, dismissed or open",
+        description=(
+            "The same change the site and the admin make, recorded in the finding's history with source `api`. "
+            "Fixing needs the commit it was fixed in, which must resolve in the repository's mirror (an unknown "
+            "SHA, an ambiguous one, whose `candidates` are listed, and a repository not fetched yet are refused "
+            "on `commit`). Where the latest verification at that commit says the evidence still holds, the "
+            "change is refused with `still_holds` (the commit and the verdict) unless `anyway` is true and a "
+            "note says why. Dismissing needs a note. Needs the Maintainer role on the repository (or `findings.resolve_finding` instance-wide)."
+        ),
+        parameters=docs.ID_PATH,
+        request=ResolveRequestSerializer,
+        responses={200: ResolveResponseSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[
+            OpenApiExample("Fixed", value={"status": "fixed", "commit": "3f2c9a1d", "note": "Tolerance back to 100."},
+                           request_only=True),
+            OpenApiExample("Fixed anyway", value={"status": "fixed", "commit": "3f2c9a1d", "anyway": True,
+                                                  "note": "The flag stays, but nothing reads it any more."},
+                           request_only=True),
+            OpenApiExample("Dismissed", value={"status": "dismissed", "note": "Out of scope for this PR."},
+                           request_only=True),
+        ],
+    )
+)
+class FindingResolve(ActionView):
+    required_action = Action.RESOLVE
+
+    def post(self, request, pk: int):
+        finding = _finding_for_action(request, self, pk)
+        body = ResolveRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        event = finding_resolve(
+            finding=finding,
+            status=data["status"],
+            actor=request.user,
+            source=FindingEvent.Source.API,
+            commit_sha=data["commit"] or "",
+            note=data["note"],
+            still_holds_confirmed=data["anyway"],
+        )
+        finding = _get_finding(request, pk)
+        context = {"request": request}
+        return Response(
+            {
+                "finding": FindingDetailSerializer(finding, context=context).data,
+                "event": FindingEventSerializer(event, context=context).data,
+            }
+        )
+
+
+def _get_finding(request, pk: int) -> Finding:
+    return get_object_or_404(visible_to(findings_with_evidence(request), request, "pull_request__repository"), pk=pk)
+
+
+def _finding_for_action(request, view, pk: int) -> Finding:
+    """The finding a write names: a 404 unless the request may read it, then a 403 unless its user
+    may do the view's action on its repository."""
+    finding = _get_finding(request, pk)
+    object_action_check(request, view, finding.pull_request.repository)
+    return finding
+
+
+@extend_schema_view(
+    put=extend_schema(
+        tags=["tags"],
+        operation_id="finding_tags_set",
+        summary="Set a finding's tags",
+        description=(
+            "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a tag not "
+            "seen before is created, shared by every repository. Needs the Reviewer role on the "
+            "finding's repository (or `findings.change_finding` instance-wide)."
+        ),
+        parameters=docs.ID_PATH,
+        request=TagsRequestSerializer,
+        responses={200: FindingDetailSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[OpenApiExample("Two tags", value={"tags": ["silent-failure", "dependency"]}, request_only=True)],
+    )
+)
+class FindingTags(ActionView):
+    required_action = Action.WRITE
+
+    def put(self, request, pk: int):
+        finding = _finding_for_action(request, self, pk)
+        body = TagsRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        finding_tags_set(finding=finding, slugs=body.validated_data["tags"])
+        return Response(FindingDetailSerializer(_get_finding(request, pk), context={"request": request}).data)
+
+
+def _other_finding(request, value: str) -> Finding:
+    """The finding a link names, by id or as `owner/name#4108/4`; a token limited to repositories
+    reaches only theirs."""
+    value = value.strip()
+    if value.isdigit():
+        return _get_finding(request, int(value))
+    finding = finding_by_reference(value, repositories=request_repositories(request))
+    allowed = token_repository_ids(request)
+    if allowed is not None and finding.pull_request.repository_id not in allowed:
+        raise NotFound(f"No finding {value} is recorded here.")
+    return finding
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=["findings"],
+        operation_id="finding_link_create",
+        summary="Link a finding to another",
+        description=(
+            "Records that this finding is a duplicate of another, a follow-up of it, or has the same cause, in "
+            "any pull request or repository. The link shows on both findings. Two findings are linked once. "
+            "Needs the Reviewer role on this finding's repository (or `findings.change_finding` instance-wide); "
+            "the other finding must be one you may read."
+        ),
+        parameters=docs.ID_PATH,
+        request=LinkRequestSerializer,
+        responses={201: FindingLinkSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+        examples=[
+            OpenApiExample("Duplicate", value={"kind": "duplicate_of", "finding": "acme/loader#4108/4"},
+                           request_only=True)
+        ],
+    )
+)
+class FindingLinks(ActionView):
+    required_action = Action.WRITE
+
+    def post(self, request, pk: int):
+        finding = _finding_for_action(request, self, pk)
+        body = LinkRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        link = finding_link_create(
+            source=finding, target=_other_finding(request, data["finding"]), kind=data["kind"], actor=request.user,
+            note=data["note"],
+        )
+        link = FindingLink.objects.select_related("target__pull_request__repository").get(pk=link.pk)
+        return Response(
+            FindingLinkSerializer(finding_link_data(link, finding), context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema_view(
+    delete=extend_schema(
+        tags=["findings"],
+        operation_id="finding_link_delete",
+        summary="Remove a link between two findings",
+        description="From either end. Needs the Reviewer role on the finding's repository (or "
+        "`findings.change_finding` instance-wide).",
+        parameters=docs.ID_PATH + [OpenApiParameter("link", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        responses={204: None, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class FindingLinkDetail(ActionView):
+    required_action = Action.WRITE
+
+    def delete(self, request, pk: int, link: int):
+        finding = _finding_for_action(request, self, pk)
+        found = get_object_or_404(FindingLink.objects.filter(Q(source=finding) | Q(target=finding)), pk=link)
+        finding_link_delete(link=found)
+        return Response(status=status.HTTP_204_NO_CONTENT)
