@@ -3,7 +3,7 @@ responses every endpoint can give."""
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_serializer
 
-from api.serializers import ErrorSerializer, ValidationErrorSerializer
+from api.serializers.errors import ErrorSerializer, ValidationErrorSerializer
 from findings.exchange import schema as bundle_schema
 
 # The review bundle's serializers describe the import body. Their class names (Repository,

@@ -4,13 +4,19 @@ and number."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api.views import actions
-
-from api.views import audit
-
-from api.views import reads as views
-
 from api import webhooks
+from api.views import (
+    audit,
+    exports,
+    findings,
+    gate,
+    navigation,
+    pull_requests,
+    repositories,
+    review_imports,
+    tags,
+    verifications,
+)
 from api.views.annotations import PullRequestAnnotations
 
 app_name = "api"
@@ -18,46 +24,48 @@ app_name = "api"
 PULL = "repos/<str:owner>/<str:name>/pulls/<int:number>"
 
 urlpatterns = [
-    path("", views.ApiRoot.as_view(), name="root"),
-    path("repos/", views.RepositoryList.as_view(), name="repository-list"),
-    path("repos/<str:owner>/<str:name>/", views.RepositoryDetail.as_view(), name="repository-detail"),
-    path("repos/<str:owner>/<str:name>/pulls/", views.RepositoryPullRequestList.as_view(), name="repository-pulls"),
-    path("repos/<str:owner>/<str:name>/figures/", views.RepositoryFigures.as_view(), name="repository-figures"),
-    path("repos/<str:owner>/<str:name>/files/<path:path>", views.RepositoryFile.as_view(), name="repository-file"),
-    path("repos/<str:owner>/<str:name>/publishing", actions.RepositoryPublishing.as_view(),
+    path("", navigation.ApiRoot.as_view(), name="root"),
+    path("repos/", repositories.RepositoryList.as_view(), name="repository-list"),
+    path("repos/<str:owner>/<str:name>/", repositories.RepositoryDetail.as_view(), name="repository-detail"),
+    path("repos/<str:owner>/<str:name>/pulls/", pull_requests.RepositoryPullRequestList.as_view(),
+         name="repository-pulls"),
+    path("repos/<str:owner>/<str:name>/figures/", repositories.RepositoryFigures.as_view(), name="repository-figures"),
+    path("repos/<str:owner>/<str:name>/files/<path:path>", repositories.RepositoryFile.as_view(),
+         name="repository-file"),
+    path("repos/<str:owner>/<str:name>/publishing", repositories.RepositoryPublishing.as_view(),
          name="repository-publishing"),
-    path(f"{PULL}/", views.PullRequestByNumber.as_view(), name="pull-request-by-number"),
-    path(f"{PULL}/gate", views.PullRequestGate.as_view(), name="pull-request-gate"),
-    path(f"{PULL}/verify", actions.PullRequestVerify.as_view(), name="pull-request-verify"),
+    path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),
+    path(f"{PULL}/gate", gate.PullRequestGate.as_view(), name="pull-request-gate"),
+    path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
-    path(f"{PULL}/export", views.PullRequestExport.as_view(), name="pull-request-export"),
-    path("pulls/", views.PullRequestList.as_view(), name="pull-request-list"),
-    path("pulls/<int:pk>/", views.PullRequestDetail.as_view(), name="pull-request-detail"),
-    path("findings/", views.FindingList.as_view(), name="finding-list"),
-    path("findings/<int:pk>/", views.FindingDetail.as_view(), name="finding-detail"),
-    path("findings/<int:pk>/history/", views.FindingHistory.as_view(), name="finding-history"),
-    path("findings/<int:pk>/resolve", actions.FindingResolve.as_view(), name="finding-resolve"),
-    path("findings/<int:pk>/tags", actions.FindingTags.as_view(), name="finding-tags"),
-    path("findings/<int:pk>/links", actions.FindingLinks.as_view(), name="finding-links"),
-    path("findings/<int:pk>/links/<int:link>", actions.FindingLinkDetail.as_view(), name="finding-link-detail"),
-    path("findings/<int:pk>/related/", views.FindingRelated.as_view(), name="finding-related"),
-    path("tags/", views.TagList.as_view(), name="tag-list"),
-    path("tags/<slug:slug>/", views.TagDetail.as_view(), name="tag-detail"),
+    path(f"{PULL}/export", exports.PullRequestExport.as_view(), name="pull-request-export"),
+    path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
+    path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),
+    path("findings/", findings.FindingList.as_view(), name="finding-list"),
+    path("findings/<int:pk>/", findings.FindingDetail.as_view(), name="finding-detail"),
+    path("findings/<int:pk>/history/", findings.FindingHistory.as_view(), name="finding-history"),
+    path("findings/<int:pk>/resolve", findings.FindingResolve.as_view(), name="finding-resolve"),
+    path("findings/<int:pk>/tags", findings.FindingTags.as_view(), name="finding-tags"),
+    path("findings/<int:pk>/links", findings.FindingLinks.as_view(), name="finding-links"),
+    path("findings/<int:pk>/links/<int:link>", findings.FindingLinkDetail.as_view(), name="finding-link-detail"),
+    path("findings/<int:pk>/related/", findings.FindingRelated.as_view(), name="finding-related"),
+    path("tags/", tags.TagList.as_view(), name="tag-list"),
+    path("tags/<slug:slug>/", tags.TagDetail.as_view(), name="tag-detail"),
     # Any text reaches the service, which refuses a slug it would not record with a 400 that says why.
-    path("tags/<str:slug>/description", actions.TagDescription.as_view(), name="tag-description"),
-    path("evidence/", views.EvidenceList.as_view(), name="evidence-list"),
-    path("evidence/<int:pk>/", views.EvidenceDetail.as_view(), name="evidence-detail"),
-    path("verifications/", views.VerificationList.as_view(), name="verification-list"),
-    path("verifications/<int:pk>/", views.VerificationDetail.as_view(), name="verification-detail"),
-    path("runs/", views.VerificationRunList.as_view(), name="run-list"),
-    path("runs/<int:pk>/", views.VerificationRunDetail.as_view(), name="run-detail"),
-    path("reviews/import", actions.ReviewImport.as_view(), name="review-import"),
-    path("imports/<int:pk>/", actions.ImportJobDetail.as_view(), name="import-detail"),
+    path("tags/<str:slug>/description", tags.TagDescription.as_view(), name="tag-description"),
+    path("evidence/", findings.EvidenceList.as_view(), name="evidence-list"),
+    path("evidence/<int:pk>/", findings.EvidenceDetail.as_view(), name="evidence-detail"),
+    path("verifications/", verifications.VerificationList.as_view(), name="verification-list"),
+    path("verifications/<int:pk>/", verifications.VerificationDetail.as_view(), name="verification-detail"),
+    path("runs/", verifications.VerificationRunList.as_view(), name="run-list"),
+    path("runs/<int:pk>/", verifications.VerificationRunDetail.as_view(), name="run-detail"),
+    path("reviews/import", review_imports.ReviewImport.as_view(), name="review-import"),
+    path("imports/<int:pk>/", review_imports.ImportJobDetail.as_view(), name="import-detail"),
     path("audit/", audit.AuditLog.as_view(), name="audit-log"),
     path("hooks/github", webhooks.GitHubWebhook.as_view(), name="github-webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
     # Last: any other URL under /api/ answers with a JSON 404 rather than the site's HTML one.
-    re_path(r"^(?P<path>.*)$", views.api_not_found, name="not-found"),
+    re_path(r"^(?P<path>.*)$", navigation.api_not_found, name="not-found"),
 ]

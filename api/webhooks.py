@@ -12,7 +12,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from api.serializers import ErrorSerializer, ValidationErrorSerializer, WebhookResponseSerializer
+from api.serializers.errors import ErrorSerializer, ValidationErrorSerializer
+from api.serializers.writes import WebhookResponseSerializer
 from forge.deliveries import github_delivery_handle, github_payload_parse, github_signature_is_valid
 
 MAX_DELIVERY_ID_LENGTH = 100

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from api import docs
 from api.lookups import pull_request_by_number, recorded_commit
 from api.permissions import PublicReadOrAuthenticated, TokenScope, repository_limit
-from api.serializers import ErrorSerializer
+from api.serializers.errors import ErrorSerializer
 from core.errors import RecheckError
 from forge.content import open_finding_annotations
 from reviews.selectors import pull_request_latest_head

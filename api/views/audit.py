@@ -15,7 +15,7 @@ from api.permissions import (
     token_repository_ids,
     visible_to,
 )
-from api.serializers import ErrorSerializer
+from api.serializers.errors import ErrorSerializer
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):

@@ -279,7 +279,7 @@ def test_an_oversized_bundle_is_refused(token_with_permission, db, monkeypatch):
     from findings.services import review_import as bundle_import
 
     monkeypatch.setattr(bundle_import, "MAX_BUNDLE_BYTES", 100)
-    monkeypatch.setattr("api.views.actions.MAX_BUNDLE_BYTES", 100)
+    monkeypatch.setattr("api.views.review_imports.MAX_BUNDLE_BYTES", 100)
     response = token_with_permission.post("/api/reviews/import", json.dumps(bundle()), content_type="application/json")
     assert response.status_code == 400 and "larger than" in response.json()["detail"]
 

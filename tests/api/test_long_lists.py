@@ -6,7 +6,7 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.test import APIRequestFactory
 
-from api.serializers import FindingSerializer
+from api.serializers.findings import FindingSerializer
 from findings.models import Finding, Tag
 from findings.services.tags_and_links import finding_tags_set
 from tests.factories import CommitFactory, FindingFactory, PullRequestFactory, UserFactory

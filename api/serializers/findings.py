@@ -1,0 +1,172 @@
+"""Findings: a row of the list (written out by hand for long lists), why a search matched it, the
+detail with its evidence, tags and links, its status history, and the tags findings carry."""
+from django.db.models import F
+from django.utils import timezone
+from django.utils.encoding import iri_to_uri
+from django.utils.functional import cached_property
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.reverse import reverse
+
+from api.serializers.fields import AbsoluteSiteUrlField, ApiUrlField
+from api.serializers.related import FindingLinkSerializer, finding_link_data
+from api.serializers.verifications import EvidenceSerializer
+from findings.models import Finding, FindingEvent, Tag
+
+
+class SearchMatchSerializer(serializers.Serializer):
+    rank = serializers.FloatField(help_text="Higher is a better match; comparable within one search only.")
+    reasons = serializers.ListField(
+        child=serializers.CharField(), help_text='Where the words were found, e.g. "title: tolerance".'
+    )
+    excerpt = serializers.CharField(
+        help_text="A passage of the summary, body or fix, HTML-escaped, the matched words in <mark>; may be empty."
+    )
+
+
+# An id no finding has, for URLs reversed once and filled in per row.
+_PK_PLACEHOLDER = "9223372036854775807"
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+def _datetime(value, zone):
+    """What DRF's DateTimeField makes of an aware datetime (ISO 8601 in the current time zone, UTC
+    as Z), without its per-value lookups."""
+    if value is None:
+        return None
+    if timezone.is_naive(value):
+        return _DATETIME.to_representation(value)
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+class FindingSerializer(serializers.ModelSerializer):
+    url = ApiUrlField("api:finding-detail", lambda finding: {"pk": finding.pk})
+    html_url = AbsoluteSiteUrlField()
+    repository = serializers.CharField(source="pull_request.repository.slug", read_only=True)
+    pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
+    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    resolved_commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
+    search = serializers.SerializerMethodField(help_text="Why it matched `q`; null when the list was not searched.")
+
+    class Meta:
+        model = Finding
+        fields = [
+            "id", "url", "html_url", "repository", "pull_request", "pull_request_reference", "number", "kind",
+            "caught_by", "title", "summary", "path", "line", "status", "possibly_regressed", "resolved_by",
+            "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
+        ]
+
+    # What a list reads beside the finding's own columns, as values of the row rather than as
+    # related objects: the list's queryset annotates them (FindingList), and a row is then one
+    # object, not four.
+    LIST_ANNOTATIONS = {
+        "list_repository": F("pull_request__repository__slug"),
+        "list_pull_request_number": F("pull_request__number"),
+        "list_resolved_by": F("resolved_by__username"),
+        "list_resolved_commit": F("resolved_commit__sha"),
+    }
+
+    def to_representation(self, finding):
+        # A list page holds up to 200 of these: written out, the row costs a fifth of what the
+        # fields' generic machinery makes of it. The same output (a test compares the two);
+        # subclasses that add fields, and findings without the list's annotations, take the
+        # generic path.
+        if type(self) is not FindingSerializer or not hasattr(finding, "list_repository"):
+            return super().to_representation(finding)
+        slug, pull_request_number = finding.list_repository, finding.list_pull_request_number
+        api_url, origin, zone = self._per_page
+        return {
+            "id": finding.pk,
+            "url": api_url.replace(_PK_PLACEHOLDER, str(finding.pk)),
+            # PullRequest.get_absolute_url, then Finding.get_absolute_url, from the row's values.
+            "html_url": iri_to_uri(f"{origin}/{slug}/pull/{pull_request_number}/findings/{finding.number}/"),
+            "repository": slug,
+            "pull_request": finding.pull_request_id,
+            "pull_request_reference": f"{slug}#{pull_request_number}",
+            "number": finding.number,
+            "kind": str(finding.kind),
+            "caught_by": str(finding.caught_by),
+            "title": finding.title,
+            "summary": finding.summary,
+            "path": finding.path,
+            "line": finding.line,
+            "status": str(finding.status),
+            "possibly_regressed": bool(finding.possibly_regressed),
+            "resolved_by": finding.list_resolved_by,
+            "resolved_at": _datetime(finding.resolved_at, zone),
+            "resolved_commit": finding.list_resolved_commit,
+            "created_at": _datetime(finding.created_at, zone),
+            "updated_at": _datetime(finding.updated_at, zone),
+            "search": self.get_search(finding),
+        }
+
+    @cached_property
+    def _per_page(self):
+        """The API URL of a finding with a placeholder for its id, the site's origin (what
+        build_absolute_uri puts before a path) and the time zone: once a page, not once a row."""
+        request = self.context.get("request")
+        api_url = reverse("api:finding-detail", kwargs={"pk": _PK_PLACEHOLDER}, request=request)
+        origin = request.build_absolute_uri("/")[:-1] if request is not None else ""
+        return api_url, origin, timezone.get_current_timezone()
+
+    @extend_schema_field(SearchMatchSerializer(allow_null=True))
+    def get_search(self, finding):
+        if not hasattr(finding, "search_reasons"):
+            return None
+        return {
+            "rank": getattr(finding, "search_rank", None) or 0.0,
+            "reasons": finding.search_reasons,
+            "excerpt": str(finding.search_excerpt),
+        }
+
+
+class TagSerializer(serializers.ModelSerializer):
+    url = ApiUrlField("api:tag-detail", lambda tag: {"slug": tag.slug})
+    html_url = AbsoluteSiteUrlField()
+    findings_count = serializers.IntegerField(read_only=True, help_text="Findings that carry it, in any repository.")
+    findings_url = serializers.SerializerMethodField(help_text="Its findings, newest first.")
+
+    class Meta:
+        model = Tag
+        fields = ["slug", "url", "html_url", "description", "findings_count", "findings_url"]
+
+    def get_findings_url(self, tag) -> str:
+        return reverse("api:finding-list", request=self.context.get("request")) + f"?tag={tag.slug}&ordering=-created_at"
+
+
+class FindingDetailSerializer(FindingSerializer):
+    evidence = EvidenceSerializer(many=True, read_only=True)
+    tags = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    links = serializers.SerializerMethodField(help_text="Links to other findings, made from either end.")
+    related_url = ApiUrlField("api:finding-related", lambda finding: {"pk": finding.pk})
+    review_comment_url = serializers.CharField(read_only=True, help_text="The review comment; may be empty.")
+    history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
+    resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
+    verifications_url = serializers.SerializerMethodField()
+
+    class Meta(FindingSerializer.Meta):
+        fields = FindingSerializer.Meta.fields + [
+            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
+            "history_url", "resolve_url", "verifications_url",
+        ]
+
+    @extend_schema_field(FindingLinkSerializer(many=True))
+    def get_links(self, finding) -> list:
+        links = sorted([*finding.links_out.all(), *finding.links_in.all()], key=lambda link: link.pk)
+        return FindingLinkSerializer([finding_link_data(link, finding) for link in links], many=True,
+                                     context=self.context).data
+
+    def get_verifications_url(self, finding) -> str:
+        return reverse("api:verification-list", request=self.context.get("request")) + f"?finding={finding.pk}"
+
+
+class FindingEventSerializer(serializers.ModelSerializer):
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
+
+    class Meta:
+        model = FindingEvent
+        fields = ["id", "kind", "from_status", "to_status", "actor", "at", "commit", "note", "source"]

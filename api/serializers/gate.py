@@ -1,0 +1,34 @@
+"""The merge gate's answer: may a pull request merge at a commit, its open blockers with their
+verdicts, and a verification under way. The view builds it as plain data; this describes its shape
+in the schema."""
+from rest_framework import serializers
+
+
+class GateBlockerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    verdict = serializers.CharField(
+        allow_null=True, help_text="Its verdict at the commit (present, likely_fixed, ...); null while unverified."
+    )
+    url = serializers.URLField(help_text="The finding's page on the site.")
+
+
+class GateRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    status_url = serializers.URLField()
+
+
+class GateSerializer(serializers.Serializer):
+    pull_request = serializers.CharField(help_text="owner/name#number")
+    commit = serializers.CharField(help_text="The commit as recorded: the full SHA once known.")
+    mergeable = serializers.BooleanField(help_text="Verified at this commit, with no open blocker.")
+    verified = serializers.BooleanField(help_text="Every open blocker has a verdict at this commit.")
+    reason = serializers.CharField(help_text="One sentence for a CI log.")
+    open_blockers = GateBlockerSerializer(many=True)
+    possibly_regressed = GateBlockerSerializer(
+        many=True, help_text="Blockers marked fixed whose evidence holds again at this commit; they do not block."
+    )
+    how_to_verify = serializers.CharField(allow_null=True, help_text="The request that verifies this commit.")
+    verification_run = GateRunSerializer(allow_null=True, help_text="A queued or running verification, if any.")

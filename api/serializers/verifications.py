@@ -1,0 +1,69 @@
+"""Evidence and what verification says of it: evidence items, a finding's verdict at a commit with a
+result per item, and requested verification runs with their progress."""
+from rest_framework import serializers
+
+from api.serializers.fields import ApiUrlField
+from findings.models import Evidence, EvidenceResult, Verification, VerificationRun
+
+
+class EvidenceSerializer(serializers.ModelSerializer):
+    commit = serializers.SlugRelatedField(
+        slug_field="sha", read_only=True, allow_null=True, help_text="Recorded at this commit (none for a note)."
+    )
+    permalink = serializers.CharField(read_only=True, help_text="The evidence on the forge, where one can be built.")
+    submodule_repository = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True,
+        help_text="Gitlink evidence: the submodule's repository, when the evidence names it.",
+    )
+
+    class Meta:
+        model = Evidence
+        fields = [
+            "id", "finding", "position", "kind", "commit", "path", "start_line", "end_line", "text", "regex",
+            "expect", "sha", "submodule_repository", "reference_branch", "caption", "permalink",
+        ]
+
+
+class EvidenceResultSerializer(serializers.ModelSerializer):
+    position = serializers.IntegerField(source="evidence.position", read_only=True)
+    kind = serializers.CharField(source="evidence.kind", read_only=True)
+    moved = serializers.BooleanField(read_only=True, help_text="The evidence holds, somewhere else than recorded.")
+
+    class Meta:
+        model = EvidenceResult
+        fields = [
+            "evidence", "position", "kind", "state", "path", "start_line", "end_line", "detail", "moved", "facts",
+        ]
+
+
+class VerificationSerializer(serializers.ModelSerializer):
+    url = ApiUrlField("api:verification-detail", lambda verification: {"pk": verification.pk})
+    finding_number = serializers.IntegerField(source="finding.number", read_only=True)
+    commit = serializers.SlugRelatedField(slug_field="sha", read_only=True)
+    results = EvidenceResultSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Verification
+        fields = [
+            "id", "url", "finding", "finding_number", "commit", "verdict", "checked_at", "first_checked_at", "detail",
+            "results",
+        ]
+
+
+class VerificationRunSerializer(serializers.ModelSerializer):
+    url = ApiUrlField("api:run-detail", lambda run: {"pk": run.pk})
+    pull_request_reference = serializers.CharField(source="pull_request.reference", read_only=True)
+    commit = serializers.SlugRelatedField(
+        slug_field="sha", read_only=True, allow_null=True,
+        help_text="The commit verified; null when every pinned commit is.",
+    )
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    percent = serializers.IntegerField(read_only=True)
+    is_active = serializers.BooleanField(read_only=True, help_text="Queued or running.")
+
+    class Meta:
+        model = VerificationRun
+        fields = [
+            "id", "url", "pull_request", "pull_request_reference", "commit", "task_id", "status", "done", "total",
+            "percent", "message", "is_active", "requested_by", "created_at", "started_at", "finished_at",
+        ]
