@@ -71,6 +71,15 @@ def token_client(db):
     return api_client
 
 
+def pytest_configure(config):
+    # Tests patch tasks (`findings.tasks.run_verification.delay`) before anything hands work on:
+    # the project's Celery app must be the current one by then, as a process that enqueues makes it.
+    import django
+
+    django.setup()
+    import recheck.celery  # noqa: F401
+
+
 def pytest_report_header(config):
     from django.conf import settings
 

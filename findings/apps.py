@@ -15,9 +15,6 @@ class FindingsConfig(AppConfig):
     verbose_name = "Findings"
 
     def ready(self):
-        # Celery's autodiscovery runs only in a worker; a web process that enqueues by task name
-        # (findings.enqueue) needs the tasks registered too.
-        from findings import tasks  # noqa: F401
         # SQLite rebuilds a table to alter a column, and the rebuilt table has no triggers.
         post_migrate.connect(_repair_search_index, sender=self)
         from findings import receivers  # noqa: F401  (connects the receivers)

@@ -9,5 +9,4 @@ class ForgeConfig(AppConfig):
     verbose_name = "Forge (GitHub)"
 
     def ready(self):
-        # Registered in every process, not only in a worker: services enqueue them by name.
-        from forge import receivers, tasks  # noqa: F401
+        from forge import receivers  # noqa: F401  (connects them)

@@ -6,5 +6,4 @@ class PresentationConfig(AppConfig):
     verbose_name = "Presentation"
 
     def ready(self):
-        # Registered in every process: the receiver enqueues them by name.
-        from presentation import receivers, tasks  # noqa: F401
+        from presentation import receivers  # noqa: F401  (connects them)

@@ -1,4 +1,2 @@
-# The Celery app is loaded with Django so that @shared_task binds to it.
-from .celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""The project: settings, root URLs, the Celery app (`recheck.celery`, loaded by `celery -A recheck`
+in a worker and by `findings.enqueue` the first time a process hands work on), WSGI."""

@@ -28,7 +28,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin's modules are found when its URLs are first loaded (recheck.urls), not by every
+    # command at start-up.
+    "django.contrib.admin.apps.SimpleAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -260,6 +262,8 @@ RECHECK_GITHUB_TOKEN = env_str("RECHECK_GITHUB_TOKEN").strip()
 RECHECK_GITHUB_TIMEOUT = env_int("RECHECK_GITHUB_TIMEOUT", 10)
 
 # --- Celery --------------------------------------------------------------------------------
+# The Celery app, loaded by name the first time work is handed on (findings.enqueue).
+RECHECK_CELERY_APP = "recheck.celery.app"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 # Without a broker the tasks run in-process, so a laptop needs neither Redis nor a worker.
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL

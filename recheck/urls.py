@@ -4,6 +4,10 @@ from django.views.generic import RedirectView
 
 from recheck.health import healthz
 
+# The admin's registrations (backoffice.admin), found here rather than at start-up: a command never
+# needs them (settings install the admin's SimpleAdminConfig).
+admin.autodiscover()
+
 urlpatterns = [
     # One sign-in page for everyone, with allauth's rate limits and the forge's buttons.
     path("admin/login/", RedirectView.as_view(pattern_name="account_login", query_string=True)),

@@ -1,7 +1,6 @@
 """Checking many items costs a handful of git processes, not one per item or file."""
 
 import subprocess
-import time
 
 from engine.verification import EvidenceSpec, check_evidence
 from engine.git import GitReader
@@ -40,13 +39,11 @@ def test_a_thousand_snippets_need_only_a_few_git_processes(tmp_path, monkeypatch
     started = []
     real_popen = subprocess.Popen
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a[0]) or real_popen(*a, **k))
-    began = time.perf_counter()
     with GitReader(repo.git_dir) as reader:
         results = [check_evidence(reader, spec, target) for spec in specs]
-    elapsed = time.perf_counter() - began
 
     states = [result.state for result in results]
     assert states.count("gone") == sum(1 for spec in specs if spec.path == "pkg/mod_2.py")
     assert states.count("holds") + states.count("gone") == len(specs)
+    # What it costs in time is measured by bench/verify_bench.py; here, that it stays a few processes.
     assert len(started) <= 3, started  # cat-file, one diff-tree, maybe one more
-    assert elapsed < 5
