@@ -39,3 +39,14 @@ def test_the_beat_schedule_names_registered_tasks():
         "for entry in settings.CELERY_BEAT_SCHEDULE.values(): print(_task(entry['task']).name)\n"
     )
     assert out.split()
+
+
+def test_a_worker_started_with_celery_dash_a_recheck_finds_the_app_and_every_task():
+    out = run(
+        "from celery.app.utils import find_app\n"
+        "app = find_app('recheck'); app.loader.import_default_modules()\n"
+        "print(app.main); print('\\n'.join(sorted(app.tasks)))\n"
+    )
+    assert out.split()[0] == "recheck"
+    for name in TASKS:
+        assert name in out.split()
