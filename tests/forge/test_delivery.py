@@ -64,20 +64,21 @@ def test_a_422_is_reported_with_the_fields_github_refused(
 
 
 def test_a_secondary_rate_limit_is_retried_after_the_time_github_asks(
-    pull_request, repo, fake_github, django_capture_on_commit_callbacks, monkeypatch
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
 ):
-    delays = []
-    real_delay = github.retry_delay
-    monkeypatch.setattr("forge.services.retry_delay", lambda f, a: delays.append(real_delay(f, a)) or delays[-1])
     fake_github.fail("POST", r"/check-runs$", 403,
                      "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-                     headers={"Retry-After": "30"})
+                     headers={"Retry-After": "1"})
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     first = GitHubCall.objects.get(state="in_progress")
     assert (first.status, first.attempts) == ("sent", 2)
-    assert 30 <= delays[0] <= 31
+    [(refused_at, refused), (created_at, created)] = fake_github.answers("POST", r"/check-runs$")
+    assert (refused, created) == (403, 201)
+    assert created_at - refused_at >= 1
+    # The completed report, due meanwhile, waited too: the limit holds for the installation.
+    assert fake_github.answers("PATCH", r"/check-runs/")[0][0] - refused_at >= 1
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
 
@@ -111,25 +112,30 @@ def test_server_errors_are_retried_with_backoff_until_github_answers(
 
 
 def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
-    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+    pull_request, repo, fake_github, settings, django_capture_on_commit_callbacks
 ):
+    settings.RECHECK_GITHUB_MAX_ATTEMPTS = 4
     fake_github.fail("POST", r"/check-runs$", 503, "Service Unavailable", times=100)
 
     run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     first = GitHubCall.objects.get(state="in_progress")
-    assert (first.status, first.attempts) == ("failed", 6)
-    assert "kept failing after 6 attempts" in first.hint
+    assert (first.status, first.attempts) == ("failed", 4)
+    assert "kept failing after 4 attempts" in first.hint
     run.refresh_from_db()
     assert run.status == VerificationRun.Status.DONE
 
 
-def test_backoff_grows_with_each_attempt_and_is_jittered():
+def test_backoff_grows_with_each_attempt_up_to_hours_and_is_jittered(settings):
+    settings.RECHECK_GITHUB_BACKOFF_BASE_SECONDS = 30
+    settings.RECHECK_GITHUB_BACKOFF_MAX_SECONDS = 6 * 3600
     failure = github.Failure(502, "Server Error", retryable=True)
     first = [github.retry_delay(failure, 1) for _ in range(20)]
     third = [github.retry_delay(failure, 3) for _ in range(20)]
-    assert all(7.5 <= delay <= 15 for delay in first)
-    assert all(30 <= delay <= 60 for delay in third)
+    last = [github.retry_delay(failure, 11) for _ in range(20)]
+    assert all(15 <= delay <= 30 for delay in first)
+    assert all(60 <= delay <= 120 for delay in third)
+    assert all(3 * 3600 <= delay <= 6 * 3600 for delay in last)
     assert len(set(first)) > 1
 
 
@@ -174,8 +180,9 @@ def test_a_token_close_to_expiry_is_not_reused(pull_request, repo, fake_github,
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    # One token per call: none was cached, since each would expire within the margin.
-    assert len(fake_github.calls("POST", r"/access_tokens$")) == 2
+    # One token per request: none was cached, since each would expire within the margin.
+    requests = [path for _, path, _ in fake_github.requests if "/check-runs" in path]
+    assert len(fake_github.calls("POST", r"/access_tokens$")) == len(requests) == 3
     assert GitHubCall.objects.exclude(status="sent").count() == 0
 
 
@@ -189,7 +196,8 @@ def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, f
 
 
 def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
-    from forge.services import github_call_send, verification_run_report
+    from forge.outbox import github_call_send
+    from forge.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
@@ -203,7 +211,7 @@ def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
     assert call.sent_at <= timezone.now()
 
 
-def test_when_the_first_call_of_a_report_fails_its_other_annotation_batches_say_why(
+def test_a_report_with_more_annotations_than_one_request_takes_fails_whole_when_github_refuses_it(
     repo, fake_github, django_capture_on_commit_callbacks
 ):
     from tests.findings.services.test_verification import import_review
@@ -221,9 +229,8 @@ def test_when_the_first_call_of_a_report_fails_its_other_annotation_batches_say_
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    second = GitHubCall.objects.get(state__startswith="completed", part=2)
-    assert second.status == "failed"
-    assert "no check run to add to" in second.response_message
+    [report] = GitHubCall.objects.filter(state__startswith="completed")
+    assert (report.status, report.response_status) == ("failed", 422)
     assert fake_github.check_runs == {}
 
 

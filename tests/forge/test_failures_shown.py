@@ -4,7 +4,7 @@ import pytest
 
 from forge.models import GitHubCall
 from tests.factories import UserFactory
-from tests.forge.scenario import the_check_run, verify
+from tests.forge.scenario import deliver, the_check_run, verify
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,8 @@ def test_the_admin_lists_failed_calls_and_sends_one_again(
     client, refused, fake_github, django_capture_on_commit_callbacks
 ):
     maintainer = UserFactory(username="reporter", is_staff=True,
-                             permissions=["reporting.view_githubcall", "reporting.resend_githubcall"])
+                             permissions=["reporting.view_githubcall", "reporting.resend_githubcall",
+                                          "findings.verify_pullrequest"])
     client.force_login(maintainer)
 
     listing = client.get("/admin/reporting/githubcall/?status__exact=failed").content.decode()
@@ -51,6 +52,7 @@ def test_the_admin_lists_failed_calls_and_sends_one_again(
             "action": "send_again", "_selected_action": failed,
         })
     assert response.status_code == 302
+    deliver()
     assert not GitHubCall.objects.failed().exists()
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
