@@ -144,7 +144,7 @@ class FakeGitHub:
             response = self._handle(request)
             delay = 0.0
             for slow in self.slow:
-                if slow[3] and slow[0] == request.method and slow[1].search(request.path):
+                if slow[3] and re.fullmatch(slow[0], request.method) and slow[1].search(request.path):
                     slow[3] -= 1
                     delay = slow[2]
                     break
