@@ -199,7 +199,6 @@ class ResendRefused(RecheckError):
     """The actor may not send this repository's calls to GitHub again."""
 
 
-@transaction.atomic
 def github_call_resend(*, call: GitHubCall, actor) -> bool:
     """Send a failed call again, now (after its cause was fixed: a permission granted, the App
     installed, GitHub back). Needs the role that may verify the call's repository (a resend is a
@@ -212,6 +211,12 @@ def github_call_resend(*, call: GitHubCall, actor) -> bool:
         audit_refusal(action="github_call.resend", actor=actor, target=target, repository=repository,
                       message=message)
         raise ResendRefused(message)
+    with transaction.atomic():
+        return _resend(call, actor, target)
+
+
+def _resend(call: GitHubCall, actor, target: str) -> bool:
+    repository = call.repository
     queued = GitHubCall.objects.filter(pk=call.pk, status=GitHubCall.Status.FAILED).update(
         status=GitHubCall.Status.PENDING, attempts=0, due_at=timezone.now()
     )

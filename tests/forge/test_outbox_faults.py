@@ -99,7 +99,7 @@ def test_the_report_arrives_once_github_is_back_after_the_due_time_with_one_chec
     elif fault != "refused":
         assert creates[-1][1] == 201 and len(creates) >= 2
         # Each attempt no sooner than its due time.
-        assert all(later - earlier >= gap for (earlier, _), (later, _) in zip(creates, creates[1:]))
+        assert all(later - earlier >= gap for (earlier, _), (later, _) in zip(creates, creates[1:], strict=False))
     assert not GitHubCall.objects.exclude(status="sent").exists()
 
 
