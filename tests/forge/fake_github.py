@@ -91,6 +91,7 @@ class FakeGitHub:
     # Seconds to wait before answering requests matching (method, path pattern), after acting on
     # them: GitHub that answers after the client's timeout has done the work all the same.
     slow: list[list] = field(default_factory=list)
+    limit_headers: list[list] = field(default_factory=list)
 
     def __post_init__(self):
         self._ids = itertools.count(1001)
@@ -109,8 +110,13 @@ class FakeGitHub:
         self.failures.append(Failure(method, re.compile(path), status, body, headers or {}, times))
 
     def answer_slowly(self, method: str, path: str, seconds: float, *, times: int = 1) -> None:
-        """Act on the next `times` matching requests at once, but answer them `seconds` later."""
+        """Act on the next `times` requests matching `method` and `path` (patterns) at once, but
+        answer them `seconds` later."""
         self.slow.append([method, re.compile(path), seconds, times])
+
+    def use_up_rate_limit(self, method: str, path: str, *, reset_in: int) -> None:
+        """Answer the next matching request with the headers of the window's last request."""
+        self.limit_headers.append([method, re.compile(path), reset_in])
 
     def calls(self, method: str, pattern: str) -> list[dict | None]:
         return [body for m, path, body in self.requests if m == method and re.search(pattern, path)]
@@ -142,6 +148,12 @@ class FakeGitHub:
     def handle(self, request: Request) -> Response:
         with self._lock:
             response = self._handle(request)
+            for limit in list(self.limit_headers):
+                if limit[0] == request.method and limit[1].search(request.path):
+                    self.limit_headers.remove(limit)
+                    response.headers["x-ratelimit-remaining"] = "0"
+                    response.headers["x-ratelimit-reset"] = str(int(time.time()) + limit[2])
+                    break
             delay = 0.0
             for slow in self.slow:
                 if slow[3] and re.fullmatch(slow[0], request.method) and slow[1].search(request.path):

@@ -82,6 +82,20 @@ def test_a_secondary_rate_limit_is_retried_after_the_time_github_asks(
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
 
+def test_a_call_that_used_up_the_rate_limit_holds_back_the_next_until_the_reset(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.use_up_rate_limit("POST", r"/check-runs$", reset_in=2)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    [(created_at, _)] = fake_github.answers("POST", r"/check-runs$")
+    next_request = min(at for at, method, path, _ in fake_github.answered if at > created_at)
+    # The reset is a whole second on GitHub's clock: at least one second later, whatever the rounding.
+    assert next_request - created_at >= 1
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+
+
 def test_a_primary_rate_limit_waits_until_x_ratelimit_reset(fake_github):
     reset = int(time.time()) + 120
     fake_github.fail("GET", r"/installation$", 403, "API rate limit exceeded for installation ID 77.",

@@ -14,9 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true", help="Send what is due now, then stop.")
-        parser.add_argument("--interval", type=float, default=None,
-                            help="Seconds between looks for calls written elsewhere "
-                                 "(default RECHECK_GITHUB_SEND_INTERVAL_SECONDS).")
+        parser.add_argument("--interval", type=float, default=2.0,
+                            help="Seconds between looks for calls the site wrote (default 2); a call due "
+                                 "sooner is sent at its time.")
 
     def handle(self, *args, once: bool, interval: float | None, **options):
         if once:
