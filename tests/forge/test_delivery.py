@@ -274,3 +274,56 @@ def test_a_reinstalled_app_is_found_again(pull_request, repo, fake_github, djang
     repository.refresh_from_db()
     assert repository.github_installation_id == 77
     assert GitHubCall.objects.exclude(status="sent").count() == 0
+
+
+def test_a_call_is_not_sent_before_its_due_time(pull_request, repo, fake_github):
+    from forge.outbox import github_call_send, github_calls_send_due
+    from forge.services import verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    [call] = verification_run_report(run=run)
+    GitHubCall.objects.filter(pk=call.pk).update(due_at=timezone.now() + timedelta(minutes=5))
+
+    assert github_call_send(call_id=call.pk) is None
+    assert github_calls_send_due() == 0
+    assert fake_github.requests == []
+    assert github_calls_send_due(now=timezone.now() + timedelta(minutes=6)) == 1
+    call.refresh_from_db()
+    assert call.status == "sent"
+
+
+def test_a_call_whose_sender_died_is_sent_once_its_lease_runs_out(pull_request, repo, fake_github):
+    from forge.outbox import github_calls_send_due
+    from forge.services import verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    [call] = verification_run_report(run=run)
+    # Claimed by a sender that stopped before it finished.
+    leased_until = timezone.now() + timedelta(minutes=1)
+    GitHubCall.objects.filter(pk=call.pk).update(status="sending", attempts=1, due_at=leased_until)
+
+    assert github_calls_send_due() == 0
+    assert github_calls_send_due(now=leased_until + timedelta(seconds=1)) == 1
+    call.refresh_from_db()
+    assert (call.status, call.attempts) == ("sent", 2)
+    assert len(fake_github.runs_of(repo.reviewed)) == 1
+
+
+def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, django_capture_on_commit_callbacks):
+    from django.core.management import call_command
+
+    from findings.services.runs import verification_run_request
+
+    with django_capture_on_commit_callbacks(execute=True):
+        verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
+    # Tasks ran in-process, and nothing was sent by them.
+    assert fake_github.requests == [] and GitHubCall.objects.filter(status="pending").count() == 2
+
+    call_command("send_github_calls", "--once")
+
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+    assert not GitHubCall.objects.exclude(status="sent").exists()
