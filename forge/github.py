@@ -153,11 +153,19 @@ def _call(operation: Callable[[], T]) -> T:
         if status in (403, 429) and "rate limit" in message.lower():
             # A secondary rate limit without Retry-After: GitHub asks for at least a minute.
             raise Failure(status, message, retryable=True, retry_after=60, rate_limited=True) from None
-        raise Failure(status, message, retryable=status >= 500) from None
+        # A 5xx may say when to come back too (503 with Retry-After, in seconds).
+        raise Failure(status, message, retryable=status >= 500, retry_after=_retry_after(error)) from None
     except RequestTimeout:
         raise Failure(None, f"GitHub did not answer within {settings.RECHECK_GITHUB_TIMEOUT}s.", retryable=True) from None
     except RequestError as error:
         raise Failure(None, f"GitHub could not be reached: {error.exc}", retryable=True) from None
+
+
+def _retry_after(error: RequestFailed) -> float | None:
+    try:
+        return float(error.response.headers.get("retry-after", ""))
+    except (TypeError, ValueError):
+        return None
 
 
 def _message(error: RequestFailed) -> str:

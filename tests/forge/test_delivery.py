@@ -125,6 +125,17 @@ def test_server_errors_are_retried_with_backoff_until_github_answers(
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
 
+def test_a_server_error_with_retry_after_waits_that_long(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.fail("POST", r"/check-runs$", 503, "Service Unavailable", headers={"Retry-After": "1"})
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    [(refused_at, _), (created_at, status)] = fake_github.answers("POST", r"/check-runs$")
+    assert status == 201 and created_at - refused_at >= 1
+
+
 def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
     pull_request, repo, fake_github, settings, django_capture_on_commit_callbacks
 ):
