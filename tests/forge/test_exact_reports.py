@@ -80,7 +80,9 @@ def test_a_pull_request_with_200_blockers_gets_a_comment_within_githubs_limit(
     assert f"… and {200 - listed} more blockers on Recheck: https://recheck.example.com/acme/loader/pull/7/blockers/" \
         in body
     run = fake_github.latest_run(repo.reviewed)
-    assert len(run["output"]["summary"]) <= 65535
+    summary = run["output"]["summary"]
+    assert len(summary) <= 65535
+    assert "more blockers on Recheck: https://recheck.example.com/acme/loader/pull/7/blockers/" in summary
     assert len(run["annotations"]) == 200
     assert all(len(a["title"]) <= 255 for a in run["annotations"])
     assert not GitHubCall.objects.exclude(status="sent").exists()
@@ -135,3 +137,13 @@ def test_a_report_that_could_not_be_prepared_is_recorded_and_prepared_again(
     assert preparing.status == "sent"
     run_on_github = fake_github.latest_run(repo.reviewed)
     assert (run_on_github["status"], run_on_github["conclusion"]) == ("completed", "failure")
+
+
+def test_an_annotation_stays_within_githubs_field_limits():
+    annotation = content.Annotation(
+        number=1, kind="blocker", verdict="present", url="", path="src/loader.py", start_line=1, end_line=1,
+        level="failure", title="T" * 400, message="é" * 70_000,
+    )
+    sent = annotation.as_github()
+    assert len(sent["title"]) == 255 and sent["title"].endswith("…")
+    assert len(sent["message"].encode()) <= 64 * 1024 and sent["message"].startswith("é")
