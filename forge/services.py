@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 def verification_run_report(*, run: VerificationRun) -> list[GitHubCall]:
     """Record what to tell GitHub about `run`: `in_progress` while it is queued or running,
     `completed` with the gate's conclusion once it ended. Never raises: a report that could not be
-    prepared is recorded as a call that prepares it again (`report_prepare`)."""
+    prepared is recorded as a call of kind `report`, which the outbox prepares again with backoff."""
     try:
         with transaction.atomic():
             return run_report_calls(run)
