@@ -61,6 +61,12 @@ def github_call_send(*, call_id: int, now=None) -> GitHubCall | None:
             github_id, status, wait = calls.call_send(call)
     except Failure as failure:
         _failed(call, failure)
+    except Exception as error:
+        # Not GitHub's answer (an answer githubkit cannot read, a database error): logged for staff,
+        # and tried again like a failure, so it counts towards the attempts and is not lost.
+        logger.exception("Sending GitHub call %s failed", call.pk)
+        _failed(call, Failure(None, f"Recheck could not send it: {type(error).__name__}: {error}"[:2000],
+                              retryable=True))
     else:
         GitHubCall.objects.filter(pk=call.pk).update(
             status=GitHubCall.Status.SENT, sent_at=timezone.now(), github_id=github_id, response_status=status,
@@ -171,7 +177,6 @@ PERMISSIONS = {
     GitHubCall.Kind.CHECK_RUN: "checks: write",
     GitHubCall.Kind.COMMIT_STATUS: "commit statuses: write",
     GitHubCall.Kind.COMMENT: "pull requests: write",
-    GitHubCall.Kind.REPORT: "nothing",
 }
 
 
