@@ -10,6 +10,7 @@ once for an answer no retry can change (401, 403, 404, 422), the call is failed 
 message and what to fix, and waits for a person to resend it from the repository's page."""
 import logging
 import threading
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -125,9 +126,10 @@ def github_calls_send_forever(*, stop: threading.Event, poll: float | None = Non
             from django.db import connections
 
             connections.close_all()
-        if wait > 0:
-            sender_event.wait(wait)
-            if stop.is_set():
+        # In slices, so a stop (a signal handled between them) is seen at once.
+        deadline = time.monotonic() + wait
+        while not stop.is_set() and (left := deadline - time.monotonic()) > 0:
+            if sender_event.wait(min(left, 0.25)):
                 break
 
 

@@ -7,6 +7,7 @@ import threading
 from django.core.management.base import BaseCommand
 
 from forge.outbox import github_calls_send_due, github_calls_send_forever
+from forge.wake import sender_event
 
 
 class Command(BaseCommand):
@@ -24,7 +25,12 @@ class Command(BaseCommand):
             self.stdout.write(f"{attempted} call(s) to GitHub attempted.")
             return
         stop = threading.Event()
+
+        def stopping(*_):
+            stop.set()
+            sender_event.set()  # no waiting out the interval
+
         for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: stop.set())
+            signal.signal(signum, stopping)
         self.stdout.write("Sending calls to GitHub as they fall due (stop with Ctrl-C).")
         github_calls_send_forever(stop=stop, poll=interval)
