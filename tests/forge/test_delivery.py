@@ -338,3 +338,20 @@ def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, dj
 
     assert the_check_run(fake_github)["conclusion"] == "failure"
     assert not GitHubCall.objects.exclude(status="sent").exists()
+
+
+def test_sending_a_due_call_takes_a_bounded_number_of_queries(
+    pull_request, repo, fake_github, django_assert_max_num_queries
+):
+    from forge.outbox import github_calls_send_due
+    from forge.services import verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    verification_run_report(run=run)
+    pull_request.repository.github_installation_id = 77
+    pull_request.repository.save()
+
+    with django_assert_max_num_queries(12):
+        assert github_calls_send_due() == 1
