@@ -119,3 +119,29 @@ def test_the_webhook_records_and_answers_without_calling_github(mode, pull_reque
     assert GitHubCall.objects.filter(sha=head).exists()
     fake_github.slow.clear()
     wait_until(lambda: reported(head))
+
+
+def test_beat_sends_a_call_whose_wait_was_too_long_for_a_countdown(pull_request, repo, fake_github, settings,
+                                                                   celery_worker):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from findings.enqueue import enqueue
+
+    entry = settings.CELERY_BEAT_SCHEDULE["send-due-github-calls"]
+    assert entry["task"] == "forge.tasks.send_due_github_calls"
+    assert entry["schedule"] == settings.RECHECK_GITHUB_SEND_INTERVAL_SECONDS
+    # A call whose backoff (hours) was longer than a countdown is trusted with: no task waits for it.
+    call = GitHubCall.objects.create(
+        repository=pull_request.repository, pull_request=pull_request, sha=repo.reviewed,
+        kind=GitHubCall.Kind.CHECK_RUN, state="in_progress", digest="0" * 64, attempts=3,
+        body={"name": "Recheck", "head_sha": repo.reviewed, "status": "in_progress",
+              "output": {"title": "Verifying", "summary": "Recheck is verifying."}},
+        due_at=timezone.now() - timedelta(seconds=1),
+    )
+
+    enqueue(entry["task"])  # beat's round
+
+    wait_until(lambda: GitHubCall.objects.filter(pk=call.pk, status="sent").exists())
+    assert len(fake_github.runs_of(repo.reviewed)) == 1
