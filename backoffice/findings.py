@@ -12,7 +12,7 @@ from django.utils.html import format_html_join
 from backoffice.audited import AuditedModelAdmin, RepositoryScopedAdmin
 from access.permissions import Action, readable_condition, reads_everything, refusal, user_may
 from core import vocabulary
-from backoffice.forms import ResolveForm
+from findings.forms import DECISION_LABELS, ResolveForm
 from findings.models import (
     CompanionPages,
     Evidence,
@@ -31,11 +31,8 @@ from findings.services.resolution import finding_evidence_changed, finding_evide
 from core.errors import EvidenceStillHolds, RecheckError
 from reviews.models import Commit
 
-RESOLVE_LABELS = {
-    Finding.Status.FIXED: "Mark fixed",
-    Finding.Status.DISMISSED: "Dismiss",
-    Finding.Status.OPEN: "Reopen",
-}
+# The decisions as the site's buttons say them (findings.forms): the admin's actions say the same.
+RESOLVE_LABELS = DECISION_LABELS
 
 
 class EvidenceInline(admin.StackedInline):

@@ -3,6 +3,7 @@ from django import template
 
 from access import permissions
 from core import vocabulary
+from findings import forms as resolve_forms
 from presentation.rendering.markdown import render_markdown
 from presentation import wording
 
@@ -39,3 +40,10 @@ def user_may(user, action: str, repository=None) -> bool:
     if not hasattr(user, "is_authenticated"):
         return False
     return permissions.user_may(user, action, repository)
+
+
+@register.simple_tag
+def resolve_limit(field: str) -> int:
+    """`maxlength="{% resolve_limit "commit" %}"`: the resolve form's own limit on a field, for the
+    small forms a page writes by hand beside a finding."""
+    return resolve_forms.ResolveForm.base_fields[field].max_length
