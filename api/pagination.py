@@ -27,12 +27,17 @@ class RecheckCursorPagination(CursorPagination):
 # A bound on how long a count nobody asks for again is kept; staleness is ruled out by the version
 # in the key, not by this.
 COUNT_CACHE_SECONDS = 600
+# A page-number list counts its matches only up to the next multiple of this past the page asked
+# for: page 1 of 100,000 findings counts a thousand index entries, not 100,000. Past the bound the
+# count says "at least" (`count_exact` false, "1,000+").
+COUNT_BOUND = 1000
 
 
 class VersionedCountPaginator(Paginator):
-    """A paginator for long lists. Its count of every match is cached under the query's SQL and a
-    version that moves with every write the count could depend on: the count over the table is
-    made once per version and query, not once per request. Its pages are found by id first, then
+    """A paginator for long lists. It counts the matches up to a bound past the page asked for
+    (COUNT_BOUND), so what a page costs does not grow with the table; `count_exact` says whether
+    that is every match. The count is cached under the query's SQL, the bound and a version that
+    moves with every write the count could depend on. Its pages are found by id first, then
     read: the ids of a page come from the list's index alone (however deep the `OFFSET`, and
     whatever the joins the rows need, which can turn the database from that index to a sort of
     every match), then the page's rows by primary key."""
@@ -41,8 +46,16 @@ class VersionedCountPaginator(Paginator):
         super().__init__(*args, **kwargs)
         self.version = version
         self.annotations = annotations or {}
+        self.bound = None
 
     def page(self, number):
+        try:
+            wanted = int(number)
+        except (TypeError, ValueError):
+            wanted = 0  # validate_number refuses it in its own words
+        if wanted >= 1:
+            # Within what a LIMIT takes: a page past every match is refused by its count.
+            self.bound = min((wanted * self.per_page // COUNT_BOUND + 1) * COUNT_BOUND, 2**62)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
@@ -60,20 +73,31 @@ class VersionedCountPaginator(Paginator):
         rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids).annotate(**self.annotations)}
         return [rows[pk] for pk in ids]
 
+    @property
+    def count_exact(self) -> bool:
+        """Whether `count` is every match, rather than the bound it stopped at."""
+        return self.bound is None or self.count < self.bound
+
+    def _counted(self) -> int:
+        if self.bound is None:
+            return super().count
+        # COUNT(*) over a subquery LIMITed to the bound, without the list's ordering.
+        return self.object_list.order_by()[: self.bound].count()
+
     @cached_property
     def count(self):
         if self.version is None or not hasattr(self.object_list, "query"):
-            return super().count
+            return self._counted()
         try:
             sql, params = self.object_list.query.sql_with_params()
         except EmptyResultSet:  # a query that matches nothing whatever the rows
             return 0
         digest = hashlib.sha256(repr((sql, params)).encode()).hexdigest()
         version = ".".join(str(part) for part in self.version())
-        key = f"count:1:{digest}:{version}"
+        key = f"count:2:{digest}:{self.bound}:{version}"
         count = cache.get(key)
         if count is None:
-            count = super().count
+            count = self._counted()
             cache.set(key, count, COUNT_CACHE_SECONDS)
         return count
 
@@ -81,16 +105,18 @@ class VersionedCountPaginator(Paginator):
 @dataclass(frozen=True)
 class LongList:
     """What a view with a long list tells its pagination (`long_list`): the version its count is
-    cached by (see VersionedCountPaginator), and the annotations its rows are read with, added
-    once the page's ids are known so that finding them needs none of their joins."""
+    cached by (see VersionedCountPaginator), read from the request (api.listcache.list_generation),
+    and the annotations its rows are read with, added once the page's ids are known so that
+    finding them needs none of their joins."""
 
-    version: Callable[[], tuple]
+    version: Callable[..., tuple]
     annotations: dict = field(default_factory=dict)
 
 
 class RecheckPagination(PageNumberPagination):
     """Page-number pagination: `?page=2&page_size=100`, at most MAX_PAGE_SIZE items a page, with a
-    `count` of every match. Deep or whole-table reads ask for cursor pagination instead
+    `count` of the matches (for a long list, up to a bound past the page: `count_exact` says whether
+    it is every match). Deep or whole-table reads ask for cursor pagination instead
     (`?cursor=`, then follow `next`): no count, and no OFFSET that grows with the page."""
 
     page_size_query_param = "page_size"
@@ -109,14 +135,22 @@ class RecheckPagination(PageNumberPagination):
             return self.cursor.paginate_queryset(queryset, request, view)
         if long_list is not None:
             self.django_paginator_class = functools.partial(
-                VersionedCountPaginator, version=long_list.version, annotations=long_list.annotations
+                VersionedCountPaginator, version=functools.partial(long_list.version, request),
+                annotations=long_list.annotations,
             )
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response(self, data):
         if self.cursor is not None:
             return self.cursor.get_paginated_response(data)
-        return super().get_paginated_response(data)
+        response = super().get_paginated_response(data)
+        paginator = self.page.paginator
+        response.data = {
+            "count": response.data["count"],
+            "count_exact": getattr(paginator, "count_exact", True),
+            **{name: value for name, value in response.data.items() if name != "count"},
+        }
+        return response
 
     def get_schema_operation_parameters(self, view):
         page_number = super().get_schema_operation_parameters(view)
@@ -129,6 +163,17 @@ class RecheckPagination(PageNumberPagination):
 
     def get_paginated_response_schema(self, schema):
         described = super().get_paginated_response_schema(schema)
-        described["properties"]["count"]["description"] = "Every match; absent with cursor pagination."
+        described["properties"]["count"]["description"] = (
+            f"The matches, counted up to the next multiple of {COUNT_BOUND:,} past the page asked for (so "
+            "a page's cost does not grow with the table); absent with cursor pagination."
+        )
+        described["properties"] = {
+            "count": described["properties"]["count"],
+            "count_exact": {
+                "type": "boolean",
+                "description": f"False when there are more matches than `count` (read it as \"{COUNT_BOUND:,}+\").",
+            },
+            **{name: value for name, value in described["properties"].items() if name != "count"},
+        }
         described["required"] = ["results"]
         return described
