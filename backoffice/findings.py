@@ -35,6 +35,13 @@ from reviews.models import Commit
 RESOLVE_LABELS = DECISION_LABELS
 
 
+def result_state_label(result: EvidenceResult) -> str:
+    """A result's state in the site's word for it (moved included), not the stored choice's."""
+    return vocabulary.state_label(
+        vocabulary.evidence_state(checkable=result.evidence.is_checkable, state=result.shown_state)
+    )
+
+
 class EvidenceInline(admin.StackedInline):
     model = Evidence
     extra = 0
@@ -71,7 +78,7 @@ class VerificationInline(admin.TabularInline):
             (
                 (
                     result.evidence.position,
-                    result.get_state_display(),
+                    result_state_label(result),
                     f"{result.path}:{result.start_line}" if result.start_line else result.path,
                     result.detail,
                 )
@@ -388,11 +395,15 @@ class EvidenceResultInline(admin.TabularInline):
     model = EvidenceResult
     extra = 0
     can_delete = False
-    fields = ["evidence", "state", "path", "start_line", "end_line", "detail"]
+    fields = ["evidence", "state_shown", "path", "start_line", "end_line", "detail"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
+
+    @admin.display(description="State")
+    def state_shown(self, result: EvidenceResult) -> str:
+        return result_state_label(result)
 
 
 @admin.register(Verification)

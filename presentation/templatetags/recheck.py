@@ -21,9 +21,11 @@ def number_word(number: int) -> str:
 
 
 @register.filter
-def verdict_label(verdict: str) -> str:
-    """A verdict as a label that reads without its colour; '' reads as not verified."""
-    return vocabulary.verdict_label(verdict)
+def label(value: str, kind: str) -> str:
+    """`{{ verdict|label:"verdict" }}`, `{{ item.state|label:"state" }}`, `{{ finding.status|label:"status" }}`:
+    the one way a template names a verdict, an evidence state or a status, in the vocabulary's
+    words (core.vocabulary); '' reads as not verified. Templates write none of these by hand."""
+    return vocabulary.label(kind, value)
 
 
 @register.filter

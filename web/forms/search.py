@@ -3,6 +3,7 @@ repo:, path:, tag:, kind:, status:, verdict:); the menus beside it narrow what t
 box's `kind:cleanup` with the menu's Blocker finds nothing), as the API's filters narrow its `q`."""
 from django import forms
 
+from core import vocabulary
 from findings.models import Finding, Verdict
 from findings.search import UNVERIFIED, SearchQueryError, explain_matches, parse_search
 from findings.selectors.findings import finding_search
@@ -19,7 +20,7 @@ class FindingSearchForm(forms.Form):
     verdict = forms.ChoiceField(
         required=False,
         label="Verdict at the latest verified commit",
-        choices=[("", "Any verdict"), *Verdict.choices, (UNVERIFIED, "Not verified")],
+        choices=[("", "Any verdict"), *Verdict.choices, (UNVERIFIED, vocabulary.NOT_VERIFIED_LABEL)],
     )
     repository = forms.ModelChoiceField(
         required=False, queryset=Repository.objects.order_by("slug"), to_field_name="slug", empty_label="Any repository"
