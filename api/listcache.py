@@ -17,7 +17,6 @@ again and again between two writes. A page is cached under everything its bytes 
 
 So a cached page is never one a write, or a change of someone's access, has made stale; nothing
 needs to be deleted when data changes, and an unused page simply expires."""
-import dataclasses
 import hashlib
 
 from django.core.cache import cache
@@ -136,8 +135,6 @@ class CachedListMixin:
         key = list_cache_key(request, version)
         content = cache.get(key)
         if content is None:
-            # The page's count is cached by the same version: read once.
-            self.long_list = dataclasses.replace(self.long_list, version=lambda request: version)
             response = super().list(request, *args, **kwargs)
             if response.status_code != 200:
                 return response
