@@ -64,3 +64,17 @@ def test_the_site_s_commit_box_takes_as_many_characters_as_the_form(client, staf
     client.force_login(staff_maintainer)
     page = client.get(finding.get_absolute_url() + "decide/").content.decode()
     assert f'maxlength="{COMMIT_MAX_LENGTH}"' in page and 'maxlength="64"' not in page
+
+
+def test_the_api_takes_a_note_as_long_as_the_form_does(staff_maintainer):
+    from rest_framework.test import APIClient
+
+    finding = FindingFactory()
+    client = APIClient()
+    client.force_authenticate(staff_maintainer)
+    url = f"/api/findings/{finding.pk}/resolve"
+    too_long = client.post(url, {"status": "dismissed", "note": "n" * (NOTE_MAX_LENGTH + 1)}, format="json")
+    assert too_long.status_code == 400
+    assert too_long.json()["errors"] == [{"field": "note", "message": f"A note is at most {NOTE_MAX_LENGTH} characters."}]
+    assert Finding.objects.get(pk=finding.pk).status == Finding.Status.OPEN
+    assert client.post(url, {"status": "dismissed", "note": "n" * NOTE_MAX_LENGTH}, format="json").status_code == 200
