@@ -132,7 +132,8 @@ STATUS_LABELS = {OPEN: "Open", FIXED: "Fixed", DISMISSED: "Dismissed"}
 
 
 def status_label(status: str) -> str:
-    return STATUS_LABELS[status]
+    # A page never fails over a word: a status the vocabulary does not know reads as itself.
+    return STATUS_LABELS.get(status, str(status or "").capitalize())
 
 
 # --- One way to name any of them ---------------------------------------------------------------
