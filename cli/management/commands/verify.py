@@ -26,18 +26,22 @@ class Command(OperationalCommand):
         parser.add_argument("number", type=int, metavar="NUMBER")
         parser.add_argument("--commit", metavar="SHA", help="Full or abbreviated SHA (default: every pinned commit).")
         parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
+        parser.add_argument(
+            "--no-fetch", action="store_true",
+            help="Read the mirrors as they are, fetching neither the repository nor its submodules' "
+            "(the result says when each submodule branch read was last fetched).",
+        )
 
-    def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, **options):
+    def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, no_fetch: bool = False,
+               **options):
         try:
             pull_request = pull_request_get(slug=repository, number=number)
         except RecheckError as error:
             raise CommandError(str(error)) from None
         target = None
-        fetched = False
         if commit:
             try:
-                full = commit_resolve(repository=pull_request.repository, sha=commit)
-                fetched = True
+                full = commit_resolve(repository=pull_request.repository, sha=commit, fetch=not no_fetch)
                 target = commit_get_or_create(repository=pull_request.repository, sha=full)
             except RecheckError as error:
                 raise CommandError(f"Cannot verify {pull_request.reference} at {commit}: {error}") from None
@@ -46,16 +50,25 @@ class Command(OperationalCommand):
 
         with audit_source("command"):
             run = verification_run_begin(pull_request=pull_request, commit=target)
-        verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
+        # Resolving the commit fetched the repository; the run still fetches the submodules'.
+        result = verification_run_execute(
+            run=run, progress=self._progress_bar(), fetch=not no_fetch, repository_fetched=bool(target),
+        )
         self._clear_progress()
 
         commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
-        reports = [self._report(pull_request, each) for each in commits]
+        reports = [{**self._report(pull_request, each), "submodules": result["submodules"]} for each in commits]
         if json:
             self.stdout.write(_json_dumps(reports[0] if target else reports))
         else:
             for report in reports:
                 self._print_table(report)
+            for branch in result["submodules"]:
+                if not branch["fetched"]:
+                    when = f"last fetched {branch['fetched_at']}" if branch["fetched_at"] else "never fetched"
+                    self.stdout.write(self.style.WARNING(
+                        f"Submodule {branch['repository']} {branch['branch']} was read as it was: {when}."
+                    ))
 
     def _report(self, pull_request: PullRequest, commit) -> dict:
         commit.refresh_from_db()
