@@ -87,6 +87,7 @@ def test_a_refused_form_corrected_and_sent_again_makes_its_token(client):
     client.force_login(user)
     refused = client.post(URL, form(client, name="CI", scopes=["verify"], days="30", repositories=[other.pk]))
     assert "may not do what the scope(s) verify allow" in refused.content.decode()
+    assert AuditEntry.objects.get(action="token.create").outcome == AuditEntry.Outcome.REFUSED
     # The page sent back carries the same one-time field, the fields as typed and the reason.
     again = refused.context["form"]
     corrected = {"once": again["once"].value(), "name": "CI", "scopes": ["verify"], "days": "30",
@@ -96,6 +97,7 @@ def test_a_refused_form_corrected_and_sent_again_makes_its_token(client):
     assert response.context["secret"] and response.context["secret"] in response.content.decode()
     token = ApiToken.objects.get(user=user)
     assert (token.scopes, list(token.repositories.all())) == (["verify"], [mine])
+    assert list(AuditEntry.objects.order_by("pk").values_list("outcome", flat=True)) == ["refused", "done"]
     # The form is spent now: sending it once more makes nothing.
     assert "already sent" in client.post(URL, corrected, follow=True).content.decode()
     assert ApiToken.objects.count() == 1

@@ -3,7 +3,6 @@ request only, never stored or put in a message), revoke one."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -25,19 +24,20 @@ def token_list(request):
         data = form.cleaned_data
         once = f"token-form:{request.user.pk}:{data['once']}"
         # The one-time field is spent with the token it makes and with nothing else: it is claimed
-        # before the transaction (so two sends at once make one token, the second told so) and
-        # given back when the transaction does not commit, so a refused form can be corrected and
-        # sent again.
+        # before the token's transaction (so two sends at once make one token, the second told so)
+        # and given back when that transaction does not commit, so a refused form can be corrected
+        # and sent again.
         if not cache.add(once, True, timeout=86400):
             messages.warning(request, "That form was already sent, and its token made: its secret was shown once. "
                              "If you did not copy it, revoke that token and make another.")
             return redirect("access:tokens")
         try:
-            with transaction.atomic():
-                created, secret = api_token_create(
-                    user=request.user, name=data["name"], scopes=data["scopes"], days=data["days"],
-                    repositories=list(data["repositories"]), created_by=request.user,
-                )
+            # Atomic itself: a token that is not committed raises here. (Not wrapped in another
+            # transaction, which would roll back the audit entry of a refusal.)
+            created, secret = api_token_create(
+                user=request.user, name=data["name"], scopes=data["scopes"], days=data["days"],
+                repositories=list(data["repositories"]), created_by=request.user,
+            )
         except RecheckError as error:
             cache.delete(once)
             form.add_error(None, str(error))
