@@ -10,7 +10,7 @@ from django.utils import timezone
 from access.audit import audit_record, audit_refusal
 from access.models import ApiToken
 from access.permissions import ACTION_PERMISSIONS, Action, user_may
-from core.scopes import SCOPE_ACTION_NAMES, scopes_checked
+from core.scopes import SCOPE_ACTION_NAMES, SCOPES, scopes_checked
 from core.errors import RecheckError
 
 
@@ -23,6 +23,25 @@ class TokenError(RecheckError):
 # user may do.
 SCOPE_ACTIONS: dict[str, Action] = {scope: Action(action) for scope, action in SCOPE_ACTION_NAMES.items()}
 SCOPE_PERMISSIONS: dict[str, str] = {scope: ACTION_PERMISSIONS[action] for scope, action in SCOPE_ACTIONS.items()}
+
+
+def api_token_scope_held(*, user, scope: str, repositories=()) -> bool:
+    """Whether `user` may hold `scope` on a token limited to `repositories` (or of every repository
+    when there are none). Reading needs nothing more (the repositories are checked on their own);
+    each write scope needs its action on every repository the token is limited to or, for a token
+    of every repository, on at least one (each request is then checked on its own)."""
+    if scope not in SCOPE_ACTIONS:
+        return True
+    action = SCOPE_ACTIONS[scope]
+    if repositories:
+        return all(user_may(user, action, repository) for repository in repositories)
+    return user_may(user, action)
+
+
+def api_token_scopes_held(*, user) -> list[str]:
+    """The scopes `user` may hold on some token, in the order of `core.scopes.SCOPES`: what the
+    token page offers."""
+    return [scope for scope in SCOPES if api_token_scope_held(user=user, scope=scope)]
 
 
 def api_token_create(
@@ -67,14 +86,7 @@ def _create(*, user, name, scopes, days, repositories, created_by) -> tuple[ApiT
     unreadable = [repository.slug for repository in repositories if not user_may(user, Action.READ, repository)]
     if unreadable:
         raise TokenError(f"No repository {', '.join(unreadable)} is recorded for {user.get_username()!r} to read.")
-    # Each write scope needs its action: on every repository the token is limited to, or, for a
-    # token of every repository, on at least one (each request is then checked on its own).
-    missing = [
-        scope for scope in scopes if scope in SCOPE_ACTIONS and not (
-            all(user_may(user, SCOPE_ACTIONS[scope], repository) for repository in repositories)
-            if repositories else user_may(user, SCOPE_ACTIONS[scope])
-        )
-    ]
+    missing = [scope for scope in scopes if not api_token_scope_held(user=user, scope=scope, repositories=repositories)]
     if missing:
         where = f" on {', '.join(repository.slug for repository in repositories)}" if repositories else ""
         raise TokenError(

@@ -2,8 +2,13 @@
 (see docs/operations/configuration.md); nothing here fails open in production."""
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
+from csp.constants import NONCE as CSP_NONCE
+from csp.constants import NONE as CSP_NONE
+from csp.constants import SELF as CSP_SELF
+from csp.constants import UNSAFE_INLINE as CSP_UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
@@ -57,11 +62,14 @@ INSTALLED_APPS = [
     "allauth.account",
     "allauth.socialaccount",
     # Each forge's sign-in provider is added below when it is configured.
+    "csp",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The Content-Security-Policy header on every page (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -202,6 +210,38 @@ if env_str("RECHECK_OIDC_CLIENT_ID"):
 # Only the configured providers are installed: allauth imports each installed provider's views (and
 # with them `requests`) when it starts, which every command and web process would pay for.
 INSTALLED_APPS += [f"allauth.socialaccount.providers.{provider}" for provider in SOCIALACCOUNT_PROVIDERS]
+
+# A strict Content-Security-Policy on every response (django-csp; docs/operations/deployment.md
+# says why each directive is there). Scripts come from the site alone; the few inline ones a page
+# needs carry the request's nonce (`request.csp_nonce`). Styles allow 'unsafe-inline': Mermaid,
+# run at its strict level, writes each diagram's CSS as a <style> element and style attributes
+# while it draws, and the API's docs (Swagger UI, Redoc) style themselves the same way. No
+# template of ours has an inline style, and Markdown's sanitiser strips style from user text.
+# A sign-in form posts to the site, which sends the browser on to the forge: each configured
+# forge's origin is allowed as a form's destination, and nothing else.
+_signin_origins = sorted({
+    f"{_url.scheme}://{_url.netloc}"
+    for _url in map(urlsplit, [
+        RECHECK_GITHUB_URL or "https://github.com" if "github" in SOCIALACCOUNT_PROVIDERS else "",
+        RECHECK_GITLAB_URL if "gitlab" in SOCIALACCOUNT_PROVIDERS else "",
+        *(app["settings"]["server_url"] for app in SOCIALACCOUNT_PROVIDERS.get("openid_connect", {}).get("APPS", [])),
+    ])
+    if _url.scheme and _url.netloc
+})
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [CSP_SELF],
+        "script-src": [CSP_SELF, CSP_NONCE],
+        "style-src": [CSP_SELF, CSP_UNSAFE_INLINE],
+        "img-src": [CSP_SELF, "data:"],
+        # Redoc runs its search in a worker it makes from a blob.
+        "worker-src": [CSP_SELF, "blob:"],
+        "object-src": [CSP_NONE],
+        "base-uri": [CSP_NONE],
+        "frame-ancestors": [CSP_NONE],
+        "form-action": [CSP_SELF, *_signin_origins],
+    },
+}
 
 if not DEBUG:
     # Behind a TLS-terminating proxy, the header it sets (X-Forwarded-Proto) tells Django that the

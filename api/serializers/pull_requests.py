@@ -38,7 +38,10 @@ class PinSerializer(serializers.ModelSerializer):
         source="commit.resolved", read_only=True, help_text="False while the SHA is a recorded abbreviation."
     )
     subject = serializers.CharField(source="commit.subject", read_only=True)
-    committed_at = serializers.DateTimeField(source="commit.committed_at", read_only=True)
+    committed_at = serializers.DateTimeField(
+        source="commit.committed_at", read_only=True, allow_null=True,
+        help_text="When it was committed; null until the repository's mirror has the commit.",
+    )
     has_verifications = serializers.BooleanField(read_only=True, help_text="Findings have been verified at it.")
 
     class Meta:

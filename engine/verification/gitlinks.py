@@ -82,6 +82,8 @@ def pin_history(source: SubmoduleSource | None, pin: str, base_pin: str | None) 
         problem = "no repository is known for this submodule; name it in the evidence or in .gitmodules"
         return {**facts, "problem": problem}, problem
     facts.update(repository=source.label, branch=source.branch)
+    if source.as_of:
+        facts["branch_as_of"] = source.as_of
     if source.problem or not source.mirror_dir:
         problem = source.problem or f"{source.label} has not been fetched"
         return {**facts, "problem": problem}, problem

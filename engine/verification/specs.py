@@ -24,12 +24,16 @@ GITLINK_EXPECTATIONS = (PINNED_AT, OFF_BRANCH, NOT_FAST_FORWARD)
 class SubmoduleSource:
     """Where a submodule's history can be read: its mirror, named ``label`` (owner/name) in
     messages, and the branch pins are measured against. ``problem`` says why there is no mirror
-    to read (it could not be fetched, or no repository is known for the submodule)."""
+    to read (it could not be fetched, or no repository is known for the submodule); ``as_of``
+    when the mirror was last fetched, if it is read as it is."""
 
     label: str
     branch: str
     mirror_dir: str | None = None
     problem: str = ""
+    # When the mirror was read without fetching it first: when it was last fetched (ISO 8601), so
+    # the result says how old its copy of the branch head is. Empty when fetched for this check.
+    as_of: str = ""
     # Histories already worked out through this source, by (pin, base pin): several items about
     # one pin, checked at several commits, ask git the same questions.
     memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)

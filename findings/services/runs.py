@@ -35,16 +35,18 @@ class UnknownCommit(RecheckError):
     """A SHA that names no commit of the repository: nothing is verified or reported for it."""
 
 
-def verification_commit_checked(*, repository: Repository, sha: str) -> str:
+def verification_commit_checked(*, repository: Repository, sha: str, fetch: bool = True) -> str:
     """The full SHA of the commit `sha` (full or abbreviated) names in the repository's mirror,
-    fetching the mirror first when it does not know the commit yet. UnknownCommit when the
-    repository, fetched just now, has no such commit or cannot be fetched: a SHA nobody can show
-    to be a commit gets no run, no commit row and no report on GitHub."""
+    fetching the mirror first when it does not know the commit yet (unless not `fetch`).
+    UnknownCommit when the repository, fetched just now, has no such commit or cannot be fetched:
+    a SHA nobody can show to be a commit gets no run, no commit row and no report on GitHub."""
     sha = commit_sha_checked(sha)
     try:
         return commit_resolve(repository=repository, sha=sha, fetch=False)
-    except RecheckError:
-        pass  # not fetched yet, or the commit is newer than the last fetch
+    except RecheckError as error:
+        if not fetch:
+            raise UnknownCommit(f"Commit {sha} cannot be verified in {repository.slug}: {error}") from None
+        # not fetched yet, or the commit is newer than the last fetch
     try:
         return commit_resolve(repository=repository, sha=sha, fetch=True)
     except RecheckError as error:
@@ -156,14 +158,15 @@ def verification_run_claim(run_id: int) -> VerificationRun | None:
 
 
 def verification_run_begin(
-    *, pull_request: PullRequest, commit=None, commit_sha: str | None = None, requested_by=None
+    *, pull_request: PullRequest, commit=None, commit_sha: str | None = None, requested_by=None, fetch: bool = True,
 ) -> VerificationRun:
     """A run that its caller carries out itself (the `verify` command), claimed as it is created,
     at `commit` (a recorded commit), at `commit_sha` (checked as `verification_run_request` checks
-    it, before anything is written) or at every pinned commit."""
+    it, before anything is written; the mirror is fetched for it only with `fetch`) or at every
+    pinned commit."""
     if commit_sha:
         try:
-            full = verification_commit_checked(repository=pull_request.repository, sha=commit_sha)
+            full = verification_commit_checked(repository=pull_request.repository, sha=commit_sha, fetch=fetch)
         except RecheckError as error:
             audit_refusal(
                 action="verification.request", actor=requested_by, target=_run_target(pull_request, commit_sha),

@@ -17,7 +17,8 @@ logger = logging.getLogger(__name__)
 class SubmoduleMirrors:
     """The submodule repositories of one verification run. With `fetch`, each is fetched once
     (the first time an item needs it) and a failure is remembered as that repository's problem;
-    without, the mirrors are read as they are."""
+    without, the mirrors are read as they are, and each source says when its mirror was last
+    fetched (`branches_read` lists them for the run's result)."""
 
     def __init__(self, *, fetch: bool) -> None:
         self.fetch = fetch
@@ -27,6 +28,7 @@ class SubmoduleMirrors:
         self._by_id: dict[int, Repository] = {}
         # One source per repository and branch for the whole run, so its memo of histories is shared.
         self._sources: dict[tuple[int, str], SubmoduleSource] = {}
+        self._read: dict[tuple[int, str], Repository] = {}
 
     def source(
         self, *, reader: GitReader, superproject: Repository, target: str, path: str,
@@ -45,10 +47,25 @@ class SubmoduleMirrors:
             mirror = repository_mirror_dir(repository)
             if not problem and not (mirror / "HEAD").exists():
                 problem = f"{repository.slug} has not been fetched yet; verify with fetching on"
+            as_of = "" if self.fetch or repository.fetched_at is None else repository.fetched_at.isoformat()
             self._sources[repository.pk, branch] = SubmoduleSource(
-                label=repository.slug, branch=branch, mirror_dir=str(mirror), problem=problem
+                label=repository.slug, branch=branch, mirror_dir=str(mirror), problem=problem, as_of=as_of
             )
+            self._read[repository.pk, branch] = repository
         return self._sources[repository.pk, branch]
+
+    def branches_read(self) -> list[dict]:
+        """Each submodule repository and branch the run read: whether it was fetched for the run
+        and when its mirror was last fetched (what its copy of the branch head is as of)."""
+        return [
+            {
+                "repository": repository.slug,
+                "branch": branch,
+                "fetched": self.fetch and not self._problems.get(repository.pk),
+                "fetched_at": repository.fetched_at,
+            }
+            for (_, branch), repository in self._read.items()
+        ]
 
     def _repository(self, reader, superproject, target, path, repository_id) -> tuple[Repository | None, str]:
         declared = self._declared(reader, target).get(path)

@@ -5,6 +5,7 @@ from rest_framework.test import APIClient
 
 from access.models import ApiToken, AuditEntry
 from tests.factories import RepositoryFactory, UserFactory
+from tests.personas import member_of
 
 pytestmark = pytest.mark.django_db
 
@@ -48,10 +49,58 @@ def test_a_user_makes_a_token_sees_it_once_and_it_works(client, reviewer):
     assert AuditEntry.objects.get(action="token.create").source == "site"
 
 
-def test_a_scope_the_user_is_not_permitted_is_refused_with_the_reason(client, reviewer):
+def test_the_form_offers_only_the_scopes_the_user_may_hold(client, reviewer):
+    offered = [value for value, _ in client.get(URL).context["form"].fields["scopes"].choices]
+    assert offered == ["read", "verify"]
+    page = client.get(URL).content.decode()
+    assert 'value="verify"' in page and 'value="resolve"' not in page and 'value="settings"' not in page
+
+
+def test_a_member_is_offered_the_scopes_of_their_role_and_a_user_without_a_role_only_reading(client):
+    client.force_login(member_of(RepositoryFactory(slug="acme/loader"), UserFactory(username="mia"), "maintainer"))
+    assert [value for value, _ in client.get(URL).context["form"].fields["scopes"].choices] == [
+        "read", "verify", "import", "resolve",
+    ]
+    client.force_login(UserFactory(username="nobody"))
+    assert [value for value, _ in client.get(URL).context["form"].fields["scopes"].choices] == ["read"]
+
+
+def test_a_scope_the_user_may_not_hold_sent_from_an_old_form_is_refused(client, reviewer):
     response = client.post(URL, form(client, name="Resolver", scopes=["resolve"], days="30"))
-    assert "may not do what the scope(s) resolve allow" in response.content.decode()
+    assert response.status_code == 200 and "resolve is not one of the available choices" in response.content.decode()
     assert not ApiToken.objects.exists()
+
+
+def test_a_scope_refused_on_a_repository_is_refused_with_the_reason(client):
+    mine = RepositoryFactory(slug="acme/loader")
+    other = RepositoryFactory(slug="acme/public-site")
+    client.force_login(member_of(mine, UserFactory(username="mia"), "reviewer"))
+    response = client.post(URL, form(client, name="CI", scopes=["verify"], days="30", repositories=[other.pk]))
+    assert "may not do what the scope(s) verify allow on acme/public-site" in response.content.decode()
+    assert not ApiToken.objects.exists()
+
+
+def test_a_refused_form_corrected_and_sent_again_makes_its_token(client):
+    mine = RepositoryFactory(slug="acme/loader")
+    other = RepositoryFactory(slug="acme/public-site")
+    user = member_of(mine, UserFactory(username="mia"), "reviewer")
+    client.force_login(user)
+    refused = client.post(URL, form(client, name="CI", scopes=["verify"], days="30", repositories=[other.pk]))
+    assert "may not do what the scope(s) verify allow" in refused.content.decode()
+    assert AuditEntry.objects.get(action="token.create").outcome == AuditEntry.Outcome.REFUSED
+    # The page sent back carries the same one-time field, the fields as typed and the reason.
+    again = refused.context["form"]
+    corrected = {"once": again["once"].value(), "name": "CI", "scopes": ["verify"], "days": "30",
+                 "repositories": [mine.pk]}
+    response = client.post(URL, corrected)
+    assert response.status_code == 200 and "already sent" not in response.content.decode()
+    assert response.context["secret"] and response.context["secret"] in response.content.decode()
+    token = ApiToken.objects.get(user=user)
+    assert (token.scopes, list(token.repositories.all())) == (["verify"], [mine])
+    assert list(AuditEntry.objects.order_by("pk").values_list("outcome", flat=True)) == ["refused", "done"]
+    # The form is spent now: sending it once more makes nothing.
+    assert "already sent" in client.post(URL, corrected, follow=True).content.decode()
+    assert ApiToken.objects.count() == 1
 
 
 def test_a_user_revokes_their_token_and_nobody_else_s(client, reviewer):

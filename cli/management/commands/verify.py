@@ -24,8 +24,14 @@ class Command(OperationalCommand):
         parser.add_argument("number", type=int, metavar="NUMBER")
         parser.add_argument("--commit", metavar="SHA", help="Full or abbreviated SHA (default: every pinned commit).")
         parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
+        parser.add_argument(
+            "--no-fetch", action="store_true",
+            help="Read the mirrors as they are, fetching neither the repository nor its submodules' "
+            "(the result says when each submodule branch read was last fetched).",
+        )
 
-    def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, **options):
+    def handle(self, *args, repository: str, number: int, commit: str | None, json: bool, no_fetch: bool = False,
+               **options):
         try:
             pull_request = pull_request_get(slug=repository, number=number)
         except RecheckError as error:
@@ -35,21 +41,29 @@ class Command(OperationalCommand):
 
         with audit_source("command"):
             try:
-                # The service checks that the SHA names a commit (fetching when the mirror lacks it).
-                run = verification_run_begin(pull_request=pull_request, commit_sha=commit)
+                # The service checks that the SHA names a commit (fetching, unless told not to, when
+                # the mirror lacks it) before anything is written.
+                run = verification_run_begin(pull_request=pull_request, commit_sha=commit, fetch=not no_fetch)
             except RecheckError as error:
                 raise CommandError(f"Cannot verify {pull_request.reference} at {commit}: {error}") from None
         target = run.commit
-        verification_run_execute(run=run, progress=self._progress_bar(), fetch=target is None)
+        # The run fetches the repository and every submodule repository its evidence names.
+        result = verification_run_execute(run=run, progress=self._progress_bar(), fetch=not no_fetch)
         self._clear_progress()
 
         commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
-        reports = [self._report(pull_request, each) for each in commits]
+        reports = [{**self._report(pull_request, each), "submodules": result["submodules"]} for each in commits]
         if json:
             self.stdout.write(_json_dumps(reports[0] if target else reports))
         else:
             for report in reports:
                 self._print_table(report)
+            for branch in result["submodules"]:
+                if not branch["fetched"]:
+                    when = f"last fetched {branch['fetched_at']}" if branch["fetched_at"] else "never fetched"
+                    self.stdout.write(self.style.WARNING(
+                        f"Submodule {branch['repository']} {branch['branch']} was read as it was: {when}."
+                    ))
 
     def _report(self, pull_request: PullRequest, commit) -> dict:
         commit.refresh_from_db()

@@ -6,6 +6,9 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
+from django.utils import timezone
+from django.utils.timesince import timesince
+
 from core.errors import RecheckError
 from engine.verification import EvidenceChecks, prefetch_files
 from findings.models import Evidence, Finding, Verification, VerificationRun
@@ -108,10 +111,17 @@ def _fetch(pull_request: PullRequest) -> str:
 PROGRESS_INTERVAL_SECONDS = 0.25
 
 
-def verification_run_execute(*, run: VerificationRun, progress: Progress | None = None, fetch: bool = True) -> dict:
+def verification_run_execute(
+    *, run: VerificationRun, progress: Progress | None = None, fetch: bool = True, repository_fetched: bool = False,
+) -> dict:
     """Carry out a claimed run (see `verification_run_claim`): at its commit (pinned as `rebased`
     unless already pinned), or at every pinned commit. Progress goes to the run row and to
-    `progress`."""
+    `progress`.
+
+    With `fetch`, the PR's repository is fetched (unless the caller just did, `repository_fetched`)
+    and so is every submodule repository its evidence names, once. Without, the mirrors are read
+    as they are, and the result says when each submodule's copy of its branch was fetched: a
+    branch head that moved since is not taken for the one upstream without a word."""
     pull_request = run.pull_request
     if run.commit is not None:
         pull_request_pin_commit(pull_request=pull_request, commit=run.commit, role=PinnedCommit.Role.REBASED)
@@ -121,7 +131,7 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
     per_commit = Finding.objects.for_pull_request(pull_request).count()
     total = per_commit * len(commits)
     verification_run_start(run, total=total)
-    fetch_problem = _fetch(pull_request) if fetch else ""
+    fetch_problem = _fetch(pull_request) if fetch and not repository_fetched else ""
     submodules = SubmoduleMirrors(fetch=fetch)
     verdicts: dict[str, dict[str, int]] = {}
     done_before = 0
@@ -157,6 +167,10 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
 
     errors = sum(counts.get("error", 0) for counts in verdicts.values())
     message = _summary(verdicts, fetch_problem)
+    branches = submodules.branches_read()
+    unfetched = [branch for branch in branches if not branch["fetched"]]
+    if unfetched and not fetch:
+        message += "; " + _as_of_sentence(unfetched)
     if changed:
         message += (
             f"; the evidence of {changed} finding(s) changed during the run, so their results were not kept: "
@@ -164,7 +178,28 @@ def verification_run_execute(*, run: VerificationRun, progress: Progress | None 
         )
     verification_run_finish(run, message=message, failed=bool(errors) and errors == total)
     _after_verification(pull_request)
-    return {"pull_request": pull_request.reference, "verdicts": verdicts, "message": message}
+    return {
+        "pull_request": pull_request.reference, "verdicts": verdicts, "message": message,
+        "submodules": [
+            {**branch, "fetched_at": branch["fetched_at"].isoformat() if branch["fetched_at"] else None}
+            for branch in branches
+        ],
+    }
+
+
+def _as_of_sentence(branches: list[dict]) -> str:
+    """How old the copies of the submodules' branches read without fetching are."""
+    now = timezone.now()
+    described = []
+    for branch in branches:
+        fetched_at = branch["fetched_at"]
+        if fetched_at:
+            age = timesince(fetched_at, now).replace("\N{NO-BREAK SPACE}", " ")
+            when = f"as fetched {fetched_at:%Y-%m-%d %H:%M} UTC, {age} before this run"
+        else:
+            when = "never fetched"
+        described.append(f"{branch['repository']} {branch['branch']} {when}")
+    return "submodule branches read without fetching: " + ", ".join(described)
 
 
 def _summary(verdicts: dict[str, dict[str, int]], fetch_problem: str) -> str:

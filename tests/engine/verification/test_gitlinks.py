@@ -203,3 +203,12 @@ def test_an_unknown_gitlink_expectation_is_an_error(repo, bridge, superproject):
     result = check(repo, history_spec(bridge, superproject, "on_main"), superproject["pr"])
 
     assert result.state == "error" and "pinned_at, off_branch, not_fast_forward" in result.detail
+
+
+def test_a_mirror_read_as_it_is_says_when_it_was_fetched_and_a_fetched_one_says_nothing(repo, bridge, superproject):
+    read_as_it_is = SubmoduleSource(label="acme/bridge", branch="main", mirror_dir=str(bridge.mirror),
+                                    as_of="2026-12-03T08:12:00+00:00")
+    facts = check(repo, history_spec(bridge, superproject, "pinned_at", source=read_as_it_is), superproject["pr"]).facts
+    assert facts["branch_as_of"] == "2026-12-03T08:12:00+00:00" and facts["branch_head"] == bridge.main[7]
+    fetched = check(repo, history_spec(bridge, superproject, "pinned_at"), superproject["pr"]).facts
+    assert "branch_as_of" not in fetched

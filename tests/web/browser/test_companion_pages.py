@@ -10,6 +10,7 @@ from django.db import connections
 
 from presentation.companion import companion_render
 from tests.factories import USER_PASSWORD, reviewed_pull_request
+from tests.web.browser.violations import Refusals
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls made here are ordinary
 # blocking calls, not coroutines, so Django's async guard does not apply.
@@ -33,8 +34,10 @@ PHONE = {"width": 390, "height": 844}
 
 
 @contextlib.contextmanager
-def chromium():
-    """A launched Chromium. Without one, CI fails (it must run these) and a laptop skips."""
+def chromium(refusals: Refusals | None = None):
+    """A launched Chromium. Without one, CI fails (it must run these) and a laptop skips. Every
+    page it opens is watched for what the Content-Security-Policy refuses: a test that ends with a
+    refusal fails (pass `refusals` to look at them, and at script errors, yourself)."""
     if not os.path.exists(BROWSER):
         message = (
             f"No Chromium at {BROWSER}. Install it with `apt-get install chromium` "
@@ -48,8 +51,12 @@ def chromium():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=BROWSER, args=ARGS)
+        watched = refusals if refusals is not None else Refusals()
+        watched.watch(browser)
         try:
             yield browser
+            if refusals is None:
+                assert not watched.csp, f"The Content-Security-Policy refused: {watched.csp}"
         finally:
             browser.close()
             # Playwright's loop gives ORM calls made inside this block their own connection,
@@ -213,7 +220,7 @@ def test_a_running_verification_shows_progress_and_the_page_refreshes_when_it_en
         shoot(page, "desktop-overview-running")
 
         VerificationRun.objects.filter(pk=run.pk).update(done=3)
-        page.wait_for_function("document.querySelector('progress').value === 3", timeout=10_000)
+        page.wait_for_function("() => document.querySelector('progress').value === 3", timeout=10_000)
         assert page.locator("[data-run-count]").inner_text() == "3 of 4"
 
         VerificationRun.objects.filter(pk=run.pk).update(done=4, status="done")

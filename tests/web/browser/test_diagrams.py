@@ -8,6 +8,7 @@ from presentation.companion import companion_pages_html
 from findings.models import Finding
 from tests.web.browser.test_companion_pages import ARTIFACTS, DESKTOP, chromium, shoot
 from tests.factories import reviewed_pull_request
+from tests.web.browser.violations import Refusals
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +44,7 @@ def diagram_review():
 
 
 def wait_for_diagrams(page):
-    page.wait_for_function("document.documentElement.dataset.diagrams === 'done'", timeout=30_000)
+    page.wait_for_function("() => document.documentElement.dataset.diagrams === 'done'", timeout=30_000)
 
 
 def check_diagrams(page, dialogs):
@@ -73,7 +74,8 @@ def check_diagrams(page, dialogs):
 def test_diagrams_draw_on_the_blockers_page_and_hostile_ones_stay_inert(live_server):
     pull_request = diagram_review()
 
-    with chromium() as browser:
+    refusals = Refusals()
+    with chromium(refusals) as browser:
         page = browser.new_page(viewport=DESKTOP)
         dialogs = []
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
@@ -87,6 +89,11 @@ def test_diagrams_draw_on_the_blockers_page_and_hostile_ones_stay_inert(live_ser
         shoot(page, "blockers-with-diagrams")
 
     assert all(url.startswith(live_server.url) for url in requested), "Mermaid must be served locally."
+    # The hostile label's inline handler reaches the page while Mermaid draws: the site's
+    # Content-Security-Policy refuses it, and refuses nothing else.
+    assert {(violation["directive"], violation["blocked"]) for violation in refusals.violations} <= {
+        ("script-src-attr", "inline")
+    }
     assert not [url for url in requested if url.rstrip("/").endswith("/x")], "A label's image was fetched."
 
 

@@ -4,7 +4,7 @@ import pytest
 import requests
 
 from access.models import ApiToken
-from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot
+from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot, sign_in
 from tests.factories import USER_PASSWORD, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -63,3 +63,34 @@ def test_a_member_signs_in_with_github_in_the_browser_and_an_outsider_is_shown_w
             outsider.wait_for_selector("text=Sign-in refused")
             shoot(outsider, "sign-in-refused")
             assert "mallory is not a member of acme" in outsider.content()
+
+
+def test_a_refused_token_form_is_corrected_in_the_browser_and_makes_its_token(live_server):
+    from tests.factories import RepositoryFactory
+    from tests.personas import member_of
+
+    mine = RepositoryFactory(slug="acme/loader")
+    other = RepositoryFactory(slug="acme/public-site")
+    member_of(mine, UserFactory(username="mia"), "reviewer")
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        sign_in(page, live_server, "mia", "/accounts/tokens/")
+        # A reviewer may hold verify, not resolve: only what they may hold is offered.
+        assert page.locator("input[name=scopes][value=verify]").count() == 1
+        assert page.locator("input[name=scopes][value=resolve]").count() == 0
+        page.fill("input[name=name]", "CI")
+        page.check("input[name=scopes][value=verify]")
+        page.select_option("select[name=repositories]", [str(other.pk)])
+        page.click("text=Create token")
+        page.wait_for_selector("text=may not do what the scope(s) verify allow on acme/public-site")
+        shoot(page, "token-refused")
+        assert not ApiToken.objects.exists()
+
+        page.select_option("select[name=repositories]", [str(mine.pk)])
+        page.click("text=Create token")
+        secret = page.get_by_test_id("token-secret").inner_text()
+        assert secret.startswith("rck_") and "already sent" not in page.content()
+    token = ApiToken.objects.get()
+    assert (token.scopes, [repository.slug for repository in token.repositories.all()]) == (
+        ["read", "verify"], ["acme/loader"],
+    )
