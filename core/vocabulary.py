@@ -143,3 +143,11 @@ BLOCKER_GROUPS = (
     (CAUGHT_BY_CI, "Caught by CI", "red now, or red the first time the tests run"),
     (CAUGHT_BY_NONE, "Nothing checks these", "they appear during a real run"),
 )
+
+
+# --- How a finding got its status ---------------------------------------------------------------
+
+# Marked fixed while its evidence still held at the commit it was marked fixed at (with a note).
+FIXED_ANYWAY = "fixed_anyway"
+RESOLUTION_LABELS = {"open": "Open", "fixed": "Fixed", FIXED_ANYWAY: "Fixed anyway", "dismissed": "Dismissed"}
+FIXED_ANYWAY_LABEL = RESOLUTION_LABELS[FIXED_ANYWAY]

@@ -23,6 +23,7 @@ from findings.selectors.gate import (
     MergeGate,
     gate_cache_key,
     pull_request_gate,
+    pull_request_gate_stored,
     pull_request_generation,
 )
 from reviews.selectors import pull_request_latest_head
@@ -113,7 +114,13 @@ class PullRequestGate(ReadMixin, APIView):
         )
         content = cache.get(key) if key else None
         if content is None:
-            gate = self._gate(owner=owner, name=name, number=number, sha=sha)
+            # The stored state of this generation, read without loading the PR (two queries at
+            # most, however many findings); a commit it cannot name alone is looked up in full.
+            gate = found and pull_request_gate_stored(
+                pull_request_id=found[0], generation=found[1], reference=f"{owner}/{name}#{number}",
+                url=f"/{owner}/{name}/pull/{number}/", sha=sha,
+            )
+            gate = gate or self._gate(owner=owner, name=name, number=number, sha=sha)
             # Built as plain data: a pull request with thousands of open blockers would spend most of
             # its time in serializer fields. GateSerializer describes the shape in the schema.
             answer = self._present(gate, self._verify_url(owner, name, number))
@@ -150,16 +157,15 @@ class PullRequestGate(ReadMixin, APIView):
         return pull_request_gate(pull_request=pull_request, commit=commit)
 
     def _present(self, gate: MergeGate, verify_url: str) -> dict:
+        origin = self.request.build_absolute_uri("/")[:-1]
+
         def entry(item):
-            finding = item.finding
-            url = self.request.build_absolute_uri(finding.get_absolute_url())
-            return {
-                "id": finding.pk, "number": finding.number, "title": finding.title, "verdict": item.verdict, "url": url
-            }
+            return {"id": item.pk, "number": item.number, "title": item.title, "verdict": item.verdict,
+                    "url": origin + item.url}
 
         run = gate.active_run
         return {
-            "pull_request": gate.pull_request.reference,
+            "pull_request": gate.pull_request_reference,
             "commit": gate.commit.sha,
             "mergeable": gate.mergeable,
             "verified": gate.verified,

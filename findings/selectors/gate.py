@@ -1,25 +1,26 @@
 """The merge gate: may this pull request merge at this commit?
 
-Humans decide a finding's status; verification only advises. So:
+Humans decide a finding's status; verification only advises. The answer is the one the PR's stored
+state holds for the commit (`findings.state`: derived once, with the rules written down there and
+in docs/using/verify.md), so the API, `recheck-gate` and GitHub say what the pages say:
 - `open_blockers` are the blockers whose status is open. One whose verdict at the commit is
   `likely_fixed` is listed with that verdict and still blocks until someone marks it fixed.
-- `verified` says every open blocker has a verdict at the commit (true when none is open).
-- `mergeable` is `verified` and no open blocker; since an unverified commit always has an open
-  blocker, this is "no open blocker", and `verified` tells a human why a gate is closed.
-- `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit
-  (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
+- `verified` says the commit is known to the mirror, its latest finished verification did not
+  fail, and every open blocker has a verdict there of its current evidence that is not an error.
+- `mergeable` is `verified` and no open blocker.
+- `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit, when
+  the commit was pinned after they were marked fixed. They are reported, not counted."""
 import functools
 import hashlib
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import F
+from django.db.models import Q, Subquery
 
-from core import vocabulary
-from findings.models import Finding, Verdict, Verification, VerificationRun
-from reviews.models import Commit, PullRequest, Repository
-
-REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
+from findings.models import PullRequestState, VerificationRun
+from findings.state.derivation import SHAPE, current_verdicts, gate_at
+from findings.state.stored import pull_request_facts, pull_request_state
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
 # The read scope of an anonymous caller with no token: the public repositories, with no membership
 # to look up (`api.permissions.read_scope`).
@@ -79,79 +80,127 @@ def _generation_sql(*, public_only: bool) -> str:
 
 @dataclass(frozen=True)
 class GateEntry:
-    finding: Finding
+    pk: int
+    number: int
+    title: str
     verdict: str | None
+    url: str  # the finding's page, a path on the site
+
+
+@dataclass(frozen=True)
+class GateCommit:
+    sha: str
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:8]
+
+
+@dataclass(frozen=True)
+class GateRun:
+    pk: int
+    status: str
 
 
 @dataclass(frozen=True)
 class MergeGate:
-    pull_request: PullRequest
-    commit: Commit
-    open_blockers: list[GateEntry]
-    possibly_regressed: list[GateEntry]
-    active_run: VerificationRun | None
+    """The stored answer at one commit, with the run under way there (read live: a run's progress
+    is not part of the state)."""
+
+    pull_request_reference: str
+    commit: GateCommit
+    answer: dict
+    pull_request_url: str
+    active_run: GateRun | None = None
 
     @property
     def verified(self) -> bool:
-        return all(entry.verdict is not None for entry in self.open_blockers)
+        return self.answer["verified"]
 
     @property
     def mergeable(self) -> bool:
-        return self.verified and not self.open_blockers
+        return self.answer["mergeable"]
 
     @property
     def reason(self) -> str:
-        at = self.commit.short_sha
-        regressed = (
-            f" {len(self.possibly_regressed)} fixed blocker(s) look regressed at {at}: a human should look."
-            if self.possibly_regressed
-            else ""
-        )
-        if self.mergeable:
-            return f"No open blocker at {at}.{regressed}"
-        unverified = sum(1 for entry in self.open_blockers if entry.verdict is None)
-        count = len(self.open_blockers)
-        if unverified:
-            return (
-                f"{count} open blocker(s); {unverified} not yet verified at {at}: "
-                "request a verification (how_to_verify)."
-            )
-        likely_fixed = sum(1 for entry in self.open_blockers if entry.verdict == Verdict.LIKELY_FIXED)
-        fixed_note = f" ({likely_fixed} look likely fixed: a human marks them fixed)" if likely_fixed else ""
-        return f"{count} open blocker(s) at {at}{fixed_note}.{regressed}"
+        return self.answer["reason"]
+
+    def _entries(self, rows) -> list[GateEntry]:
+        base = self.pull_request_url
+        return [GateEntry(pk, number, title, verdict, f"{base}findings/{number}/") for pk, number, title, verdict in rows]
+
+    @property
+    def open_blockers(self) -> list[GateEntry]:
+        return self._entries(self.answer["open_blockers"])
+
+    @property
+    def possibly_regressed(self) -> list[GateEntry]:
+        return self._entries(self.answer["possibly_regressed"])
+
+
+def _live_run(pull_request_id: int, commit_condition: Q) -> GateRun | None:
+    row = (
+        VerificationRun.objects.filter(pull_request_id=pull_request_id).live().filter(commit_condition)
+        .latest_first().values_list("pk", "status").first()
+    )
+    return GateRun(*row) if row else None
+
+
+def stored_gate_answer(summary: dict, sha: str) -> dict | None:
+    """The stored answer for `sha` (full, abbreviated, or empty for the latest pinned head) when
+    it names exactly one pinned commit, unambiguously in the repository; else None (the commit is
+    then looked up in full)."""
+    gates = summary["gates"]
+    if not sha:
+        head = summary.get("head_sha")
+        return gates.get(head) if head else None
+    if sha in gates:
+        return gates[sha]
+    matches = [full for full in gates if full.startswith(sha)]
+    if len(matches) == 1 and len(sha) >= summary["unique_from"].get(matches[0], 41):
+        return gates[matches[0]]
+    return None
+
+
+def pull_request_gate_stored(
+    *, pull_request_id: int, generation: int, reference: str, url: str, sha: str
+) -> MergeGate | None:
+    """The gate read from the stored state alone, in one query (the state's summary, with the
+    newest live run covering the commit asked for beside it): None when the state of `generation`
+    is not stored or `sha` is not a pinned commit it can name without a lookup."""
+    if sha:
+        covering = Q(commit__isnull=True) | Q(commit__sha__startswith=sha)
+    else:
+        head = PinnedCommit.objects.filter(pull_request_id=pull_request_id).heads().order_by("-pinned_at", "-id")
+        covering = Q(commit__isnull=True) | Q(commit_id=Subquery(head.values("commit_id")[:1]))
+    runs = (
+        VerificationRun.objects.filter(pull_request_id=pull_request_id).live().filter(covering).latest_first()
+    )
+    row = (
+        PullRequestState.objects.filter(pull_request_id=pull_request_id, generation=generation)
+        .annotate(run_id=Subquery(runs.values("pk")[:1]), run_status=Subquery(runs.values("status")[:1]))
+        .values_list("summary", "run_id", "run_status")
+        .first()
+    )
+    if row is None or row[0].get("shape") != SHAPE:
+        return None
+    summary, run_id, run_status = row
+    answer = stored_gate_answer(summary, sha)
+    if answer is None:
+        return None
+    run = GateRun(run_id, run_status) if run_id is not None else None
+    return MergeGate(reference, GateCommit(answer["sha"]), answer, url, active_run=run)
 
 
 def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate:
-    blockers = Finding.objects.for_pull_request(pull_request).blockers()
-    # Only what the gate shows; every finding's pull request is the one already loaded, so its URL
-    # needs no join.
-    fields = ("id", "pull_request_id", "number", "title", "status")
-    open_blockers = list(blockers.open().only(*fields).order_by("number"))
-    verdicts = dict(
-        Verification.objects.filter(finding__in=blockers.open(), commit=commit)
-        .order_by()
-        .values_list("finding_id", "verdict")
-    )
-    regressed = list(
-        blockers.filter(
-            status=Finding.Status.FIXED,
-            verifications__commit=commit,
-            verifications__verdict__in=REGRESSED_VERDICTS,
-        )
-        .only(*fields)
-        .annotate(verdict_at_commit=F("verifications__verdict"))
-        .order_by("number")
-    )
-    for finding in (*open_blockers, *regressed):
-        finding.pull_request = pull_request
-    # A run at this commit, or at every pin (commit null), will give this commit its verdicts.
-    active_run = (
-        VerificationRun.objects.filter(pull_request=pull_request).live().covering(commit).latest_first().first()
-    )
-    return MergeGate(
-        pull_request,
-        commit,
-        open_blockers=[GateEntry(finding, verdicts.get(finding.pk)) for finding in open_blockers],
-        possibly_regressed=[GateEntry(finding, finding.verdict_at_commit) for finding in regressed],
-        active_run=active_run,
-    )
+    """The gate at `commit`: the stored answer for a pinned commit, else the same rule applied to
+    the facts at this one (nothing pinned there is verified by a run, which pins what it checks)."""
+    state = pull_request_state(pull_request_id=pull_request.pk)
+    answer = state["gates"].get(commit.sha)
+    if answer is None:
+        facts = pull_request_facts(pull_request.pk)
+        answer = gate_at(facts, current_verdicts(facts), commit_id=commit.pk, sha=commit.sha,
+                         resolved=commit.resolved, pin=None)
+    run = _live_run(pull_request.pk, Q(commit__isnull=True) | Q(commit_id=commit.pk))
+    return MergeGate(pull_request.reference, GateCommit(commit.sha), answer, pull_request.get_absolute_url(),
+                     active_run=run)

@@ -1,0 +1,27 @@
+"""A pull request's review state, stored with the generation it was derived at."""
+from django.db import models
+
+from reviews.models import PullRequest
+
+
+class PullRequestState(models.Model):
+    """What `findings.state.derivation.derive` made of a pull request's facts at `generation`:
+    written whole in one row, so a reader finds the state of a generation complete or not at all.
+    Readers ask for the row of the PR's current generation (`findings.state.stored`); an older
+    one is never read, and is deleted when a newer one is stored."""
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="states")
+    generation = models.PositiveBigIntegerField()
+    derived_at = models.DateTimeField(auto_now_add=True)
+    # The latest verified pin, the counts and the gate at each pinned commit: what the gate reads.
+    summary = models.JSONField()
+    # Finding id -> its verdict, status and how it got there, evidence states, flags.
+    findings = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pull_request", "generation"], name="pull_request_state_once_per_generation"),
+        ]
+
+    def __str__(self) -> str:
+        return f"State of {self.pull_request_id} at generation {self.generation}"
