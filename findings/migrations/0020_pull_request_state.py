@@ -44,4 +44,20 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('pull_request', 'generation'), name='pull_request_state_once_per_generation')],
             },
         ),
+        migrations.CreateModel(
+            name='PullRequestGate',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('generation', models.PositiveBigIntegerField()),
+                ('sha', models.CharField(blank=True, max_length=40)),
+                ('commit_id', models.BigIntegerField(help_text='The pinned commit answered about.')),
+                ('unique_from', models.PositiveSmallIntegerField()),
+                ('verified', models.BooleanField()),
+                ('body', models.TextField(help_text='mergeable, verified, reason, open_blockers, possibly_regressed: JSON.')),
+                ('pull_request', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviews.pullrequest')),
+            ],
+            options={
+                'constraints': [models.UniqueConstraint(fields=('pull_request', 'generation', 'sha'), name='pull_request_gate_once_per_generation_commit')],
+            },
+        ),
     ]

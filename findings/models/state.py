@@ -25,3 +25,29 @@ class PullRequestState(models.Model):
 
     def __str__(self) -> str:
         return f"State of {self.pull_request_id} at generation {self.generation}"
+
+
+class PullRequestGate(models.Model):
+    """The gate's answer at one pinned commit of a stored state, as the JSON the API sends (its
+    findings' URLs as paths on the site): written with the state, in its transaction, so the gate
+    read afresh is one indexed read and no encoding. `sha` is empty on the row of the latest pinned
+    head, the answer to a gate asked with no commit."""
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="+")
+    generation = models.PositiveBigIntegerField()
+    sha = models.CharField(max_length=40, blank=True)
+    commit_id = models.BigIntegerField(help_text="The pinned commit answered about.")
+    # The shortest abbreviation of the SHA that names no other commit recorded in the repository.
+    unique_from = models.PositiveSmallIntegerField()
+    verified = models.BooleanField()
+    body = models.TextField(help_text="mergeable, verified, reason, open_blockers, possibly_regressed: JSON.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pull_request", "generation", "sha"], name="pull_request_gate_once_per_generation_commit"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Gate of {self.pull_request_id} at {self.sha or 'head'}, generation {self.generation}"

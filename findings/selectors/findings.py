@@ -114,20 +114,6 @@ def latest_verified_pin(pins: list[PinnedCommit], *, pull_request: PullRequest) 
     return next((pin for pin in pins if pin.commit_id == commit_id), None)
 
 
-def pull_request_verdict_counts(pull_request: PullRequest) -> dict[int, dict[str, int]]:
-    """Commit id -> verdict -> how many of the PR's findings got it there."""
-    counts: dict[int, dict[str, int]] = {}
-    rows = (
-        Verification.objects.filter(finding__pull_request=pull_request)
-        .values("commit_id", "verdict")
-        .annotate(count=Count("id"))
-        .order_by()
-    )
-    for row in rows:
-        counts.setdefault(row["commit_id"], {})[row["verdict"]] = row["count"]
-    return counts
-
-
 def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None:
     return VerificationRun.objects.filter(pull_request=pull_request).latest_first().first()
 

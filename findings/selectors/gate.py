@@ -12,15 +12,18 @@ in docs/using/verify.md), so the API, `recheck-gate` and GitHub say what the pag
   the commit was pinned after they were marked fixed. They are reported, not counted."""
 import functools
 import hashlib
+from datetime import timedelta
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
-from django.db.models import Q, Subquery
+from django.utils import timezone
+from django.db.models import Q
 
-from findings.models import PullRequestState, VerificationRun
-from findings.state.derivation import SHAPE, current_verdicts, gate_at
+from findings.models import PullRequestGate, VerificationRun
+from findings.state.derivation import current_verdicts, gate_at
 from findings.state.stored import pull_request_facts, pull_request_state
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+from reviews.models import Commit, PullRequest, Repository
 
 # The read scope of an anonymous caller with no token: the public repositories, with no membership
 # to look up (`api.permissions.read_scope`).
@@ -162,34 +165,64 @@ def stored_gate_answer(summary: dict, sha: str) -> dict | None:
     return None
 
 
-def pull_request_gate_stored(
-    *, pull_request_id: int, generation: int, reference: str, url: str, sha: str
-) -> MergeGate | None:
-    """The gate read from the stored state alone, in one query (the state's summary, with the
-    newest live run covering the commit asked for beside it): None when the state of `generation`
-    is not stored or `sha` is not a pinned commit it can name without a lookup."""
-    if sha:
-        covering = Q(commit__isnull=True) | Q(commit__sha__startswith=sha)
-    else:
-        head = PinnedCommit.objects.filter(pull_request_id=pull_request_id).heads().order_by("-pinned_at", "-id")
-        covering = Q(commit__isnull=True) | Q(commit_id=Subquery(head.values("commit_id")[:1]))
-    runs = (
-        VerificationRun.objects.filter(pull_request_id=pull_request_id).live().filter(covering).latest_first()
-    )
-    row = (
-        PullRequestState.objects.filter(pull_request_id=pull_request_id, generation=generation)
-        .annotate(run_id=Subquery(runs.values("pk")[:1]), run_status=Subquery(runs.values("status")[:1]))
-        .values_list("summary", "run_id", "run_status")
-        .first()
-    )
-    if row is None or row[0].get("shape") != SHAPE:
+@dataclass(frozen=True)
+class StoredGate:
+    """The gate's answer as stored with the PR's state: the JSON of its verdict (`body`, the
+    findings' URLs as paths), and the live run read beside it."""
+
+    sha: str
+    verified: bool
+    body: str
+    active_run: GateRun | None
+
+
+def pull_request_gate_stored(*, pull_request_id: int, generation: int, sha: str) -> StoredGate | None:
+    """The gate read from the stored state alone, in one indexed query (the answer at the pinned
+    commit `sha` names, or at the latest pinned head for an empty `sha`, with the newest live run
+    covering it): None when the state of `generation` is not stored or `sha` is not a pinned
+    commit it can name without a lookup (unknown, or too short to tell from another commit)."""
+    stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+    # Hexadecimal digits sort below "z": the range holds every SHA that starts with `sha`.
+    shas = [sha, sha + "z"] if sha else ["", ""]
+    with connection.cursor() as cursor:
+        cursor.execute(_STORED_GATE_SQL(), [connection.ops.adapt_datetimefield_value(stale), pull_request_id,
+                                           generation, *shas])
+        rows = cursor.fetchall()
+    if len(rows) != 1:
         return None
-    summary, run_id, run_status = row
-    answer = stored_gate_answer(summary, sha)
-    if answer is None:
+    full, unique_from, verified, body, run = rows[0]
+    if sha and sha != full and len(sha) < unique_from:
         return None
-    run = GateRun(run_id, run_status) if run_id is not None else None
-    return MergeGate(reference, GateCommit(answer["sha"]), answer, url, active_run=run)
+    active_run = None
+    if run:
+        run_id, status = run.split(":", 1)
+        active_run = GateRun(int(run_id), status)
+    return StoredGate(sha=full, verified=bool(verified), body=body, active_run=active_run)
+
+
+@functools.cache
+def _STORED_GATE_SQL() -> str:
+    """Written out: building it with the ORM cost more than running it. The live run is the newest
+    queued or running one with a recent sign of life (`VerificationRunQuerySet.live`), at the
+    commit answered about or at every pin, as `id:status`. The head's row (empty SHA) is joined to
+    the row of its commit, for the SHA the answer names."""
+    quote = connection.ops.quote_name
+    gate, run = quote(PullRequestGate._meta.db_table), quote(VerificationRun._meta.db_table)
+    live_run = (
+        f"(SELECT CAST(r.\"id\" AS TEXT) || ':' || r.\"status\" FROM {run} r "
+        f'WHERE r."pull_request_id" = g."pull_request_id" AND r."status" IN (\'queued\', \'running\') '
+        f'AND r."heartbeat_at" >= %s AND (r."commit_id" IS NULL OR r."commit_id" = g."commit_id") '
+        f'ORDER BY r."created_at" DESC, r."id" DESC LIMIT 1)'
+    )
+    full_sha = (
+        f'(SELECT h."sha" FROM {gate} h WHERE h."pull_request_id" = g."pull_request_id" '
+        f'AND h."generation" = g."generation" AND h."commit_id" = g."commit_id" AND h."sha" <> \'\' LIMIT 1)'
+    )
+    return (
+        f'SELECT {full_sha}, g."unique_from", g."verified", g."body", {live_run} FROM {gate} g '
+        f'WHERE g."pull_request_id" = %s AND g."generation" = %s AND g."sha" >= %s AND g."sha" <= %s '
+        f'ORDER BY g."sha" LIMIT 2'
+    )
 
 
 def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate:

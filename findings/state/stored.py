@@ -5,12 +5,21 @@ A reader asks for the state of the PR's current generation. The row is found wit
 read; when it is missing (the generation moved since it was derived), it is derived again and
 stored, whole, in one INSERT. A state is stored only if the generation did not move while its
 facts were read, so a row never mixes the facts of two generations."""
+import json
 import logging
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from findings.models import Evidence, EvidenceResult, Finding, PullRequestState, Verification, VerificationRun
+from findings.models import (
+    Evidence,
+    EvidenceResult,
+    Finding,
+    PullRequestGate,
+    PullRequestState,
+    Verification,
+    VerificationRun,
+)
 from findings.state.derivation import (
     SHAPE,
     Facts,
@@ -98,16 +107,43 @@ def _unique_from(sha: str, repository_id: int) -> int:
     return length
 
 
+def gate_body(answer: dict, *, findings_url: str) -> str:
+    """The stored gate answer as the JSON the API sends for it (its findings' URLs as paths on the
+    site, `findings_url` + number), compact as DRF's renderer writes it."""
+    def entries(rows):
+        return [{"id": pk, "number": number, "title": title, "verdict": verdict, "url": f"{findings_url}{number}/"}
+                for pk, number, title, verdict in rows]
+
+    return json.dumps(
+        {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
+         "open_blockers": entries(answer["open_blockers"]),
+         "possibly_regressed": entries(answer["possibly_regressed"])},
+        ensure_ascii=False, separators=(",", ":"),
+    )
+
+
 def _store(pull_request_id: int, generation: int, state: dict) -> None:
     summary = {key: value for key, value in state.items() if key != "findings"}
+    reference = PullRequest.objects.filter(pk=pull_request_id).values_list("repository__slug", "number").first()
+    findings_url = f"/{reference[0]}/pull/{reference[1]}/findings/"
+    gates = [
+        PullRequestGate(pull_request_id=pull_request_id, generation=generation, sha=key, commit_id=answer["commit_id"],
+                        unique_from=min(state["unique_from"].get(answer["sha"], 41), 41), verified=answer["verified"],
+                        body=gate_body(answer, findings_url=findings_url))
+        for sha, answer in state["gates"].items()
+        for key in ([sha, ""] if sha == state["head_sha"] else [sha])
+    ]
     try:
+        # Whole or not at all: the state and its gate answers in one transaction.
         with transaction.atomic():
             PullRequestState.objects.create(
                 pull_request_id=pull_request_id, generation=generation, summary=summary, findings=state["findings"]
             )
+            PullRequestGate.objects.bulk_create(gates)
     except IntegrityError:
         return  # another reader stored the same generation's state first: it is the same state
     PullRequestState.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
+    PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
 
 
 def _generation(pull_request_id: int) -> int | None:
@@ -137,17 +173,6 @@ def pull_request_state(*, pull_request_id: int, generation: int | None = None) -
     if row is not None and row[1].get("shape") == SHAPE:
         return {**row[1], "findings": row[2], "generation": row[0]}
     return pull_request_state_derive(pull_request_id=pull_request_id)
-
-
-def pull_request_summary(*, pull_request_id: int, generation: int) -> dict | None:
-    """The stored summary (counts, gates) of the PR at `generation`, without its findings; None
-    when it is not stored. One indexed read: what the gate asks first."""
-    summary = (
-        PullRequestState.objects.filter(pull_request_id=pull_request_id, generation=generation)
-        .values_list("summary", flat=True)
-        .first()
-    )
-    return summary if summary is not None and summary.get("shape") == SHAPE else None
 
 
 def pull_request_states(pull_request_ids) -> dict[int, dict]:

@@ -1,11 +1,13 @@
 """The gate reads the pull request's stored state: afresh (the cache emptied), the same number of
 queries for a PR of 40 findings as for one of 25,000; and it says verified only for a commit the
 mirror knows, verified without errors at the evidence's current version."""
+from datetime import timedelta
+
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from findings.models import Finding, Verification, VerificationRun
+from findings.models import Finding, PullRequestGate, Verification, VerificationRun
 from findings.state.stored import pull_request_state_derive
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from tests.factories import make_sha
@@ -58,13 +60,26 @@ def test_the_gate_read_afresh_is_two_queries_at_most_however_many_findings(
         assert response.status_code == 200, body
         assert body["verified"] is True and body["mergeable"] is False
         assert len(body["open_blockers"]) == findings // 10
-    # A live run at the commit is shown in the same two queries.
-    VerificationRun.objects.create(pull_request=pull_request, commit=head, status="running")
+    # A live run at the commit, or at every pin, is shown in the same two queries; one at another
+    # commit, or with no sign of life for too long, is not.
+    other = Commit.objects.create(repository=pull_request.repository, sha=make_sha("elsewhere"), resolved=True)
+    VerificationRun.objects.create(pull_request=pull_request, commit=other, status="running")
     pull_request_state_derive(pull_request_id=pull_request.pk)
-    cache.clear()
-    with django_assert_max_num_queries(2):
-        body = anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", {"commit": head.sha}).json()
-    assert body["verification_run"]["status"] == "running"
+    for sha in (head.sha, head.sha[:12], ""):
+        cache.clear()
+        body = anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", {"commit": sha} if sha else {}).json()
+        assert body["verification_run"] is None
+    for commit in (head, None):
+        run = VerificationRun.objects.create(pull_request=pull_request, commit=commit, status="running")
+        pull_request_state_derive(pull_request_id=pull_request.pk)
+        for sha in (head.sha, head.sha[:12], ""):
+            cache.clear()
+            with django_assert_max_num_queries(2):
+                body = anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", {"commit": sha} if sha else {}).json()
+            assert body["verification_run"]["id"] == run.pk and body["verification_run"]["status"] == "running"
+        VerificationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(days=1))
+        cache.clear()
+        assert anonymous_reader.get("/api/repos/acme/big/pulls/1/gate").json()["verification_run"] is None
 
 
 def test_a_commit_the_mirror_does_not_know_is_never_verified(anonymous_reader):
@@ -113,3 +128,16 @@ def test_a_failed_last_run_leaves_the_commit_unverified(anonymous_reader):
     body = anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", {"commit": head.sha}).json()
     assert (body["verified"], body["mergeable"]) == (False, False)
     assert "failed" in body["reason"]
+
+
+def test_the_stored_answer_is_the_answer_built_in_full(anonymous_reader):
+    pull_request, head = big_pull_request(40)
+    VerificationRun.objects.create(pull_request=pull_request, commit=None, status="queued")
+    pull_request_state_derive(pull_request_id=pull_request.pk)
+    asked = [{"commit": head.sha}, {"commit": head.sha[:9]}, {}]
+    stored = [anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", query).json() for query in asked]
+    PullRequestGate.objects.all().delete()  # the view then builds the answer from the state in full
+    cache.clear()
+    built = [anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", query).json() for query in asked]
+    assert stored == built
+    assert stored[0]["open_blockers"][0]["url"] == "http://testserver/acme/big/pull/1/findings/10/"
