@@ -27,6 +27,7 @@ from findings.services.verification.run import pull_request_verify
 from findings.state.derivation import derive
 from findings.state.stored import pull_request_facts, pull_request_state
 from presentation.companion import companion_pages_html
+from recheck_gate.cli import text_report
 from forge.content import ACTION_REQUIRED, FAILURE, SUCCESS, commit_report
 from reviews.models import Commit, PullRequest, Repository
 from reviews.services import pull_request_pin_commit
@@ -211,6 +212,10 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
         assert {item["number"] for item in answer["possibly_regressed"]} == {
             number for _, number, _, _ in gate["possibly_regressed"]
         }
+        # recheck-gate prints what the API answered: the same reason and regressed blockers.
+        report = text_report(answer)
+        assert report.splitlines()[0] == gate["reason"]
+        assert report.count("looks regressed") == len(gate["possibly_regressed"])
         # At the latest verified pin the gate's regressed blockers are the findings' own flags.
         if state["head_sha"] == state["latest_sha"]:
             blockers = {n for n, item in expected["findings"].items() if item["kind"] == "blocker"}
