@@ -29,7 +29,7 @@ from findings.models import (
 )
 from findings.services.tags_and_links import finding_link_check
 from findings.state.derivation import FIXED_ANYWAY
-from findings.state.stored import finding_states, findings_where
+from findings.state.stored import finding_state, finding_states, findings_where
 from findings.services.resolution import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from core.errors import EvidenceStillHolds, RecheckError
 
@@ -273,10 +273,7 @@ class FindingAdmin(AuditedModelAdmin):
 
     @staticmethod
     def _state(finding: Finding) -> dict:
-        state = getattr(finding, "state", None)
-        if state is None:  # a single finding's page
-            state = finding.state = finding_states([finding])[finding.pk] if finding.pk else {}
-        return state
+        return finding_state(finding) if finding.pk else {}  # attached for a list, else read now
 
     @admin.display(description="Status", ordering="status")
     def status_display(self, finding: Finding) -> str:

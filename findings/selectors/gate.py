@@ -149,22 +149,6 @@ def _live_run(pull_request_id: int, commit_condition: Q) -> GateRun | None:
     return GateRun(*row) if row else None
 
 
-def stored_gate_answer(summary: dict, sha: str) -> dict | None:
-    """The stored answer for `sha` (full, abbreviated, or empty for the latest pinned head) when
-    it names exactly one pinned commit, unambiguously in the repository; else None (the commit is
-    then looked up in full)."""
-    gates = summary["gates"]
-    if not sha:
-        head = summary.get("head_sha")
-        return gates.get(head) if head else None
-    if sha in gates:
-        return gates[sha]
-    matches = [full for full in gates if full.startswith(sha)]
-    if len(matches) == 1 and len(sha) >= summary["unique_from"].get(matches[0], 41):
-        return gates[matches[0]]
-    return None
-
-
 @dataclass(frozen=True)
 class StoredGate:
     """The gate's answer as stored with the PR's state: the JSON of its verdict (`body`, the
