@@ -13,6 +13,7 @@ from api.lookups import commits_named
 from api.permissions import visible_to
 from findings.search import MAX_QUERY_LENGTH, SearchQueryError, parse_search
 from findings.models import Evidence, Finding, Verdict, Verification, VerificationRun
+from findings.state.stored import findings_where
 from reviews.models import PullRequest, Repository
 
 REPOSITORY_HELP = "Repository slug, owner/name."
@@ -96,7 +97,9 @@ class FindingFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=Finding.Status.choices)
     caught_by = django_filters.ChoiceFilter(choices=Finding.CaughtBy.choices)
     path = django_filters.CharFilter(lookup_expr="startswith", help_text="Path prefix, e.g. src/loader/.")
-    possibly_regressed = django_filters.BooleanFilter()
+    possibly_regressed = django_filters.BooleanFilter(
+        method="filter_possibly_regressed", help_text="As the pull request's state says (findings.state)."
+    )
     tag = django_filters.CharFilter(field_name="tags__slug", help_text="Findings that carry this tag (its slug).")
     verdict = django_filters.ChoiceFilter(
         choices=Verdict.choices, method="filter_at_commit", help_text="Verdict at `commit` (which it needs)."
@@ -118,6 +121,10 @@ class FindingFilter(django_filters.FilterSet):
     class Meta:
         model = Finding
         fields = []
+
+    def filter_possibly_regressed(self, queryset, name, value):
+        flagged = findings_where(queryset, "possibly_regressed")
+        return queryset.filter(pk__in=flagged) if value else queryset.exclude(pk__in=flagged)
 
     def filter_at_commit(self, queryset, name, value):
         # verdict and commit are applied together in filter_queryset.

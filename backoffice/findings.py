@@ -1,8 +1,9 @@
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -27,9 +28,10 @@ from findings.models import (
     WebhookDelivery,
 )
 from findings.services.tags_and_links import finding_link_check
+from findings.state.derivation import FIXED_ANYWAY
+from findings.state.stored import finding_state, finding_states, findings_where
 from findings.services.resolution import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from core.errors import EvidenceStillHolds, RecheckError
-from reviews.models import Commit
 
 # The decisions as the site's buttons say them (findings.forms): the admin's actions say the same.
 RESOLVE_LABELS = DECISION_LABELS
@@ -176,26 +178,54 @@ class LatestVerdictFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() in Verdict.values:
-            return queryset.filter(latest_verdict=self.value())
+            return queryset.filter(pk__in=findings_where(queryset, "verdict", self.value()))
         return queryset
+
+
+class PossiblyRegressedFilter(admin.SimpleListFilter):
+    """Fixed findings whose evidence holds again at a commit pinned after they were fixed, as the
+    PR's state says (`findings.state`)."""
+
+    title = "possibly regressed"
+    parameter_name = "possibly_regressed"
+
+    def lookups(self, request, model_admin):
+        return [("1", "Yes"), ("0", "No")]
+
+    def queryset(self, request, queryset):
+        if self.value() not in ("0", "1"):
+            return queryset
+        flagged = findings_where(queryset, "possibly_regressed")
+        return queryset.filter(pk__in=flagged) if self.value() == "1" else queryset.exclude(pk__in=flagged)
+
+
+class FindingChangeList(ChangeList):
+    """The findings listed, each with its state (`finding.state`) read once for the page."""
+
+    def get_results(self, request):
+        super().get_results(request)
+        findings = list(self.result_list)
+        states = finding_states(findings)
+        for finding in findings:
+            finding.state = states[finding.pk]
 
 
 @admin.register(Finding)
 class FindingAdmin(AuditedModelAdmin):
     audit_repository_path = "pull_request.repository"
     list_display = [
-        "number", "title", "pull_request", "kind", "caught_by", "status", "latest_verdict_display",
+        "number", "title", "pull_request", "kind", "caught_by", "status_display", "latest_verdict_display",
         "possibly_regressed",
     ]
     list_display_links = ["number", "title"]
     list_filter = [
-        "kind", "status", LatestVerdictFilter, "caught_by", "possibly_regressed",
+        "kind", "status", LatestVerdictFilter, "caught_by", PossiblyRegressedFilter,
         # Only the repositories and tags of the findings listed: the others may be hidden from the user.
         ("pull_request__repository", admin.RelatedOnlyFieldListFilter), ("tags", admin.RelatedOnlyFieldListFilter),
     ]
     search_fields = ["title", "summary", "body", "path", "pull_request__repository__slug"]
     list_select_related = ["pull_request__repository"]
-    readonly_fields = ["status", "resolved_by", "resolved_at", "resolved_commit", "resolution_note", "resolve_buttons"]
+    readonly_fields = ["status", "possibly_regressed", "resolved_by", "resolved_at", "resolved_commit", "resolution_note", "resolve_buttons"]
     autocomplete_fields = ["pull_request", "tags"]
     inlines = [EvidenceInline, FindingLinkInline, VerificationInline, HistoryInline]
     actions = ["mark_fixed", "dismiss", "reopen"]
@@ -239,16 +269,32 @@ class FindingAdmin(AuditedModelAdmin):
     ]
 
     def get_queryset(self, request):
-        commit_sha = Commit.objects.filter(pk=OuterRef("latest_commit_id")).values("sha")[:1]
-        return (
-            super().get_queryset(request).with_latest_verdict().annotate(latest_verdict_commit=Subquery(commit_sha))
-        )
+        # Annotated for sorting by verdict only; what a row shows comes from the state.
+        return super().get_queryset(request).with_latest_verdict()
+
+    def get_changelist(self, request, **kwargs):
+        return FindingChangeList
+
+    @staticmethod
+    def _state(finding: Finding) -> dict:
+        return finding_state(finding) if finding.pk else {}  # attached for a list, else read now
+
+    @admin.display(description="Status", ordering="status")
+    def status_display(self, finding: Finding) -> str:
+        if self._state(finding).get("resolution") == FIXED_ANYWAY:
+            return vocabulary.FIXED_ANYWAY_LABEL
+        return finding.get_status_display()
 
     @admin.display(description="Latest verdict", ordering="latest_verdict")
     def latest_verdict_display(self, finding: Finding) -> str:
-        if not finding.latest_verdict:
+        state = self._state(finding)
+        if not state.get("verdict"):
             return vocabulary.NOT_VERIFIED_PHRASE
-        return f"{vocabulary.verdict_label(finding.latest_verdict)} at {finding.latest_verdict_commit[:8]}"
+        return f"{vocabulary.verdict_label(state['verdict'])} at {state['latest_sha'][:8]}"
+
+    @admin.display(description="Possibly regressed", boolean=True)
+    def possibly_regressed(self, finding: Finding) -> bool:
+        return bool(self._state(finding).get("possibly_regressed"))
 
     def get_urls(self):
         return [

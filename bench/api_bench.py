@@ -158,7 +158,7 @@ def print_row(label: str, result) -> None:
 
 def profile(client: Client, urls: list, *, fresh: bool = False) -> None:
     """Where each endpoint's time goes: the functions that take the most of 200 requests (each
-    built afresh with `fresh`)."""
+    built afresh with `fresh`, as --fresh times them)."""
     import cProfile
     import pstats
 

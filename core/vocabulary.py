@@ -136,13 +136,28 @@ def status_label(status: str) -> str:
     return STATUS_LABELS.get(status, str(status or "").capitalize())
 
 
+# --- How a finding got its status ---------------------------------------------------------------
+
+# Marked fixed while its evidence still held at the commit it was marked fixed at (with a note).
+FIXED_ANYWAY = "fixed_anyway"
+RESOLUTION_LABELS = {OPEN: STATUS_LABELS[OPEN], FIXED: STATUS_LABELS[FIXED], FIXED_ANYWAY: "Fixed anyway",
+                     DISMISSED: STATUS_LABELS[DISMISSED]}
+FIXED_ANYWAY_LABEL = RESOLUTION_LABELS[FIXED_ANYWAY]
+
+
+def resolution_label(resolution: str) -> str:
+    """A status and how it got there ('Fixed anyway'), as the stored review state names it."""
+    return RESOLUTION_LABELS.get(resolution) or status_label(resolution)
+
+
 # --- One way to name any of them ---------------------------------------------------------------
 
-LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label}
+LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label}
 
 
 def label(kind: str, value: str | None) -> str:
-    """`value` of the vocabulary `kind` (verdict, state, status) as a badge or a cell says it."""
+    """`value` of the vocabulary `kind` (verdict, state, status, resolution) as a badge or a cell
+    says it."""
     try:
         return LABELS[kind](value)
     except KeyError:
@@ -185,3 +200,5 @@ BLOCKER_GROUPS = (
     (CAUGHT_BY_CI, "Caught by CI", "red now, or red the first time the tests run"),
     (CAUGHT_BY_NONE, "Nothing checks these", "they appear during a real run"),
 )
+
+

@@ -54,11 +54,11 @@ def gate_conclusion(gate: MergeGate, *, run_failed: bool = False) -> str:
     - failure: an open blocker whose evidence still holds there;
     - action_required: no open blocker holds, but some are open (they look fixed, and a person
       marks them fixed), or a check could not run (an error, an unverifiable or a missing
-      verdict, or a run that failed), so the gate cannot say;
-    - success: no open blocker, and every check ran."""
+      verdict, or a run that failed: the gate's `verified` is false), so the gate cannot say;
+    - success: no open blocker, and the gate says the commit is verified."""
     if any(entry.verdict in HOLDING for entry in gate.open_blockers):
         return FAILURE
-    if gate.open_blockers or run_failed:
+    if gate.open_blockers or run_failed or not gate.verified:
         return ACTION_REQUIRED
     return SUCCESS
 
@@ -178,6 +178,8 @@ def _title(gate: MergeGate, conclusion: str, run_failed: bool) -> str:
         return f"{counted(holding, 'open blocker').capitalize()} still present at {at}"
     if run_failed and not gate.open_blockers:
         return f"The verification at {at} could not run: the gate cannot say"
+    if not gate.open_blockers:
+        return f"{at} is not verified: the gate cannot say"
     looks_fixed = sum(1 for entry in gate.open_blockers if entry.verdict == Verdict.LIKELY_FIXED)
     unchecked = len(gate.open_blockers) - looks_fixed
     parts = []

@@ -8,6 +8,7 @@ from django.utils.safestring import SafeString
 
 from core import vocabulary
 from findings.models import Evidence, EvidenceResult, Finding, Verification
+from findings.state.stored import states_attach
 from findings.selectors.findings import verifications_at
 from presentation.links import Links
 from presentation.paging import list_page_numbers
@@ -111,7 +112,8 @@ def finding_views(
 ) -> list[FindingView]:
     """The findings (evidence prefetched) with their verification at `latest_commit`.
     `page_numbers` (finding id -> page of its list) points their anchors at the right page."""
-    findings = list(findings)
+    # Each with its state (`finding.state`: how it got its status, whether it looks regressed).
+    findings = states_attach(findings)
     verifications = verifications_at(findings, latest_commit)
     page_numbers = page_numbers or {}
     views = []
@@ -146,7 +148,7 @@ def finding_has_diagram(view: FindingView) -> bool:
 
 
 # What the counts, the status line and the overview's lists read of a finding.
-SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status", "possibly_regressed")
+SUMMARY_FIELDS = ("id", "pull_request_id", "number", "kind", "caught_by", "title", "status")
 
 
 @dataclass
@@ -160,27 +162,21 @@ class FindingSummary:
 
 
 def finding_summaries(
-    pull_request: PullRequest, *, latest_commit: Commit | None, links: Links
+    pull_request: PullRequest, *, state: dict, links: Links
 ) -> tuple[list[FindingSummary], dict[int, int]]:
-    """Every finding of the PR by number with its verdict at `latest_commit`, in two queries; and
-    finding id -> the page of its kind's list it is shown on (lists go in `page_order`)."""
+    """Every finding of the PR by number with its verdict from the PR's stored `state` (at its
+    latest verified pin), in one query; and finding id -> the page of its kind's list it is shown
+    on (lists go in `page_order`)."""
     findings = list(Finding.objects.for_pull_request(pull_request).only(*SUMMARY_FIELDS).order_by("number"))
-    verdicts = (
-        dict(
-            Verification.objects.filter(finding__pull_request=pull_request, commit=latest_commit)
-            .order_by()
-            .values_list("finding_id", "verdict")
-        )
-        if latest_commit
-        else {}
-    )
+    latest_sha = state.get("latest_sha")
     for finding in findings:
         finding.pull_request = pull_request
+        finding.state = {**state["findings"].get(str(finding.pk), {}), "latest_sha": latest_sha}
     page_numbers = list_page_numbers(findings, static=links.static)
     summaries = [
         FindingSummary(
             finding=finding,
-            verdict=verdicts.get(finding.pk, ""),
+            verdict=finding.state.get("verdict") or "",
             anchor_url=links.finding_anchor(finding, page_number=page_numbers[finding.pk]),
             detail_url=links.finding_detail(finding),
         )

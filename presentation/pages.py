@@ -12,13 +12,8 @@ from core import vocabulary
 from findings.models import Finding
 from presentation.rendering.markdown import has_diagram
 from presentation.rendering.pictures import GridCell, GridRow, grid_svg
-from findings.selectors.findings import (
-    findings_of,
-    latest_verified_pin,
-    pull_request_pins,
-    pull_request_verdict_counts,
-    pull_request_verifications,
-)
+from findings.selectors.findings import findings_of, pull_request_pins, pull_request_verifications
+from findings.state.stored import pull_request_state
 from presentation import wording
 from presentation.finding_views import (
     FindingSummary,
@@ -65,6 +60,8 @@ class PullRequestPage:
     findings: list[FindingSummary]
     links: Links
     static: bool = False
+    # The PR's stored review state (`findings.state`): its counts are the page's counts.
+    state: dict = field(default_factory=dict)
     cards: list[FindingView] = field(default_factory=list)
     # The Paginator page of the list shown in full, live; None in the static render.
     list_page: object = None
@@ -122,6 +119,30 @@ class PullRequestPage:
         ]
         return [group for group in groups if group["findings"]]
 
+    def count(self, kind: str, key: str = "total") -> int:
+        """How many of the PR's findings of `kind` are `key` (total, open, fixed, dismissed,
+        fixed_anyway, possibly_regressed, verdict:<verdict>, open:<verdict>), from its state."""
+        return self.state.get("counts", {}).get(kind, {}).get(key, 0)
+
+    def _statuses(self, kind: str) -> list[str]:
+        return [status for status in ("open", "fixed", "dismissed") for _ in range(self.count(kind, status))]
+
+    @property
+    def blocker_count(self) -> int:
+        return self.count(Finding.Kind.BLOCKER)
+
+    @property
+    def cleanup_count(self) -> int:
+        return self.count(Finding.Kind.CLEANUP)
+
+    @property
+    def open_blocker_count(self) -> int:
+        return self.count(Finding.Kind.BLOCKER, "open")
+
+    @property
+    def open_cleanup_count(self) -> int:
+        return self.count(Finding.Kind.CLEANUP, "open")
+
     @property
     def open_blockers(self) -> list[FindingSummary]:
         return [view for view in self.blockers if view.finding.status == Finding.Status.OPEN]
@@ -137,15 +158,13 @@ class PullRequestPage:
         in_question = [view for view in blockers if view.finding.status == Finding.Status.OPEN] or blockers
         rechecked = bool(self.pins) and self.latest_pin is not None and self.pins[0].pin.pk != self.latest_pin.pk
         parts = [
-            wording.blockers_sentence(
-                self.pull_request.get_state_display(), [view.finding.status for view in blockers]
-            ),
+            wording.blockers_sentence(self.pull_request.get_state_display(), self._statuses(Finding.Kind.BLOCKER)),
             wording.verification_sentence(
                 [view.verdict or None for view in in_question], pin=self.latest_pin_phrase, rechecked=rechecked,
                 attested=bool(self.pull_request.attestation),
             ),
             wording.cleanups_sentence(
-                [view.finding.status for view in self.cleanups],
+                self._statuses(Finding.Kind.CLEANUP),
                 not_recorded=self.pull_request.cleanups_not_recorded,
             ),
         ]
@@ -197,13 +216,15 @@ class PullRequestPage:
 
     @property
     def blockers_intro(self) -> str:
+        open_blockers = self.open_blockers
         return wording.blockers_intro(
-            findings=len(self.findings),
-            cleanups=len(self.cleanups),
-            caught_by_ci=sum(1 for view in self.blockers if view.finding.caught_by == Finding.CaughtBy.CI),
-            unchecked=sum(1 for view in self.blockers if view.finding.caught_by != Finding.CaughtBy.CI),
+            findings=self.blocker_count + self.cleanup_count,
+            cleanups=self.cleanup_count,
+            caught_by_ci=sum(1 for view in open_blockers if view.finding.caught_by == Finding.CaughtBy.CI),
+            unchecked=sum(1 for view in open_blockers if view.finding.caught_by != Finding.CaughtBy.CI),
             comments_left=self.pull_request.comments_left,
             cleanups_not_recorded=self.pull_request.cleanups_not_recorded,
+            resolved=self.blocker_count - self.open_blocker_count,
         )
 
 
@@ -218,11 +239,13 @@ def pull_request_page(
     `current` page's own findings are built in full, a page of its list at a time; the static
     render (`static=True`) builds every finding for its three pages."""
     links = Links(pull_request=pull_request, static=static)
+    # The counts, verdicts and flags every page shows come from the PR's stored state.
+    state = pull_request_state(pull_request_id=pull_request.pk)
     pins = pull_request_pins(pull_request)
-    latest = latest_verified_pin(pins)
+    latest = next((pin for pin in pins if pin.commit_id == state["latest_commit_id"]), None)
     latest_commit = latest.commit if latest else None
-    counts = pull_request_verdict_counts(pull_request)
-    summaries, page_numbers = finding_summaries(pull_request, latest_commit=latest_commit, links=links)
+    counts = state["pin_verdicts"]
+    summaries, page_numbers = finding_summaries(pull_request, state=state, links=links)
     list_page = None
     if static:
         shown_ids = None
@@ -247,7 +270,7 @@ def pull_request_page(
         pins=[
             PinView(
                 pin=pin,
-                verdict_counts=counts.get(pin.commit_id, {}),
+                verdict_counts=counts.get(str(pin.commit_id), {}),
                 is_latest_verified=latest is not None and pin.pk == latest.pk,
                 commit_link=pull_request.repository.commit_link(pin.commit.sha),
                 code_url=links.code_tree(pin.commit.sha),
@@ -260,6 +283,7 @@ def pull_request_page(
         static=static,
         cards=cards,
         list_page=list_page,
+        state=state,
     )
 
 

@@ -130,11 +130,13 @@ def cleanups_sentence(statuses: list[str], *, not_recorded: int | None = None) -
 
 def blockers_intro(
     *, findings: int, cleanups: int, caught_by_ci: int, unchecked: int,
-    comments_left: int | None = None, cleanups_not_recorded: int | None = None,
+    comments_left: int | None = None, cleanups_not_recorded: int | None = None, resolved: int = 0,
 ) -> str:
     """The blockers page's opening, after the seed: 'The review left fourteen comments. Five are
     cleanups that can land afterwards. The nine below stop this from merging: three that a CI job
-    catches, and six that no job checks at all.' With the review's own counts when it gives them."""
+    catches, and six that no job checks at all.' With the review's own counts when it gives them.
+    `caught_by_ci` and `unchecked` count the open blockers; `resolved` the blockers fixed or
+    dismissed, which are listed too but stop nothing."""
     blockers = caught_by_ci + unchecked
     if comments_left:
         parts = [f"The review left {counted(comments_left, 'comment')}."]
@@ -150,9 +152,17 @@ def blockers_intro(
             recorded = f" ({number_word(cleanups)} recorded here)"
         parts.append(f"{sentence(number_word(all_cleanups))} {are} that can land afterwards{recorded}.")
     if blockers == 0:
-        parts.append("Nothing stops this from merging.")
+        if resolved:
+            which = "the one blocker below is" if resolved == 1 else f"the {number_word(resolved)} blockers below are"
+            parts.append(f"Nothing stops this from merging: {which} resolved.")
+        else:
+            parts.append("Nothing stops this from merging.")
         return " ".join(parts)
-    subject = "The one below stops" if blockers == 1 else f"The {number_word(blockers)} below stop"
+    if resolved:
+        verb = "stops" if blockers == 1 else "stop"
+        subject = f"{sentence(number_word(blockers))} of the {number_word(blockers + resolved)} below {verb}"
+    else:
+        subject = "The one below stops" if blockers == 1 else f"The {number_word(blockers)} below stop"
     if caught_by_ci and unchecked:
         how = (
             f"{number_word(caught_by_ci)} that a CI job catches, "
@@ -162,5 +172,6 @@ def blockers_intro(
         how = "a CI job catches it" if blockers == 1 else "a CI job catches each of them"
     else:
         how = "no job checks it" if blockers == 1 else "no job checks any of them"
-    parts.append(f"{subject} this from merging: {how}.")
+    resolved_note = f"; {number_word(resolved)} {'is' if resolved == 1 else 'are'} resolved" if resolved else ""
+    parts.append(f"{subject} this from merging: {how}{resolved_note}.")
     return " ".join(parts)

@@ -280,7 +280,22 @@ def reviewed_pull_request(*, blockers: int = 6, cleanups: int = 2, slug: str = "
                               start_line=None, end_line=None, detail="The submodule is now pinned elsewhere.")
         EvidenceResultFactory(verification=verification, evidence=extra[2], state="unchecked", path="",
                               start_line=None, end_line=None)
+    store_state(pull_request)
     return ReviewedPullRequest(pull_request, pins, blocker_findings, cleanup_findings)
+
+
+def store_state(pull_request) -> None:
+    """Store the PR's review state for its current generation, as the task that verified it does
+    (`verification_run_finish`): what the pages, the API and the gate then read."""
+    from findings.state.stored import pull_request_state_derive
+
+    pull_request_state_derive(pull_request_id=pull_request.pk)
+
+
+def store_states() -> None:
+    """Store the review state of every pull request (see `store_state`)."""
+    for pk in PullRequest.objects.values_list("pk", flat=True):
+        store_state(PullRequest(pk=pk))
 
 
 def make_api_token(user, *, scopes=("read", "verify", "import", "resolve", "settings"), days: int = 30, repositories=(),
@@ -332,4 +347,5 @@ def large_reviewed_pull_request(*, findings: int, slug: str = "acme/large", numb
                        end_line=12)
         for verification, item in zip(verifications, evidence, strict=True)
     )
+    store_state(pull_request)
     return pull_request

@@ -12,6 +12,7 @@ from api.serializers.fields import AbsoluteSiteUrlField, ApiUrlField
 from api.serializers.related import FindingLinkSerializer, finding_link_data
 from api.serializers.verifications import EvidenceSerializer
 from findings.models import Finding, FindingEvent, Tag
+from findings.state.stored import finding_state
 
 
 class SearchMatchSerializer(serializers.Serializer):
@@ -50,13 +51,23 @@ class FindingSerializer(serializers.ModelSerializer):
     resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_commit = serializers.SlugRelatedField(slug_field="sha", read_only=True, allow_null=True)
     search = serializers.SerializerMethodField(help_text="Why it matched `q`; null when the list was not searched.")
+    possibly_regressed = serializers.SerializerMethodField(
+        help_text="Marked fixed, but its evidence holds again at a commit pinned after that: a human should look."
+    )
+    verdict = serializers.SerializerMethodField(
+        help_text="Its verdict at its pull request's latest verified pin; null while it has none there."
+    )
+    resolution = serializers.SerializerMethodField(
+        help_text="How it got its status: open, fixed, fixed_anyway (marked fixed while its evidence still "
+        "held) or dismissed."
+    )
 
     class Meta:
         model = Finding
         fields = [
             "id", "url", "html_url", "repository", "pull_request", "pull_request_reference", "number", "kind",
-            "caught_by", "title", "summary", "path", "line", "status", "possibly_regressed", "resolved_by",
-            "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
+            "caught_by", "title", "summary", "path", "line", "status", "resolution", "verdict", "possibly_regressed",
+            "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
         ]
 
     # What a list reads beside the finding's own columns, as values of the row rather than as
@@ -94,7 +105,9 @@ class FindingSerializer(serializers.ModelSerializer):
             "path": finding.path,
             "line": finding.line,
             "status": str(finding.status),
-            "possibly_regressed": bool(finding.possibly_regressed),
+            "resolution": self.get_resolution(finding),
+            "verdict": self.get_verdict(finding),
+            "possibly_regressed": self.get_possibly_regressed(finding),
             "resolved_by": finding.list_resolved_by,
             "resolved_at": _datetime(finding.resolved_at, zone),
             "resolved_commit": finding.list_resolved_commit,
@@ -111,6 +124,16 @@ class FindingSerializer(serializers.ModelSerializer):
         api_url = reverse("api:finding-detail", kwargs={"pk": _PK_PLACEHOLDER}, request=request)
         origin = request.build_absolute_uri("/")[:-1] if request is not None else ""
         return api_url, origin, timezone.get_current_timezone()
+
+    # From the pull request's stored state (`findings.state`), as every interface reads them.
+    def get_possibly_regressed(self, finding) -> bool:
+        return bool(finding_state(finding).get("possibly_regressed"))
+
+    def get_verdict(self, finding) -> str | None:
+        return finding_state(finding).get("verdict")
+
+    def get_resolution(self, finding) -> str:
+        return finding_state(finding).get("resolution", str(finding.status))
 
     @extend_schema_field(SearchMatchSerializer(allow_null=True))
     def get_search(self, finding):

@@ -4,6 +4,7 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from api.serializers.fields import AbsoluteSiteUrlField, ApiUrlField
+from findings.state.stored import pull_request_state
 from reviews.models import PinnedCommit, PullRequest
 
 
@@ -21,15 +22,44 @@ class PullRequestSerializer(serializers.ModelSerializer):
     forge_url = serializers.CharField(
         source="url", read_only=True, help_text="The pull request on GitHub (or another forge); may be empty."
     )
-    open_blockers = serializers.IntegerField(read_only=True, help_text="Blockers still open.")
-    findings_count = serializers.IntegerField(read_only=True)
+    open_blockers = serializers.SerializerMethodField(help_text="Blockers still open.")
+    findings_count = serializers.SerializerMethodField()
+    counts = serializers.SerializerMethodField(
+        help_text="Per kind (blocker, cleanup): total, open, fixed, dismissed, fixed_anyway, possibly_regressed, "
+        "and verdict:<verdict> / open:<verdict> at the latest verified pin (unverified where none), from the "
+        "pull request's stored state; a count of zero is left out."
+    )
+    latest_verified_commit = serializers.SerializerMethodField(
+        help_text="The latest verified pin's commit, whose verdicts the findings report; null before any."
+    )
 
     class Meta:
         model = PullRequest
         fields = [
             "id", "url", "html_url", "repository", "number", "reference", "title", "forge_url", "state",
-            "open_blockers", "findings_count", "created_at", "updated_at",
+            "open_blockers", "findings_count", "counts", "latest_verified_commit", "created_at", "updated_at",
         ]
+
+    # From the PR's stored state (`findings.state`), as the pages and the gate read it.
+    @staticmethod
+    def _state(pull_request) -> dict:
+        state = getattr(pull_request, "review_state", None)
+        if state is None:
+            state = pull_request.review_state = pull_request_state(pull_request_id=pull_request.pk)
+        return state
+
+    def get_counts(self, pull_request) -> dict:
+        return self._state(pull_request)["counts"]
+
+    def get_open_blockers(self, pull_request) -> int:
+        return self._state(pull_request)["counts"].get("blocker", {}).get("open", 0)
+
+    def get_findings_count(self, pull_request) -> int:
+        counts = self._state(pull_request)["counts"]
+        return sum(tally.get("total", 0) for tally in counts.values())
+
+    def get_latest_verified_commit(self, pull_request) -> str | None:
+        return self._state(pull_request)["latest_sha"]
 
 
 class PinSerializer(serializers.ModelSerializer):

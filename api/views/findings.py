@@ -38,6 +38,7 @@ from findings.models import Evidence, Finding, FindingEvent, FindingLink
 from findings.search import explain_matches, parse_search
 from findings.selectors.related import finding_related
 from findings.services.resolution import finding_resolve
+from findings.state.stored import states_attach
 from findings.services.tags_and_links import (
     finding_by_reference,
     finding_link_create,
@@ -48,7 +49,7 @@ from findings.services.tags_and_links import (
 
 FINDING_LIST_FIELDS = (
     "id", "pull_request", "number", "kind", "caught_by", "title", "summary", "path", "line", "status",
-    "possibly_regressed", "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at",
+    "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at",
 )
 
 
@@ -69,6 +70,9 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
 
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
+        if page is not None:
+            # Each row's verdict and flags from its PR's stored state: one read for the page.
+            page = states_attach(page)
         text = self.request.query_params.get("q", "").strip()
         if page is not None and text:
             # The filter has already refused a query that cannot be parsed.

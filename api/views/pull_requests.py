@@ -13,10 +13,12 @@ from api.serializers.pull_requests import PullRequestDetailSerializer, PullReque
 from api.views.reading import ReadMixin
 from findings.models import Finding
 from findings.selectors.findings import pins_with_verified_flag
+from findings.state.stored import pull_request_states
 from reviews.models import PullRequest, Repository
 
 
 def pull_requests_with_counts():
+    # Annotated to order by open blockers; what a row shows comes from the PR's stored state.
     return PullRequest.objects.select_related("repository").annotate(
         open_blockers=Count(
             "findings", filter=Q(findings__kind=Finding.Kind.BLOCKER, findings__status=Finding.Status.OPEN)
@@ -44,6 +46,15 @@ class PullRequestList(ReadMixin, generics.ListAPIView):
 
     def get_queryset(self):
         return pull_requests_with_counts().order_by("repository__slug", "-number")
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        if page is not None:
+            # Each row's counts from its stored state: one read for the page.
+            states = pull_request_states(pull_request.pk for pull_request in page)
+            for pull_request in page:
+                pull_request.review_state = states.get(pull_request.pk)
+        return page
 
 
 @extend_schema(

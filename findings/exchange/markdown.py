@@ -8,6 +8,7 @@ import re
 from core import vocabulary
 from findings.models import Evidence, Finding, Verification
 from findings.selectors.findings import findings_of, pull_request_latest_verified_commit, pull_request_pins, verifications_at
+from findings.state.stored import states_attach
 from reviews.models import Commit, PullRequest
 
 
@@ -53,7 +54,8 @@ def pull_request_markdown(*, pull_request: PullRequest) -> str:
     commit = pull_request_latest_verified_commit(pull_request)
     pins = pull_request_pins(pull_request)
     link_commit = commit or (pins[-1].commit if pins else None)
-    findings = list(findings_of(pull_request))
+    # Each finding's state (how it got its status, whether it looks regressed) from the PR's state.
+    findings = states_attach(findings_of(pull_request))
     verifications = verifications_at(findings, commit)
     blockers = [finding for finding in findings if finding.kind == Finding.Kind.BLOCKER]
     cleanups = [finding for finding in findings if finding.kind == Finding.Kind.CLEANUP]
@@ -126,8 +128,9 @@ def _state(finding: Finding, verification: Verification | None, commit: Commit |
         return "dismissed"
     if finding.status == Finding.Status.FIXED:
         where = f" in {_commit_ref(pull_request, finding.resolved_commit)}" if finding.resolved_commit else ""
-        state = f"marked fixed{where}"
-        if finding.possibly_regressed:
+        anyway = " anyway" if finding.state.get("resolution") == vocabulary.FIXED_ANYWAY else ""
+        state = f"marked fixed{anyway}{where}"
+        if finding.state.get("possibly_regressed"):
             state += ", but its evidence holds again"
         return state
     if commit is None:

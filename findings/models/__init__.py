@@ -11,6 +11,7 @@ other packages use) is imported from here, `findings.models`, as Django expects 
 - `findings.models.runs`: verification runs
 - `findings.models.import_jobs`: bundles imported in the background
 - `findings.models.companion`: a pull request's stored companion pages
+- `findings.models.state`: a pull request's review state, stored per generation
 - `findings.models.webhooks`: forge webhook deliveries
 """
 from findings.models.companion import CompanionPages
@@ -19,6 +20,7 @@ from findings.models.findings import Finding, FindingLink, FindingSearchEntry, T
 from findings.models.history import FindingEvent
 from findings.models.import_jobs import ImportJob
 from findings.models.runs import VerificationRun
+from findings.models.state import PullRequestGate, PullRequestState
 from findings.models.verifications import EvidenceResult, Verdict, Verification, latest_verified_commit_id
 from findings.models.webhooks import WebhookDelivery
 
@@ -31,6 +33,8 @@ __all__ = [
     "FindingLink",
     "FindingSearchEntry",
     "ImportJob",
+    "PullRequestGate",
+    "PullRequestState",
     "Tag",
     "Verdict",
     "Verification",

@@ -46,9 +46,10 @@ class FindingQuerySet(ChangesPullRequestQuerySet):
         does not change it; a newer pin being verified does."""
         return self.annotate(latest_commit_id=latest_verified_commit_id(OuterRef("pull_request"))).annotate(
             latest_verdict=Subquery(
-                Verification.objects.filter(finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id")).values(
-                    "verdict"
-                )[:1]
+                Verification.objects.filter(
+                    finding=OuterRef("pk"), commit_id=OuterRef("latest_commit_id"),
+                    evidence_version=OuterRef("evidence_version"),
+                ).values("verdict")[:1]
             ),
         )
 
@@ -113,10 +114,6 @@ class Finding(models.Model):
         Commit, null=True, blank=True, on_delete=models.SET_NULL, related_name="resolved_findings"
     )
     resolution_note = models.TextField(blank=True)
-    possibly_regressed = models.BooleanField(
-        default=False,
-        help_text="Marked fixed, but its evidence holds again at a later commit: a human should look.",
-    )
     tags = models.ManyToManyField(Tag, blank=True, related_name="findings")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -1,7 +1,7 @@
 """What verification made of a finding at a commit: its verdict (a Verification) and what each
 evidence item was found to be there (an EvidenceResult)."""
 from django.db import models
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 
 from core import vocabulary as v
 from findings.models.evidence import Evidence
@@ -47,9 +47,14 @@ class Verification(models.Model):
 
 def latest_verified_commit_id(pull_request_ref) -> Subquery:
     """Subquery: the commit of the last pin of a PR (`pull_request_ref`, an OuterRef or a value)
-    at which the PR's findings have verdicts."""
+    at which the PR's findings have verdicts of their current evidence: the SQL form of the rule
+    `findings.state.derivation.latest_verified_pin` states, for filters that need it in a query
+    (a test holds the two to one answer)."""
     # Inside the pin subquery, OuterRef points at the pin: its own pull request is the PR's.
-    verified = Verification.objects.filter(commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"))
+    verified = Verification.objects.filter(
+        commit=OuterRef("commit"), finding__pull_request=OuterRef("pull_request"),
+        evidence_version=F("finding__evidence_version"),
+    )
     return Subquery(
         PinnedCommit.objects.filter(pull_request=pull_request_ref)
         .filter(Exists(verified))

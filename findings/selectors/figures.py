@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from findings.models import Evidence, Finding, Tag, Verdict, Verification
 from findings.selectors.related import FILE_EVIDENCE, file_names, findings_on_files
+from findings.state.stored import pull_request_states
 from reviews.models import Repository
 
 AGE_BUCKETS = [
@@ -80,7 +81,12 @@ def repository_figures(repository: Repository, *, now=None) -> RepositoryFigures
     for created, resolved, _ in fixed:
         label = _bucket(resolved - created)
         fix_buckets[label] = fix_buckets.get(label, 0) + 1
-    statuses = dict(findings.values_list("status").annotate(count=Count("id")).order_by())
+    # How many ended each way, from the states of the repository's pull requests (as their pages count).
+    statuses: dict[str, int] = {}
+    for state in pull_request_states(repository.pull_requests.values_list("pk", flat=True)).values():
+        for tally in state["counts"].values():
+            for status in Finding.Status.values:
+                statuses[status] = statuses.get(status, 0) + tally.get(status, 0)
     after = sum(1 for *_, by_verification in fixed if by_verification)
     endings = [
         Bar("fixed after a verification said likely fixed", after),

@@ -9,11 +9,10 @@ from findings.models import (
     Finding,
     FindingEvent,
     Tag,
-    Verdict,
     Verification,
     VerificationRun,
-    latest_verified_commit_id,
 )
+from findings.state.stored import findings_where, pull_request_state, pull_request_states
 from reviews.models import Commit, PinnedCommit, PullRequest
 
 
@@ -80,9 +79,9 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
 
 
 def pull_request_latest_verified_commit(pull_request: PullRequest) -> Commit | None:
-    """The most recently pinned commit at which the PR's findings have been verified."""
-    verified = [pin for pin in pull_request_pins(pull_request) if pin.has_verifications]
-    return verified[-1].commit if verified else None
+    """The latest verified pin's commit, as the PR's state names it (`findings.state`)."""
+    commit_id = pull_request_state(pull_request_id=pull_request.pk)["latest_commit_id"]
+    return Commit.objects.filter(pk=commit_id).first() if commit_id else None
 
 
 def verifications_at(findings, commit: Commit | None) -> dict[int, Verification]:
@@ -108,25 +107,11 @@ def findings_of(pull_request: PullRequest, *, kind: str | None = None):
 # --- Reads for the site and the companion pages --------------------------------------------
 
 
-def latest_verified_pin(pins: list[PinnedCommit]) -> PinnedCommit | None:
-    """The last pin of `pins` (as returned by `pull_request_pins`) whose commit was verified.
-    Takes the list a page already has, so asking costs no query."""
-    verified = [pin for pin in pins if pin.has_verifications]
-    return verified[-1] if verified else None
-
-
-def pull_request_verdict_counts(pull_request: PullRequest) -> dict[int, dict[str, int]]:
-    """Commit id -> verdict -> how many of the PR's findings got it there."""
-    counts: dict[int, dict[str, int]] = {}
-    rows = (
-        Verification.objects.filter(finding__pull_request=pull_request)
-        .values("commit_id", "verdict")
-        .annotate(count=Count("id"))
-        .order_by()
-    )
-    for row in rows:
-        counts.setdefault(row["commit_id"], {})[row["verdict"]] = row["count"]
-    return counts
+def latest_verified_pin(pins: list[PinnedCommit], *, pull_request: PullRequest) -> PinnedCommit | None:
+    """The pin of `pins` (as returned by `pull_request_pins`) that the PR's state names its latest
+    verified one: the last, in pin order, with verdicts of the findings' current evidence."""
+    commit_id = pull_request_state(pull_request_id=pull_request.pk)["latest_commit_id"]
+    return next((pin for pin in pins if pin.commit_id == commit_id), None)
 
 
 def pull_request_latest_run(pull_request: PullRequest) -> VerificationRun | None:
@@ -171,16 +156,14 @@ def pull_request_verifications(pull_request: PullRequest) -> list[Verification]:
 
 
 def findings_needing_decision(repositories):
-    """The findings of `repositories` a maintainer should decide about, newest PR first: open ones
-    whose latest verdict says they look fixed (likely or partly), and fixed ones flagged possibly
-    regressed. Annotated with `latest_commit_id` and `latest_verdict`, their evidence and their
-    PR's repository loaded."""
-    looks_fixed = Q(status=Finding.Status.OPEN, latest_verdict__in=vocabulary.LOOKS_FIXED_VERDICTS)
-    regressed = Q(status=Finding.Status.FIXED, possibly_regressed=True)
+    """The findings of `repositories` a maintainer should decide about, newest PR first, as their
+    PRs' states say (`needs_decision`: open ones whose latest verdict says they look fixed, likely
+    or partly, and fixed ones possibly regressed). Annotated with `latest_commit_id` and
+    `latest_verdict`, their evidence and their PR's repository loaded."""
+    findings = Finding.objects.filter(pull_request__repository__in=repositories)
     return (
-        Finding.objects.filter(pull_request__repository__in=repositories)
+        findings.filter(pk__in=findings_where(findings, "needs_decision"))
         .with_latest_verdict()
-        .filter(looks_fixed | regressed)
         .with_evidence()
         .order_by("pull_request__repository__slug", "-pull_request__number", "number", "pk")
     )
@@ -191,40 +174,31 @@ def finding_history(finding: Finding):
 
 
 def pull_requests_overview(reader) -> list[PullRequest]:
-    """Every PR `reader` may read with its repository, its open blocker and cleanup counts,
-    `latest_pin` (the last verified pin, or None) and `verdict_counts` there — in three queries,
-    however many PRs. A private repository without a role gives no row and no count."""
-    open_findings = Q(findings__status=Finding.Status.OPEN)
+    """Every PR `reader` may read with its repository and, from its stored state, its open
+    blocker and cleanup counts, `latest_pin` (the last verified pin, or None) and
+    `verdict_counts` (the open findings' verdicts there): the columns and the chips count the same
+    findings. A private repository without a role gives no row and no count."""
     pull_requests = list(
-        PullRequest.objects.readable_by(reader).select_related("repository")
-        .annotate(
-            open_blockers=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.BLOCKER)),
-            open_cleanups=Count("findings", filter=open_findings & Q(findings__kind=Finding.Kind.CLEANUP)),
-            finding_count=Count("findings"),
-            latest_commit_id=latest_verified_commit_id(OuterRef("pk")),
-        )
-        .order_by("repository__slug", "-number")
+        PullRequest.objects.readable_by(reader).select_related("repository").order_by("repository__slug", "-number")
     )
-    latest_commit_ids = {pr.latest_commit_id for pr in pull_requests if pr.latest_commit_id}
+    states = pull_request_states(pr.pk for pr in pull_requests)
+    latest_commit_ids = {state["latest_commit_id"] for state in states.values() if state["latest_commit_id"]}
     pins = {
         (pin.pull_request_id, pin.commit_id): pin
         for pin in PinnedCommit.objects.filter(commit_id__in=latest_commit_ids).select_related("commit")
     }
-    counts: dict[tuple[int, int], dict[str, int]] = {}
-    rows = (
-        Verification.objects.filter(commit_id__in=latest_commit_ids)
-        .values("finding__pull_request_id", "commit_id", "verdict")
-        .annotate(count=Count("id"))
-        .order_by()
-    )
-    for row in rows:
-        key = (row["finding__pull_request_id"], row["commit_id"])
-        counts.setdefault(key, {})[row["verdict"]] = row["count"]
-    order = [verdict for verdict, _ in Verdict.choices]
     for pr in pull_requests:
-        pr.latest_pin = pins.get((pr.pk, pr.latest_commit_id))
-        found = counts.get((pr.pk, pr.latest_commit_id), {})
-        pr.verdict_counts = {verdict: found[verdict] for verdict in order if verdict in found}
+        state = states[pr.pk]
+        counts = state["counts"]
+        blockers, cleanups = counts.get(Finding.Kind.BLOCKER, {}), counts.get(Finding.Kind.CLEANUP, {})
+        pr.open_blockers, pr.open_cleanups = blockers.get("open", 0), cleanups.get("open", 0)
+        pr.finding_count = blockers.get("total", 0) + cleanups.get("total", 0)
+        pr.latest_pin = pins.get((pr.pk, state["latest_commit_id"]))
+        pr.verdict_counts = {
+            verdict: blockers.get(f"open:{verdict}", 0) + cleanups.get(f"open:{verdict}", 0)
+            for verdict in vocabulary.VERDICTS
+            if blockers.get(f"open:{verdict}", 0) + cleanups.get(f"open:{verdict}", 0)
+        }
     return pull_requests
 
 

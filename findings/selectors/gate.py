@@ -1,25 +1,29 @@
 """The merge gate: may this pull request merge at this commit?
 
-Humans decide a finding's status; verification only advises. So:
+Humans decide a finding's status; verification only advises. The answer is the one the PR's stored
+state holds for the commit (`findings.state`: derived once, with the rules written down there and
+in docs/using/verify.md), so the API, `recheck-gate` and GitHub say what the pages say:
 - `open_blockers` are the blockers whose status is open. One whose verdict at the commit is
   `likely_fixed` is listed with that verdict and still blocks until someone marks it fixed.
-- `verified` says every open blocker has a verdict at the commit (true when none is open).
-- `mergeable` is `verified` and no open blocker; since an unverified commit always has an open
-  blocker, this is "no open blocker", and `verified` tells a human why a gate is closed.
-- `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit
-  (verdict present or partly fixed). They are reported, not counted: a human reopens them."""
+- `verified` says the commit is known to the mirror, its latest finished verification did not
+  fail, and every open blocker has a verdict there of its current evidence that is not an error.
+- `mergeable` is `verified` and no open blocker.
+- `possibly_regressed` lists blockers marked fixed whose evidence holds again at the commit, when
+  the commit was pinned after they were marked fixed. They are reported, not counted."""
 import functools
 import hashlib
+from datetime import timedelta
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
-from django.db.models import F
+from django.utils import timezone
+from django.db.models import Q
 
-from core import vocabulary
-from findings.models import Finding, Verdict, Verification, VerificationRun
+from findings.models import PullRequestGate, VerificationRun
+from findings.state.derivation import current_verdicts, gate_at
+from findings.state.stored import pull_request_facts, pull_request_state
 from reviews.models import Commit, PullRequest, Repository
-
-REGRESSED_VERDICTS = vocabulary.REGRESSED_VERDICTS
 
 # The read scope of an anonymous caller with no token: the public repositories, with no membership
 # to look up (`api.permissions.read_scope`).
@@ -79,79 +83,141 @@ def _generation_sql(*, public_only: bool) -> str:
 
 @dataclass(frozen=True)
 class GateEntry:
-    finding: Finding
+    pk: int
+    number: int
+    title: str
     verdict: str | None
+    url: str  # the finding's page, a path on the site
+
+
+@dataclass(frozen=True)
+class GateCommit:
+    sha: str
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:8]
+
+
+@dataclass(frozen=True)
+class GateRun:
+    pk: int
+    status: str
 
 
 @dataclass(frozen=True)
 class MergeGate:
-    pull_request: PullRequest
-    commit: Commit
-    open_blockers: list[GateEntry]
-    possibly_regressed: list[GateEntry]
-    active_run: VerificationRun | None
+    """The stored answer at one commit, with the run under way there (read live: a run's progress
+    is not part of the state)."""
+
+    pull_request_reference: str
+    commit: GateCommit
+    answer: dict
+    pull_request_url: str
+    active_run: GateRun | None = None
 
     @property
     def verified(self) -> bool:
-        return all(entry.verdict is not None for entry in self.open_blockers)
+        return self.answer["verified"]
 
     @property
     def mergeable(self) -> bool:
-        return self.verified and not self.open_blockers
+        return self.answer["mergeable"]
 
     @property
     def reason(self) -> str:
-        at = self.commit.short_sha
-        regressed = (
-            f" {len(self.possibly_regressed)} fixed blocker(s) look regressed at {at}: a human should look."
-            if self.possibly_regressed
-            else ""
-        )
-        if self.mergeable:
-            return f"No open blocker at {at}.{regressed}"
-        unverified = sum(1 for entry in self.open_blockers if entry.verdict is None)
-        count = len(self.open_blockers)
-        if unverified:
-            return (
-                f"{count} open blocker(s); {unverified} not yet verified at {at}: "
-                "request a verification (how_to_verify)."
-            )
-        likely_fixed = sum(1 for entry in self.open_blockers if entry.verdict == Verdict.LIKELY_FIXED)
-        fixed_note = f" ({likely_fixed} look likely fixed: a human marks them fixed)" if likely_fixed else ""
-        return f"{count} open blocker(s) at {at}{fixed_note}.{regressed}"
+        return self.answer["reason"]
+
+    def _entries(self, rows) -> list[GateEntry]:
+        base = self.pull_request_url
+        return [GateEntry(pk, number, title, verdict, f"{base}findings/{number}/") for pk, number, title, verdict in rows]
+
+    @property
+    def open_blockers(self) -> list[GateEntry]:
+        return self._entries(self.answer["open_blockers"])
+
+    @property
+    def possibly_regressed(self) -> list[GateEntry]:
+        return self._entries(self.answer["possibly_regressed"])
+
+
+def _live_run(pull_request_id: int, commit_condition: Q) -> GateRun | None:
+    row = (
+        VerificationRun.objects.filter(pull_request_id=pull_request_id).live().filter(commit_condition)
+        .latest_first().values_list("pk", "status").first()
+    )
+    return GateRun(*row) if row else None
+
+
+@dataclass(frozen=True)
+class StoredGate:
+    """The gate's answer as stored with the PR's state: the JSON of its verdict (`body`, the
+    findings' URLs as paths), and the live run read beside it."""
+
+    sha: str
+    verified: bool
+    body: str
+    active_run: GateRun | None
+
+
+def pull_request_gate_stored(*, pull_request_id: int, generation: int, sha: str) -> StoredGate | None:
+    """The gate read from the stored state alone, in one indexed query (the answer at the pinned
+    commit `sha` names, or at the latest pinned head for an empty `sha`, with the newest live run
+    covering it): None when the state of `generation` is not stored or `sha` is not a pinned
+    commit it can name without a lookup (unknown, or too short to tell from another commit)."""
+    stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+    # Hexadecimal digits sort below "z": the range holds every SHA that starts with `sha`.
+    shas = [sha, sha + "z"] if sha else ["", ""]
+    with connection.cursor() as cursor:
+        cursor.execute(_STORED_GATE_SQL(), [connection.ops.adapt_datetimefield_value(stale), pull_request_id,
+                                           generation, *shas])
+        rows = cursor.fetchall()
+    if len(rows) != 1:
+        return None
+    full, unique_from, verified, body, run = rows[0]
+    if sha and sha != full and len(sha) < unique_from:
+        return None
+    active_run = None
+    if run:
+        run_id, status = run.split(":", 1)
+        active_run = GateRun(int(run_id), status)
+    return StoredGate(sha=full, verified=bool(verified), body=body, active_run=active_run)
+
+
+@functools.cache
+def _STORED_GATE_SQL() -> str:
+    """Written out: building it with the ORM cost more than running it. The live run is the newest
+    queued or running one with a recent sign of life (`VerificationRunQuerySet.live`), at the
+    commit answered about or at every pin, as `id:status`. The head's row (empty SHA) is joined to
+    the row of its commit, for the SHA the answer names."""
+    quote = connection.ops.quote_name
+    gate, run = quote(PullRequestGate._meta.db_table), quote(VerificationRun._meta.db_table)
+    live_run = (
+        f"(SELECT CAST(r.\"id\" AS TEXT) || ':' || r.\"status\" FROM {run} r "
+        f'WHERE r."pull_request_id" = g."pull_request_id" AND r."status" IN (\'queued\', \'running\') '
+        f'AND r."heartbeat_at" >= %s AND (r."commit_id" IS NULL OR r."commit_id" = g."commit_id") '
+        f'ORDER BY r."created_at" DESC, r."id" DESC LIMIT 1)'
+    )
+    full_sha = (
+        f'(SELECT h."sha" FROM {gate} h WHERE h."pull_request_id" = g."pull_request_id" '
+        f'AND h."generation" = g."generation" AND h."commit_id" = g."commit_id" AND h."sha" <> \'\' LIMIT 1)'
+    )
+    return (
+        f'SELECT {full_sha}, g."unique_from", g."verified", g."body", {live_run} FROM {gate} g '
+        f'WHERE g."pull_request_id" = %s AND g."generation" = %s AND g."sha" >= %s AND g."sha" <= %s '
+        f'ORDER BY g."sha" LIMIT 2'
+    )
 
 
 def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate:
-    blockers = Finding.objects.for_pull_request(pull_request).blockers()
-    # Only what the gate shows; every finding's pull request is the one already loaded, so its URL
-    # needs no join.
-    fields = ("id", "pull_request_id", "number", "title", "status")
-    open_blockers = list(blockers.open().only(*fields).order_by("number"))
-    verdicts = dict(
-        Verification.objects.filter(finding__in=blockers.open(), commit=commit)
-        .order_by()
-        .values_list("finding_id", "verdict")
-    )
-    regressed = list(
-        blockers.filter(
-            status=Finding.Status.FIXED,
-            verifications__commit=commit,
-            verifications__verdict__in=REGRESSED_VERDICTS,
-        )
-        .only(*fields)
-        .annotate(verdict_at_commit=F("verifications__verdict"))
-        .order_by("number")
-    )
-    for finding in (*open_blockers, *regressed):
-        finding.pull_request = pull_request
-    # A run at this commit, or at every pin (commit null), will give this commit its verdicts.
-    active_run = (
-        VerificationRun.objects.filter(pull_request=pull_request).live().covering(commit).latest_first().first()
-    )
-    return MergeGate(
-        pull_request,
-        commit,
-        open_blockers=[GateEntry(finding, verdicts.get(finding.pk)) for finding in open_blockers],
-        possibly_regressed=[GateEntry(finding, finding.verdict_at_commit) for finding in regressed],
-        active_run=active_run,
-    )
+    """The gate at `commit`: the stored answer for a pinned commit, else the same rule applied to
+    the facts at this one (nothing pinned there is verified by a run, which pins what it checks)."""
+    state = pull_request_state(pull_request_id=pull_request.pk)
+    answer = state["gates"].get(commit.sha)
+    if answer is None:
+        facts = pull_request_facts(pull_request.pk)
+        answer = gate_at(facts, current_verdicts(facts), commit_id=commit.pk, sha=commit.sha,
+                         resolved=commit.resolved, pin=None)
+    run = _live_run(pull_request.pk, Q(commit__isnull=True) | Q(commit_id=commit.pk))
+    return MergeGate(pull_request.reference, GateCommit(commit.sha), answer, pull_request.get_absolute_url(),
+                     active_run=run)

@@ -146,7 +146,6 @@ def _finding_resolve(
         source=source,
     )
     finding.status = status
-    finding.possibly_regressed = False
     if status == Finding.Status.OPEN:
         finding.resolved_by = None
         finding.resolved_at = None

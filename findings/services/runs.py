@@ -13,6 +13,7 @@ from access.audit import audit_record, audit_refusal
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from findings.signals import verification_run_changed
+from findings.state.stored import pull_request_state_derive
 from core.errors import RecheckError
 from reviews.mirrors import commit_resolve
 from reviews.models import PullRequest, Repository
@@ -215,6 +216,12 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
     )
     # The gate stops reporting the run as under way.
     pull_request_changed(pull_request_id=run.pull_request_id)
+    # Derived now, in the task that verified, so the merge bot asking next reads it stored.
+    # Best effort: a reader that finds no state for the generation derives it itself.
+    try:
+        pull_request_state_derive(pull_request_id=run.pull_request_id)
+    except DatabaseError as error:
+        logger.warning("State of pull request %s not stored after run %s: %s", run.pull_request_id, run.pk, error)
     verification_run_changed.send(sender=VerificationRun, run=run)
 
 

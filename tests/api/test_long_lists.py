@@ -21,7 +21,7 @@ def test_a_row_written_out_is_what_the_fields_make_of_it(anonymous_reader):
     FindingFactory(pull_request=pull_request, number=1, line=None)
     FindingFactory(
         pull_request=pull_request, number=2, kind="blocker", status="fixed", resolved_by=UserFactory(username="ana"),
-        resolved_at=timezone.now(), resolved_commit=commit, possibly_regressed=True, caught_by="ci",
+        resolved_at=timezone.now(), resolved_commit=commit, caught_by="ci",
     )
     rows = anonymous_reader.get(LIST).json()["results"]
     assert [row["number"] for row in rows] == [1, 2]

@@ -44,7 +44,7 @@ def test_the_blockers_page_shows_one_page_of_its_list_and_links_the_next(client,
 
     last = page(client, pull_request, "blockers", django_assert_max_num_queries, page=60)
     assert last.count('class="finding finding-') == FINDINGS_PER_PAGE and 'id="finding-1999"' in last
-    assert "What blocks the merge <span class=\"count\">1500</span>" in last
+    assert "What blocks the merge <span class=\"count\" title=\"open\">1500</span>" in last
 
 
 def test_the_cleanups_page_builds_no_blocker(client, django_assert_max_num_queries):

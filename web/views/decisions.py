@@ -10,6 +10,7 @@ from reviews.selectors import readable_repositories
 from findings.models import Finding, FindingEvent
 from findings.selectors.findings import pull_request_latest_verified_commit
 from findings.services.resolution import finding_resolve
+from findings.state.stored import states_attach
 from web.doors import pull_request_for, readable, require_action
 from findings.forms import DECISION_LABELS, ResolveForm
 from web.forms.decisions import (
@@ -68,6 +69,7 @@ def finding_decide(request, owner: str, name: str, number: int, finding_number: 
 
 
 def _decide_page(request, decision, *, status: int = 200):
+    states_attach([decision.finding])
     pull_request = decision.finding.pull_request
     return render(
         request,
@@ -94,6 +96,7 @@ def repository_decisions(request, owner: str, name: str):
 
 def _decisions_page(request, repositories, *, repository):
     page = decisions_page(repositories, page_number=request.GET.get("page"))
+    states_attach([item.finding for item in page.object_list])
     shown = {item.finding.pull_request.repository for item in page.object_list}
     resolvable = {shown_repository.pk for shown_repository in shown
                   if user_may(request.user, Action.RESOLVE, shown_repository)}

@@ -13,6 +13,7 @@ from findings.models import Evidence, Finding
 from findings.services.runs import QueueUnavailable, verification_run_request
 from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
+from findings.state.stored import states_attach
 from findings.selectors.findings import (
     finding_history,
     finding_verifications,
@@ -49,7 +50,8 @@ def index(request):
     results = None
     if form.is_searching:
         results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
-        results.object_list = list(results.object_list)
+        # Each result's verdict and flags from its PR's state, as every page shows them.
+        results.object_list = states_attach(results.object_list)
         form.explain(results)
     repositories = {repository: [] for repository in Repository.objects.readable_by(request.user).order_by("slug")}
     for pull_request in pull_requests_overview(request.user):
@@ -77,11 +79,9 @@ def tag_page(request, slug: str):
     findings = (
         tag.findings.readable_by(request.user).select_related("pull_request__repository").order_by("-created_at", "-id")
     )
-    return render(
-        request,
-        "findings/tag.html",
-        {"tag": tag, "findings": Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))},
-    )
+    page = Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = states_attach(page.object_list)
+    return render(request, "findings/tag.html", {"tag": tag, "findings": page})
 
 
 @require_GET
@@ -135,9 +135,9 @@ def github_call_resend_now(request, owner: str, name: str, call_id: int):
 @readable
 def file_page(request, owner: str, name: str, path: str):
     repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
-    return render(
-        request, "findings/file.html", {"repository": repository, "file": file_findings(repository, path)}
-    )
+    found = file_findings(repository, path)
+    states_attach(found.findings)
+    return render(request, "findings/file.html", {"repository": repository, "file": found})
 
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
@@ -185,10 +185,11 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
     )
     pull_request = finding.pull_request
     pins = pull_request_pins(pull_request)
-    latest = latest_verified_pin(pins)
+    latest = latest_verified_pin(pins, pull_request=pull_request)
     verifications = finding_verifications(finding)
     links = Links(pull_request=pull_request)
     related = finding_related(finding, reader=request.user)
+    states_attach([item.finding for item in related])
     # The finding's verification at the latest commit comes from the list already loaded.
     [view] = finding_views(
         [finding], latest_commit=latest.commit if latest else None, links=links,

@@ -1,6 +1,7 @@
 """Storing what verification found: one Verification per finding per commit and its evidence
-results, written with upserts; snippet texts read from the repository; and the regressions of
-findings a person marked fixed."""
+results, written with upserts, and snippet texts read from the repository. Whether a finding
+marked fixed looks regressed is derived from these rows with the rest of the PR's state
+(`findings.state`), not stored here."""
 import json
 import logging
 
@@ -9,7 +10,7 @@ from django.utils import timezone
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.services.verification.rows import Outcome
-from reviews.models import Commit, PinnedCommit, PullRequest
+from reviews.models import Commit, PullRequest
 from reviews.services import pull_request_changed
 
 logger = logging.getLogger(__name__)
@@ -75,7 +76,6 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
             for evidence, result in o.results
         ],
     )
-    _flag_regressions(commit, outcomes)
     # Raw SQL sends no signals: the new verdicts change what the pages and the gate answer.
     pull_request_changed(pull_request_id=pull_request.pk)
     return [verifications[o.finding.pk] for o in outcomes]
@@ -140,26 +140,3 @@ def _upsert(model, columns: tuple[str, ...], *, conflict: tuple[str, ...], updat
         for start in range(0, len(rows), per_statement):
             batch = rows[start : start + per_statement]
             cursor.execute(head + ", ".join([row_sql] * len(batch)) + tail, [value for row in batch for value in row])
-
-
-def _flag_regressions(commit: Commit, outcomes: list[Outcome]) -> None:
-    """A finding a person marked fixed whose evidence holds again at a commit pinned after that
-    decision is flagged for a person to look at; it is never reopened by a machine."""
-    fixed = [
-        o.finding
-        for o in outcomes
-        if o.verdict in ("present", "partly_fixed") and o.finding.status == Finding.Status.FIXED
-        and o.finding.resolved_at
-    ]
-    if not fixed:
-        return
-    pinned_at = {
-        pin.pull_request_id: pin.pinned_at
-        for pin in PinnedCommit.objects.filter(commit=commit, pull_request__in={f.pull_request_id for f in fixed})
-    }
-    regressed = [
-        finding.pk
-        for finding in fixed
-        if finding.pull_request_id in pinned_at and pinned_at[finding.pull_request_id] > finding.resolved_at
-    ]
-    Finding.objects.filter(pk__in=regressed).update(possibly_regressed=True)

@@ -6,6 +6,7 @@ from django.utils import timezone
 from findings.services.review_import import review_import
 from findings.models import EvidenceResult, Finding, Verification
 from findings.services.resolution import finding_resolve
+from findings.state.stored import finding_state
 from findings.services.verification.run import pull_request_verify
 from reviews.models import Commit, PullRequest
 from reviews.services import pull_request_pin_commit
@@ -143,7 +144,7 @@ def test_a_dismissed_finding_stays_dismissed(repo):
     finding_resolve(finding=finding, status="dismissed", actor=None, source="admin", note="Not ours.")
     verify(pull_request, repo.reviewed)
     finding.refresh_from_db()
-    assert finding.status == "dismissed" and not finding.possibly_regressed
+    assert finding.status == "dismissed" and not finding_state(finding)["possibly_regressed"]
 
 
 def test_a_fixed_finding_whose_evidence_returns_is_flagged_not_reopened(repo):
@@ -158,7 +159,7 @@ def test_a_fixed_finding_whose_evidence_returns_is_flagged_not_reopened(repo):
     regressed = repo.write("src/loader.py", LOADER).commit("revert the fix")
     assert verify(pull_request, regressed)[1].verdict == "present"
     finding.refresh_from_db()
-    assert finding.status == "fixed" and finding.possibly_regressed
+    assert finding.status == "fixed" and finding_state(finding)["possibly_regressed"]
 
 
 def test_the_number_of_queries_does_not_grow_with_the_findings(repo, django_assert_max_num_queries):

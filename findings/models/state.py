@@ -1,0 +1,53 @@
+"""A pull request's review state, stored with the generation it was derived at."""
+from django.db import models
+
+from reviews.models import PullRequest
+
+
+class PullRequestState(models.Model):
+    """What `findings.state.derivation.derive` made of a pull request's facts at `generation`:
+    written whole in one row, so a reader finds the state of a generation complete or not at all.
+    Readers ask for the row of the PR's current generation (`findings.state.stored`); an older
+    one is never read, and is deleted when a newer one is stored."""
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="states")
+    generation = models.PositiveBigIntegerField()
+    derived_at = models.DateTimeField(auto_now_add=True)
+    # The latest verified pin, the counts and the gate at each pinned commit: what the gate reads.
+    summary = models.JSONField()
+    # Finding id -> its verdict, status and how it got there, evidence states, flags.
+    findings = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pull_request", "generation"], name="pull_request_state_once_per_generation"),
+        ]
+
+    def __str__(self) -> str:
+        return f"State of {self.pull_request_id} at generation {self.generation}"
+
+
+class PullRequestGate(models.Model):
+    """The gate's answer at one pinned commit of a stored state, as the JSON the API sends (its
+    findings' URLs as paths on the site): written with the state, in its transaction, so the gate
+    read afresh is one indexed read and no encoding. `sha` is empty on the row of the latest pinned
+    head, the answer to a gate asked with no commit."""
+
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="+")
+    generation = models.PositiveBigIntegerField()
+    sha = models.CharField(max_length=40, blank=True)
+    commit_id = models.BigIntegerField(help_text="The pinned commit answered about.")
+    # The shortest abbreviation of the SHA that names no other commit recorded in the repository.
+    unique_from = models.PositiveSmallIntegerField()
+    verified = models.BooleanField()
+    body = models.TextField(help_text="mergeable, verified, reason, open_blockers, possibly_regressed: JSON.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pull_request", "generation", "sha"], name="pull_request_gate_once_per_generation_commit"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Gate of {self.pull_request_id} at {self.sha or 'head'}, generation {self.generation}"

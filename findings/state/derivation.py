@@ -1,0 +1,254 @@
+"""A pull request's review state, derived from its stored facts: plain Python over plain values,
+so the one rule for each answer (a verdict, a status and how it got there, possibly regressed,
+needs a decision, the counts, the gate at each pinned commit) is written once and tested without
+a database. `findings.state.stored` loads the facts, stores what this returns with the PR's
+generation, and every interface reads that.
+
+The rules, as docs/using/verify.md states them:
+- A finding's verdict is its verdict at the latest verified pin (the last pin in pin order at which
+  any of the PR's findings has a verdict of its current evidence version); None when it has none.
+- Fixed anyway: marked fixed while its verdict at the commit it was marked fixed at said the
+  evidence still held (present, partly fixed).
+- Possibly regressed: marked fixed, and its evidence holds (present, partly fixed) at a pinned
+  commit that was pinned after it was marked fixed. Per finding that pin is the latest verified
+  one; in the gate it is the commit asked about. A commit pinned before the decision (fixing it
+  anyway at the head, say) is what the person decided about, so it flags nothing.
+- Needs a decision: open and its verdict looks fixed (likely or partly fixed), or possibly regressed.
+- The gate at a commit is verified when the commit is known to the mirror (its full SHA resolved),
+  its latest finished run did not fail, something was verified there (a verdict, or a finished
+  run), and every open blocker has a verdict there of its current evidence that is not an error.
+  Mergeable is verified with no open blocker."""
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core import vocabulary as v
+
+BLOCKER, CLEANUP = "blocker", "cleanup"
+OPEN, FIXED, DISMISSED = "open", "fixed", "dismissed"
+KINDS, STATUSES = (BLOCKER, CLEANUP), (OPEN, FIXED, DISMISSED)
+FIXED_ANYWAY = v.FIXED_ANYWAY
+UNVERIFIED = "unverified"
+RUN_DONE, RUN_FAILED = "done", "failed"
+# Version of the stored shape: a row of another version is derived again, never read.
+SHAPE = 1
+
+
+@dataclass(frozen=True)
+class FindingFacts:
+    pk: int
+    number: int
+    kind: str
+    status: str
+    title: str
+    evidence_version: int
+    resolved_at: datetime | None = None
+    resolved_commit_id: int | None = None
+
+
+@dataclass(frozen=True)
+class PinFacts:
+    commit_id: int
+    sha: str
+    role: str
+    pinned_at: datetime
+    resolved: bool = True
+    # The shortest abbreviation of `sha` that names no other commit recorded in the repository.
+    unique_from: int = 7
+
+
+@dataclass(frozen=True)
+class VerificationFacts:
+    finding_id: int
+    commit_id: int
+    verdict: str
+    evidence_version: int
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    commit_id: int | None  # None: a run over every pin
+    status: str
+    order: tuple  # newest last
+
+
+@dataclass
+class Facts:
+    findings: list[FindingFacts]
+    pins: list[PinFacts]  # in pin order
+    verifications: list[VerificationFacts]
+    runs: list[RunFacts] = field(default_factory=list)
+    # evidence id -> (finding id, its state at the latest verified pin, or "" when not verified)
+    evidence_states: dict[int, tuple[int, str]] = field(default_factory=dict)
+    evidence_of: dict[int, list[int]] = field(default_factory=dict)  # finding id -> evidence ids
+
+
+def current_verdicts(facts: Facts) -> dict[tuple[int, int], str]:
+    """(finding id, commit id) -> verdict, only for verdicts of the finding's current evidence."""
+    versions = {finding.pk: finding.evidence_version for finding in facts.findings}
+    return {
+        (row.finding_id, row.commit_id): row.verdict
+        for row in facts.verifications
+        if versions.get(row.finding_id) == row.evidence_version
+    }
+
+
+def latest_verified_pin(facts: Facts, verdicts: dict[tuple[int, int], str] | None = None) -> PinFacts | None:
+    """The last pin, in pin order, at which any finding of the PR has a verdict of its current evidence."""
+    verdicts = current_verdicts(facts) if verdicts is None else verdicts
+    verified = {commit_id for _, commit_id in verdicts}
+    for pin in reversed(facts.pins):
+        if pin.commit_id in verified:
+            return pin
+    return None
+
+
+def is_fixed_anyway(finding: FindingFacts, verdicts: dict[tuple[int, int], str]) -> bool:
+    return (
+        finding.status == FIXED
+        and finding.resolved_commit_id is not None
+        and verdicts.get((finding.pk, finding.resolved_commit_id)) in v.STILL_HOLDS_VERDICTS
+    )
+
+
+def regressed_at(finding: FindingFacts, pin: PinFacts | None, verdict: str | None) -> bool:
+    """The one rule for possibly regressed: fixed, and holding again at a pin pinned after that."""
+    return (
+        finding.status == FIXED
+        and pin is not None
+        and verdict in v.REGRESSED_VERDICTS
+        and finding.resolved_at is not None
+        and pin.pinned_at > finding.resolved_at
+    )
+
+
+def gate_at(
+    facts: Facts, verdicts: dict[tuple[int, int], str], *, commit_id: int, sha: str, resolved: bool,
+    pin: PinFacts | None,
+) -> dict:
+    """The gate's answer at one commit (pinned, `pin`, or not): plain data, as it is stored."""
+    blockers = sorted((f for f in facts.findings if f.kind == BLOCKER), key=lambda f: f.number)
+    open_blockers = [(f, verdicts.get((f.pk, commit_id))) for f in blockers if f.status == OPEN]
+    regressed = [
+        (f, verdicts.get((f.pk, commit_id)))
+        for f in blockers
+        if regressed_at(f, pin, verdicts.get((f.pk, commit_id)))
+    ]
+    finished = [run for run in facts.runs if run.status in (RUN_DONE, RUN_FAILED)
+                and run.commit_id in (None, commit_id)]
+    last_run = max(finished, key=lambda run: run.order, default=None)
+    checked_there = any(key[1] == commit_id for key in verdicts) or (
+        last_run is not None and last_run.status == RUN_DONE
+    )
+    unverified = sum(1 for _, verdict in open_blockers if verdict is None)
+    errors = sum(1 for _, verdict in open_blockers if verdict == v.ERROR)
+    run_failed = last_run is not None and last_run.status == RUN_FAILED
+    verified = resolved and not run_failed and checked_there and not unverified and not errors
+    answer = {
+        "commit_id": commit_id,
+        "sha": sha,
+        "verified": verified,
+        "mergeable": verified and not open_blockers,
+        "open_blockers": [[f.pk, f.number, f.title, verdict] for f, verdict in open_blockers],
+        "possibly_regressed": [[f.pk, f.number, f.title, verdict] for f, verdict in regressed],
+    }
+    answer["reason"] = gate_reason(
+        sha=sha, verified=verified, resolved=resolved, run_failed=run_failed, checked=checked_there,
+        open_verdicts=[verdict for _, verdict in open_blockers], regressed=len(regressed),
+    )
+    return answer
+
+
+def gate_reason(
+    *, sha: str, verified: bool, resolved: bool, run_failed: bool, checked: bool, open_verdicts: list,
+    regressed: int,
+) -> str:
+    """One sentence for a CI log, from the gate's own figures."""
+    at = sha[:8]
+    count = len(open_verdicts)
+    regressed_note = f" {regressed} fixed blocker(s) look regressed at {at}: a human should look." if regressed else ""
+    if not resolved:
+        return (
+            f"Commit {at} is not known to the mirror of the repository, so nothing was verified there: "
+            "check the SHA, or request a verification once the mirror has it (how_to_verify)."
+        )
+    if run_failed:
+        return f"The last verification at {at} failed: request a verification again (how_to_verify)."
+    unverified = sum(1 for verdict in open_verdicts if verdict is None)
+    errors = sum(1 for verdict in open_verdicts if verdict == v.ERROR)
+    if not checked or unverified:
+        if not count:
+            return f"Nothing verified at {at} yet: request a verification (how_to_verify)."
+        return (
+            f"{count} open blocker(s); {unverified} not yet verified at {at}: "
+            "request a verification (how_to_verify)."
+        )
+    if errors:
+        return (
+            f"{count} open blocker(s); {errors} could not be checked at {at}: "
+            "request a verification again (how_to_verify)."
+        )
+    if verified and not count:
+        return f"No open blocker at {at}.{regressed_note}"
+    likely_fixed = sum(1 for verdict in open_verdicts if verdict == v.LIKELY_FIXED)
+    fixed_note = f" ({likely_fixed} look likely fixed: a human marks them fixed)" if likely_fixed else ""
+    return f"{count} open blocker(s) at {at}{fixed_note}.{regressed_note}"
+
+
+def derive(facts: Facts) -> dict:
+    """The PR's whole review state, as it is stored (JSON-ready: keys are strings)."""
+    verdicts = current_verdicts(facts)
+    latest = latest_verified_pin(facts, verdicts)
+    findings = {}
+    counts = {kind: Counter() for kind in KINDS}
+    for finding in facts.findings:
+        verdict = verdicts.get((finding.pk, latest.commit_id)) if latest else None
+        regressed = regressed_at(finding, latest, verdict)
+        anyway = is_fixed_anyway(finding, verdicts)
+        findings[str(finding.pk)] = {
+            "number": finding.number,
+            "kind": finding.kind,
+            "status": finding.status,
+            "resolution": FIXED_ANYWAY if anyway else finding.status,
+            "verdict": verdict,
+            "evidence": {
+                str(evidence_id): facts.evidence_states.get(evidence_id, (finding.pk, ""))[1]
+                for evidence_id in facts.evidence_of.get(finding.pk, [])
+            },
+            "possibly_regressed": regressed,
+            "needs_decision": regressed or (finding.status == OPEN and verdict in v.LOOKS_FIXED_VERDICTS),
+        }
+        tally = counts[finding.kind]
+        tally["total"] += 1
+        tally[finding.status] += 1
+        tally[f"verdict:{verdict or UNVERIFIED}"] += 1
+        if finding.status == OPEN:
+            tally[f"open:{verdict or UNVERIFIED}"] += 1
+        if anyway:
+            tally[FIXED_ANYWAY] += 1
+        if regressed:
+            tally["possibly_regressed"] += 1
+    gates = {
+        pin.sha: gate_at(facts, verdicts, commit_id=pin.commit_id, sha=pin.sha, resolved=pin.resolved, pin=pin)
+        for pin in facts.pins
+    }
+    per_pin: dict[int, Counter] = {}
+    for (_, commit_id), verdict in verdicts.items():
+        per_pin.setdefault(commit_id, Counter())[verdict] += 1
+    heads = [pin for pin in facts.pins if pin.role == "head"]
+    return {
+        "shape": SHAPE,
+        "latest_commit_id": latest.commit_id if latest else None,
+        "latest_sha": latest.sha if latest else None,
+        "head_sha": heads[-1].sha if heads else None,
+        "unique_from": {pin.sha: pin.unique_from for pin in facts.pins},
+        "findings": findings,
+        "counts": {kind: dict(tally) for kind, tally in counts.items()},
+        # Commit id -> verdict -> how many findings got it there (current evidence only).
+        "pin_verdicts": {
+            str(pin.commit_id): {verdict: per_pin[pin.commit_id][verdict] for verdict in v.VERDICTS
+                                 if per_pin.get(pin.commit_id, {}).get(verdict)}
+            for pin in facts.pins
+        },
+        "gates": gates,
+    }

@@ -1,0 +1,238 @@
+"""Loading a pull request's facts, storing the state derived from them with the PR's generation,
+and reading it back: the one way every interface learns a count, a verdict, a flag or the gate.
+
+A reader asks for the state of the PR's current generation. The row is found with one indexed
+read; when it is missing (the generation moved since it was derived), it is derived again and
+stored, whole, in one INSERT. A state is stored only if the generation did not move while its
+facts were read, so a row never mixes the facts of two generations."""
+import json
+import logging
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from findings.models import (
+    Evidence,
+    EvidenceResult,
+    Finding,
+    PullRequestGate,
+    PullRequestState,
+    Verification,
+    VerificationRun,
+)
+from findings.state.derivation import (
+    SHAPE,
+    Facts,
+    FindingFacts,
+    PinFacts,
+    RunFacts,
+    VerificationFacts,
+    current_verdicts,
+    derive,
+    latest_verified_pin,
+)
+from reviews.models import Commit, PinnedCommit, PullRequest
+
+logger = logging.getLogger(__name__)
+
+
+def pull_request_facts(pull_request_id: int) -> Facts:
+    """Everything the state is derived from, in a fixed number of queries however many findings."""
+    findings = [
+        FindingFacts(*row)
+        for row in Finding.objects.filter(pull_request_id=pull_request_id)
+        .order_by("number")
+        .values_list("pk", "number", "kind", "status", "title", "evidence_version", "resolved_at",
+                     "resolved_commit_id")
+    ]
+    pin_rows = list(
+        PinnedCommit.objects.filter(pull_request_id=pull_request_id)
+        .in_order()
+        .values_list("commit_id", "commit__sha", "role", "pinned_at", "commit__resolved", "commit__repository_id")
+    )
+    pins = [
+        PinFacts(commit_id, sha, role, pinned_at, resolved, unique_from=_unique_from(sha, repository_id))
+        for commit_id, sha, role, pinned_at, resolved, repository_id in pin_rows
+    ]
+    verifications = [
+        VerificationFacts(*row)
+        for row in Verification.objects.filter(finding__pull_request_id=pull_request_id)
+        .order_by()
+        .values_list("finding_id", "commit_id", "verdict", "evidence_version")
+    ]
+    runs = [
+        RunFacts(commit_id, status, (created_at, pk))
+        for pk, commit_id, status, created_at in VerificationRun.objects.filter(pull_request_id=pull_request_id)
+        .order_by()
+        .values_list("pk", "commit_id", "status", "created_at")
+    ]
+    facts = Facts(findings=findings, pins=pins, verifications=verifications, runs=runs)
+    evidence_of: dict[int, list[int]] = {}
+    for evidence_id, finding_id in (
+        Evidence.objects.filter(finding__pull_request_id=pull_request_id)
+        .order_by("finding_id", "position")
+        .values_list("pk", "finding_id")
+    ):
+        evidence_of.setdefault(finding_id, []).append(evidence_id)
+    facts.evidence_of = evidence_of
+    latest = latest_verified_pin(facts, current_verdicts(facts))
+    if latest is not None:
+        facts.evidence_states = {
+            evidence_id: (finding_id, state)
+            for evidence_id, finding_id, state in EvidenceResult.objects.filter(
+                verification__commit_id=latest.commit_id, verification__finding__pull_request_id=pull_request_id
+            )
+            .order_by()
+            .values_list("evidence_id", "verification__finding_id", "state")
+        }
+    return facts
+
+
+
+def _unique_from(sha: str, repository_id: int) -> int:
+    """The shortest abbreviation (7 or more digits) of `sha` that no other commit recorded in the
+    repository shares; 41 (never) when a recorded abbreviation of it is itself ambiguous."""
+    others = [
+        other
+        for other in Commit.objects.filter(repository_id=repository_id, sha__startswith=sha[:7])
+        .exclude(sha=sha)
+        .values_list("sha", flat=True)
+    ]
+    length = 7
+    for other in others:
+        if sha.startswith(other):  # a recorded abbreviation of this very commit: lookups are ambiguous
+            return 41
+        common = next((i for i, (a, b) in enumerate(zip(sha, other, strict=False)) if a != b), min(len(sha), len(other)))
+        length = max(length, common + 1)
+    return length
+
+
+def gate_body(answer: dict, *, findings_url: str) -> str:
+    """The stored gate answer as the JSON the API sends for it (its findings' URLs as paths on the
+    site, `findings_url` + number), compact as DRF's renderer writes it."""
+    def entries(rows):
+        return [{"id": pk, "number": number, "title": title, "verdict": verdict, "url": f"{findings_url}{number}/"}
+                for pk, number, title, verdict in rows]
+
+    return json.dumps(
+        {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
+         "open_blockers": entries(answer["open_blockers"]),
+         "possibly_regressed": entries(answer["possibly_regressed"])},
+        ensure_ascii=False, separators=(",", ":"),
+    )
+
+
+def _store(pull_request_id: int, generation: int, state: dict) -> None:
+    summary = {key: value for key, value in state.items() if key != "findings"}
+    reference = PullRequest.objects.filter(pk=pull_request_id).values_list("repository__slug", "number").first()
+    findings_url = f"/{reference[0]}/pull/{reference[1]}/findings/"
+    gates = [
+        PullRequestGate(pull_request_id=pull_request_id, generation=generation, sha=key, commit_id=answer["commit_id"],
+                        unique_from=min(state["unique_from"].get(answer["sha"], 41), 41), verified=answer["verified"],
+                        body=gate_body(answer, findings_url=findings_url))
+        for sha, answer in state["gates"].items()
+        for key in ([sha, ""] if sha == state["head_sha"] else [sha])
+    ]
+    try:
+        # Whole or not at all: the state and its gate answers in one transaction.
+        with transaction.atomic():
+            PullRequestState.objects.create(
+                pull_request_id=pull_request_id, generation=generation, summary=summary, findings=state["findings"]
+            )
+            PullRequestGate.objects.bulk_create(gates)
+    except IntegrityError:
+        return  # another reader stored the same generation's state first: it is the same state
+    PullRequestState.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
+    PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
+
+
+def _generation(pull_request_id: int) -> int | None:
+    return PullRequest.objects.filter(pk=pull_request_id).values_list("generation", flat=True).first()
+
+
+def pull_request_state_derive(*, pull_request_id: int) -> dict:
+    """Derive the PR's state from its facts now and store it for the current generation (unless
+    the generation moved while the facts were read: a later reader derives that one)."""
+    generation = _generation(pull_request_id)
+    state = derive(pull_request_facts(pull_request_id))
+    state["generation"] = generation
+    if generation is not None and _generation(pull_request_id) == generation:
+        _store(pull_request_id, generation, state)
+    return state
+
+
+def pull_request_state(*, pull_request_id: int, generation: int | None = None) -> dict:
+    """The PR's review state at its current generation (or `generation`, when the caller has just
+    read it): the stored row, else derived and stored."""
+    rows = PullRequestState.objects.filter(pull_request_id=pull_request_id)
+    if generation is None:
+        rows = rows.filter(generation=PullRequest.objects.filter(pk=pull_request_id).values("generation")[:1])
+    else:
+        rows = rows.filter(generation=generation)
+    row = rows.values_list("generation", "summary", "findings").first()
+    if row is not None and row[1].get("shape") == SHAPE:
+        return {**row[1], "findings": row[2], "generation": row[0]}
+    return pull_request_state_derive(pull_request_id=pull_request_id)
+
+
+def pull_request_states(pull_request_ids) -> dict[int, dict]:
+    """PR id -> its current state, for many PRs: one read of the stored rows, and a derivation
+    for each PR whose current generation has none."""
+    ids = set(pull_request_ids)
+    if not ids:
+        return {}
+    # The rows of the PRs' current generations, in one query joined to the PRs.
+    rows = PullRequestState.objects.filter(pull_request_id__in=ids, generation=F("pull_request__generation"))
+    states = {
+        pk: {**summary, "findings": findings, "generation": generation}
+        for pk, generation, summary, findings in rows.values_list(
+            "pull_request_id", "generation", "summary", "findings"
+        )
+        if summary.get("shape") == SHAPE
+    }
+    for pk in ids - states.keys():
+        state = pull_request_state_derive(pull_request_id=pk)
+        if state["generation"] is not None:  # a PR that exists
+            states[pk] = state
+    return states
+
+
+def finding_states(findings) -> dict[int, dict]:
+    """Finding id -> its state (verdict, status, resolution, flags, evidence states), for findings
+    already loaded (any PRs)."""
+    states = pull_request_states({finding.pull_request_id for finding in findings})
+    found = {}
+    for finding in findings:
+        state = states.get(finding.pull_request_id, {})
+        # With the commit its verdict is at: the PR's latest verified pin.
+        found[finding.pk] = {**state.get("findings", {}).get(str(finding.pk), {}), "latest_sha": state.get("latest_sha")}
+    return found
+
+
+def states_attach(findings):
+    """Give each of `findings` (model instances) its state as `finding.state`; returns them."""
+    findings = list(findings)
+    for finding, state in zip(findings, finding_states(findings).values(), strict=True):
+        finding.state = state
+    return findings
+
+
+def finding_state(finding) -> dict:
+    """The state of one finding: the one attached by `states_attach`, else read now."""
+    state = getattr(finding, "state", None)
+    if state is None:
+        state = finding.state = finding_states([finding])[finding.pk]
+    return state
+
+
+def findings_where(queryset, key: str, value=True) -> list[int]:
+    """The ids of the findings of `queryset`'s PRs whose state has `key` equal to `value`
+    (possibly_regressed, needs_decision, verdict, resolution): what a list filtered by one of them
+    shows, read from the state, not worked out again in SQL."""
+    pull_request_ids = set(queryset.order_by().values_list("pull_request_id", flat=True).distinct())
+    return [
+        int(pk)
+        for state in pull_request_states(pull_request_ids).values()
+        for pk, finding in state["findings"].items()
+        if finding.get(key) == value
+    ]

@@ -1,0 +1,307 @@
+"""One answer everywhere: random histories of a review (imports, verifications at new commits
+where the evidence moved, was fixed or broke again, fixed, fixed anyway, dismissed, reopened,
+evidence edited), and after every step every interface reports what the pull request's stored
+state says, and the stored state is what a fresh derivation makes of the facts.
+
+The interfaces: the three companion pages, the needs-a-decision page, the admin's changelist and
+its filter, the REST API's findings, pull request and gate, the GitHub check's content, and the
+SARIF, Markdown and bundle exports, against a real git repository fetched into a mirror."""
+import re
+
+import pytest
+from django.test import Client
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+from rest_framework.test import APIClient
+
+from core.errors import RecheckError
+from findings.exchange.bundle import bundle_export
+from findings.exchange.markdown import pull_request_markdown
+from findings.exchange.sarif import pull_request_sarif
+from findings.models import Finding
+from findings.services.authoring import finding_evidence_set
+from findings.services.resolution import finding_resolve
+from findings.services.review_import import review_import
+from findings.services.verification.run import pull_request_verify
+from findings.state.derivation import derive
+from findings.state.stored import pull_request_facts, pull_request_state
+from presentation.companion import companion_pages_html
+from recheck_gate.cli import text_report
+from forge.content import ACTION_REQUIRED, FAILURE, SUCCESS, commit_report
+from reviews.models import Commit, PullRequest, Repository
+from reviews.services import pull_request_pin_commit
+from tests import personas
+from tests.gitrepo import GitRepoBuilder
+
+pytestmark = pytest.mark.django_db
+
+BAD, GOOD = "    tolerance = 0\n", "    tolerance = 100\n"
+TITLES = {1: "Tolerance zero never stops", 2: "Debug flag left on", 3: "Loader helper is vague"}
+
+
+def loader(*, fixed: bool, shift: int) -> str:
+    """The file the evidence points at: the bad line at line 10 (+ `shift` when code moved above it)."""
+    lines = [f"line {n}\n" for n in range(1, 21)]
+    lines[9] = GOOD if fixed else BAD
+    return "".join(["# moved\n"] * shift + lines)
+
+
+def bundle(repo, *, variant: int) -> dict:
+    """The review as its bundle states it; `variant` changes a title and finding 3's evidence."""
+    return {
+        "repository": {"slug": "acme/loader", "clone_url": str(repo.path), "web_url": "https://github.com/acme/loader"},
+        "pull_request": {"number": 7, "title": "Loader"},
+        "commits": [{"sha": repo.reviewed, "role": "reviewed"}],
+        "findings": [
+            {"number": 1, "kind": "blocker", "title": TITLES[1],
+             "evidence": [{"kind": "snippet", "path": "src/loader.py", "start_line": 10, "end_line": 10}]},
+            {"number": 2, "kind": "blocker", "title": TITLES[2] + (" (again)" if variant else ""),
+             "evidence": [{"kind": "path", "path": "config.yaml", "expect": "exists"}]},
+            {"number": 3, "kind": "cleanup", "title": TITLES[3],
+             "evidence": [{"kind": "pattern", "path": "src/*.py", "regex": "tolerance = 0",
+                           "expect": "present", "caption": f"variant {variant}"}]},
+        ],
+    }
+
+
+class OneAnswer(RuleBasedStateMachine):
+    def __init__(self):
+        super().__init__()
+        # Each example starts from nothing: the previous example's rows go with their repository.
+        Repository.objects.all().delete()
+        Commit.objects.all().delete()
+        self.repo = GitRepoBuilder(self.tmp / f"repo-{id(self)}")
+        self.repo.reviewed = self.repo.write("src/loader.py", loader(fixed=False, shift=0)) \
+            .write("config.yaml", "debug: true\n").commit("reviewed")
+        self.fixed, self.shift, self.config = False, 0, True
+        self.head = None
+
+    tmp = None  # the test's temporary directory, set before the machine runs
+    actor = None
+
+    @initialize()
+    def imported(self):
+        review_import(data=bundle(self.repo, variant=0))
+        self.pull_request = PullRequest.objects.get(number=7)
+
+    def finding(self, number: int) -> Finding:
+        return Finding.objects.select_related("pull_request__repository").get(
+            pull_request=self.pull_request, number=number
+        )
+
+    @rule(variant=st.sampled_from([0, 1]))
+    def import_again(self, variant):
+        review_import(data=bundle(self.repo, variant=variant))
+
+    @rule(change=st.sampled_from(["moved", "fixed", "broken again", "config removed", "config back", "same"]))
+    def verify_again(self, change):
+        self.verify_at_a_new_commit(change=change)
+
+    @rule(change=st.sampled_from(["moved", "fixed", "broken again", "config removed", "config back", "same"]))
+    def verify_at_a_new_commit(self, change):
+        if change == "moved":
+            self.shift += 2
+        elif change == "fixed":
+            self.fixed = True
+        elif change == "broken again":
+            self.fixed = False
+        elif change == "config removed":
+            self.config = False
+        elif change == "config back":
+            self.config = True
+        self.repo.write("src/loader.py", loader(fixed=self.fixed, shift=self.shift))
+        if self.config:
+            self.repo.write("config.yaml", "debug: true\n")
+        elif (self.repo.path / "config.yaml").exists():
+            self.repo.delete("config.yaml")
+        sha = self.repo.commit(f"push: {change}")
+        commit, _ = Commit.objects.get_or_create(repository=self.pull_request.repository, sha=sha,
+                                                 defaults={"resolved": True})
+        pull_request_pin_commit(pull_request=self.pull_request, commit=commit, role="head")
+        pull_request_verify(pull_request=self.pull_request, commit=commit)
+        self.head = commit
+
+    @rule(number=st.sampled_from([1, 2, 3]))
+    def mark_fixed_anyway(self, number):
+        self.mark_fixed(number=number, anyway=True)
+
+    @rule(number=st.sampled_from([1, 2, 3]), anyway=st.booleans())
+    def mark_fixed(self, number, anyway):
+        if self.head is None:
+            return
+        try:
+            finding_resolve(finding=self.finding(number), status="fixed", actor=self.actor, source="site",
+                            commit=self.head, note="Fixed in review." if anyway else "",
+                            still_holds_confirmed=anyway)
+        except RecheckError:
+            pass  # already fixed, or its evidence still holds and it was not confirmed
+
+    @rule(number=st.sampled_from([1, 2, 3]))
+    def dismiss(self, number):
+        try:
+            finding_resolve(finding=self.finding(number), status="dismissed", actor=self.actor, source="site",
+                            note="Out of scope.")
+        except RecheckError:
+            pass
+
+    @rule(number=st.sampled_from([1, 2, 3]))
+    def reopen(self, number):
+        try:
+            finding_resolve(finding=self.finding(number), status="open", actor=self.actor, source="site")
+        except RecheckError:
+            pass
+
+    @rule(end_line=st.sampled_from([10, 11]))
+    def edit_evidence(self, end_line):
+        finding = self.finding(1)
+        finding_evidence_set(finding=finding, actor=self.actor, items=[
+            {"kind": "snippet", "path": "src/loader.py", "start_line": 10, "end_line": end_line,
+             "commit": self.repo.reviewed},
+        ])
+
+    @invariant()
+    def every_interface_reports_the_stored_state(self):
+        if not hasattr(self, "pull_request"):
+            return
+        state = pull_request_state(pull_request_id=self.pull_request.pk)
+        fresh = derive(pull_request_facts(self.pull_request.pk))
+        assert {**state, "generation": None} == {**fresh, "generation": None}, "stored state is not a fresh derivation"
+        check_interfaces(self.pull_request, state)
+
+
+def expected_of(state: dict) -> dict:
+    findings = {item["number"]: item for item in state["findings"].values()}
+    return {
+        "findings": findings,
+        "regressed": {number for number, item in findings.items() if item["possibly_regressed"]},
+        "anyway": {number for number, item in findings.items() if item["resolution"] == "fixed_anyway"},
+        "needs_decision": {number for number, item in findings.items() if item["needs_decision"]},
+        "open_blockers": state["counts"].get("blocker", {}).get("open", 0),
+        "open_cleanups": state["counts"].get("cleanup", {}).get("open", 0),
+        "gate": state["gates"].get(state["head_sha"]) if state["head_sha"] else None,
+    }
+
+
+def check_interfaces(pull_request: PullRequest, state: dict) -> None:
+    expected = expected_of(state)
+    api, site, admin = APIClient(), Client(), Client()
+    admin.force_login(personas.superuser(username=f"root-{pull_request.generation}-{id(state)}"))
+
+    # The REST API: the findings, the pull request, the gate.
+    rows = api.get("/api/findings/", {"pull_request": pull_request.pk, "page_size": 200}).json()["results"]
+    assert {row["number"]: (row["status"], row["resolution"], row["verdict"], row["possibly_regressed"])
+            for row in rows} == {number: (item["status"], item["resolution"], item["verdict"],
+                                          item["possibly_regressed"])
+                                 for number, item in expected["findings"].items()}
+    detail = api.get(f"/api/pulls/{pull_request.pk}/").json()
+    assert (detail["open_blockers"], detail["counts"], detail["latest_verified_commit"]) == (
+        expected["open_blockers"], state["counts"], state["latest_sha"]
+    )
+    gate = expected["gate"]
+    answer = api.get("/api/repos/acme/loader/pulls/7/gate").json()
+    if gate is None:
+        assert "detail" in answer  # no pinned head to default to
+    else:
+        assert (answer["verified"], answer["mergeable"], answer["reason"]) == (
+            gate["verified"], gate["mergeable"], gate["reason"]
+        )
+        assert [(item["number"], item["verdict"]) for item in answer["open_blockers"]] == [
+            (number, verdict) for _, number, _, verdict in gate["open_blockers"]
+        ]
+        assert {item["number"] for item in answer["possibly_regressed"]} == {
+            number for _, number, _, _ in gate["possibly_regressed"]
+        }
+        # recheck-gate prints what the API answered: the same reason and regressed blockers.
+        report = text_report(answer)
+        assert report.splitlines()[0] == gate["reason"]
+        assert report.count("looks regressed") == len(gate["possibly_regressed"])
+        # At the latest verified pin the gate's regressed blockers are the findings' own flags.
+        if state["head_sha"] == state["latest_sha"]:
+            blockers = {n for n, item in expected["findings"].items() if item["kind"] == "blocker"}
+            assert {item["number"] for item in answer["possibly_regressed"]} == expected["regressed"] & blockers
+
+    # The pages: the tab counts, each finding's status, flag and verdict.
+    overview = site.get(pull_request.get_absolute_url()).content.decode()
+    assert re.findall(r'<span class="count" title="open">(\d+)</span>', overview) == [
+        str(expected["open_blockers"]), str(expected["open_cleanups"])
+    ]
+    for number, item in expected["findings"].items():
+        glance = overview.split(f'<span class="glance-number">{number}</span>', 1)[1].split("</li>", 1)[0]
+        assert ("Possibly regressed" in glance) == item["possibly_regressed"], (number, glance)
+        assert ("Fixed anyway" in glance) == (item["resolution"] == "fixed_anyway"), (number, glance)
+        assert f"verdict-{item['verdict'] or 'none'}" in glance, (number, glance)
+    # The static render: the same counts and flags in its pages.
+    files, _ = companion_pages_html(pull_request=pull_request)
+    static = "".join(files.values())
+    for html in files.values():
+        assert re.findall(r'<span class="count" title="open">(\d+)</span>', html) == [
+            str(expected["open_blockers"]), str(expected["open_cleanups"])
+        ]
+    assert static.count('<p class="resolution resolution-regressed">') == len(expected["regressed"])
+    decisions = site.get("/decisions/").content.decode()
+    assert {n for n in TITLES if f">{title_of(expected, n)}<" in decisions} == expected["needs_decision"]
+
+    # The admin: the list's flag column and its filter.
+    flagged = admin.get("/admin/findings/finding/", {"possibly_regressed": "1"}).content.decode()
+    assert {n for n in TITLES if title_of(expected, n) in flagged} == expected["regressed"]
+
+    # GitHub: the check run's conclusion and summary, from the gate.
+    if gate is not None and state["head_sha"]:
+        head = Commit.objects.get(repository=pull_request.repository, sha=state["head_sha"])
+        report = commit_report(pull_request=pull_request, commit=head)
+        holding = any(verdict in ("present", "partly_fixed") for *_, verdict in gate["open_blockers"])
+        conclusion = FAILURE if holding else (
+            ACTION_REQUIRED if gate["open_blockers"] or not gate["verified"] else SUCCESS
+        )
+        assert report.conclusion == conclusion
+        assert report.summary.startswith(gate["reason"])
+
+    # The exports.
+    sarif = pull_request_sarif(pull_request=pull_request)["runs"][0]["results"]
+    open_numbers = {n for n, item in expected["findings"].items() if item["status"] == "open"}
+    assert {int(result["ruleId"].rsplit("/", 1)[1]): result["properties"].get("verdict") for result in sarif} == {
+        n: expected["findings"][n]["verdict"] for n in open_numbers
+    }
+    markdown = pull_request_markdown(pull_request=pull_request)
+    assert markdown.count("but its evidence holds again") == len(expected["regressed"])
+    assert markdown.count("marked fixed anyway") == len(expected["anyway"])
+    exported = {item["number"]: item["status"] for item in bundle_export(pull_request=pull_request)["findings"]}
+    assert exported == {n: item["status"] for n, item in expected["findings"].items()}
+
+
+def title_of(expected: dict, number: int) -> str:
+    return Finding.objects.filter(number=number).values_list("title", flat=True).first() or TITLES[number]
+
+
+def test_every_interface_gives_the_stored_answer_after_every_step(tmp_path, settings_fixture):
+    OneAnswer.tmp = tmp_path
+    run_state_machine_as_test(
+        OneAnswer,
+        settings=settings(max_examples=15, stateful_step_count=10, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]),
+    )
+
+
+@pytest.fixture
+def settings_fixture(settings):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
+    return settings
+
+
+def test_a_blocker_fixed_anyway_and_pushed_again_reads_possibly_regressed_everywhere(tmp_path, settings_fixture):
+    """The issue's break: fixed anyway at the head while the evidence is present, then a push where
+    it still is. The gate said regressed, the API, the admin and the needs-a-decision page did not."""
+    OneAnswer.tmp = tmp_path
+    machine = OneAnswer()
+    machine.imported()
+    machine.verify_at_a_new_commit(change="same")
+    machine.mark_fixed(number=1, anyway=True)
+    state = pull_request_state(pull_request_id=machine.pull_request.pk)
+    # Fixed anyway at the head it was decided at: not regressed there, and said to be fixed anyway.
+    assert expected_of(state)["regressed"] == set() and expected_of(state)["anyway"] == {1}
+    machine.every_interface_reports_the_stored_state()
+    machine.verify_at_a_new_commit(change="moved")
+    state = pull_request_state(pull_request_id=machine.pull_request.pk)
+    assert expected_of(state)["regressed"] == {1} and expected_of(state)["needs_decision"] >= {1}
+    machine.every_interface_reports_the_stored_state()
