@@ -50,6 +50,9 @@ class TagsRequestSerializer(serializers.Serializer):
 
 
 class TagDescriptionRequestSerializer(serializers.Serializer):
+    repository = serializers.CharField(
+        max_length=200, help_text="owner/name: the repository whose description of the tag this is."
+    )
     description = serializers.CharField(
         allow_blank=True, max_length=2000, help_text="What findings with this tag have in common; empty clears it."
     )

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from access.audit import audit_changes, audit_record, audit_refusal
-from access.permissions import Action, may_add_repositories, user_may
+from access.audit import audit_changes, audit_record, audit_refusal, writes
+from access.permissions import Action, actor_check, may_add_repositories, user_may
 from findings.models import Evidence, Finding, FindingEvent
 from findings.services.resolution import finding_evidence_changed, finding_evidence_lock
 from core.errors import FindingError, RecheckError
@@ -62,8 +62,14 @@ def finding_values(item: dict) -> dict:
     return values
 
 
+# The services that check the actor and record the entry for the parts below.
+IMPORT = "findings.services.review_import.review_import"
+WRITE = "findings.services.authoring.finding_write"
+
+
 # Without a savepoint of their own: the import calls these once per finding of a bundle that can
 # hold thousands, inside its transaction; an error rolls the caller's whole transaction back.
+@writes("finding.edit", within=(IMPORT, WRITE))
 @transaction.atomic(savepoint=False)
 def finding_save(
     *,
@@ -113,6 +119,7 @@ def finding_save(
     return FindingSave(finding=finding, created=created, before={} if created else before)
 
 
+@writes("finding.edit", within=(IMPORT, WRITE))
 @transaction.atomic(savepoint=False)
 def finding_evidence_set(
     *,
@@ -288,10 +295,12 @@ def finding_event_for(
     )
 
 
-def _evidence_described(finding: Finding) -> list[str]:
+def evidence_described(finding: Finding) -> list[str]:
+    """A finding's evidence as the audit log and the dry run show it, one line an item."""
     return [f"{evidence.get_kind_display()}: {evidence.describe()}" for evidence in finding.evidence.order_by("position")]
 
 
+@writes("finding.edit")
 def finding_write(
     *,
     pull_request: PullRequest,
@@ -308,6 +317,7 @@ def finding_write(
     changed records nothing. Raises FindingError naming the field; the refusal is audited."""
     target = f"{pull_request.reference} finding {finding.number if finding else item['number']}"
     action = "finding.edit" if finding else "finding.create"
+    actor_check(actor, Action.WRITE, pull_request.repository, audit_action=action, target=target)
     try:
         try:
             return _finding_write(pull_request, item, actor, source, finding, default_commit, action)
@@ -333,7 +343,7 @@ def _finding_write(pull_request, item, actor, source, finding, default_commit, a
         )
     if finding is not None:
         finding = Finding.objects.select_for_update().select_related("pull_request__repository").get(pk=finding.pk)
-        evidence_before = _evidence_described(finding)
+        evidence_before = evidence_described(finding)
     with pull_request_changes_batched(pull_request_id=pull_request.pk):
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item),
                              finding=finding)
@@ -344,10 +354,10 @@ def _finding_write(pull_request, item, actor, source, finding, default_commit, a
     changes = audit_changes(saved.before, {name: getattr(saved.finding, name) for name in saved.before})
     if evidence_changed and not saved.created:
         saved.before[EVIDENCE_CHANGE] = evidence_before
-        changes[EVIDENCE_CHANGE] = [evidence_before, _evidence_described(saved.finding)]
+        changes[EVIDENCE_CHANGE] = [evidence_before, evidence_described(saved.finding)]
     if saved.created:
         changes = audit_changes({}, {name: getattr(saved.finding, name) for name in ("number", *FINDING_FIELDS)})
-        changes[EVIDENCE_CHANGE] = [None, _evidence_described(saved.finding)]
+        changes[EVIDENCE_CHANGE] = [None, evidence_described(saved.finding)]
     if not (saved.created or saved.before):
         return saved
     finding_event_for(finding=saved.finding, created=saved.created, changed=saved.changed, actor=actor,

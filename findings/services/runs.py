@@ -9,7 +9,8 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from access.audit import audit_record, audit_refusal
+from access.audit import audit_record, audit_refusal, writes
+from access.permissions import Action, actor_check
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from findings.signals import verification_run_changed
@@ -24,12 +25,18 @@ ENQUEUE_ERRORS = (BrokerError, OSError)
 QUEUE_RETRY_AFTER_SECONDS = 30
 
 
+# Why a run's own bookkeeping checks no person: a worker does it, for a run that
+# `verification_run_request` checked and recorded.
+WORKER = "a worker's bookkeeping of a run verification_run_request checked and recorded"
+
+
 class QueueUnavailable(RecheckError):
     """The work was recorded but could not be handed to a worker: ask again in a moment."""
 
     retry_after = QUEUE_RETRY_AFTER_SECONDS
 
 
+@writes("verification.request")
 def verification_run_request(
     *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None
 ) -> VerificationRun:
@@ -40,7 +47,13 @@ def verification_run_request(
     each request, the ones an active run answered and the refused ones included.
 
     When the broker cannot take the task, the run is marked failed and QueueUnavailable is raised
-    where the transaction commits, so the caller can answer 503 instead of "queued"."""
+    where the transaction commits, so the caller can answer 503 instead of "queued".
+
+    A person's request needs the Reviewer role on the repository; a retry the reaper queues for a
+    run that died is the server's own, whoever asked first."""
+    if retry_of is None:
+        actor_check(requested_by, Action.VERIFY, pull_request.repository, audit_action="verification.request",
+                    target=_run_target(pull_request, commit_sha))
     try:
         return _verification_run_request(
             pull_request=pull_request, commit_sha=commit_sha, requested_by=requested_by, retry_of=retry_of
@@ -114,6 +127,7 @@ def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_o
     return run
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_claim(run_id: int) -> VerificationRun | None:
     """Move a queued run to running and return it, or None when it is not queued any more: a
     redelivered or duplicated message finds the run claimed and does nothing twice."""
@@ -126,6 +140,7 @@ def verification_run_claim(run_id: int) -> VerificationRun | None:
     return VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_begin(*, pull_request: PullRequest, commit=None, requested_by=None) -> VerificationRun:
     """A run that its caller carries out itself (the `verify` command), claimed as it is created."""
     with transaction.atomic():
@@ -141,11 +156,13 @@ def verification_run_begin(*, pull_request: PullRequest, commit=None, requested_
     return run
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_start(run: VerificationRun, *, total: int) -> None:
     """Record how much work the claimed run has ahead of it."""
     VerificationRun.objects.filter(pk=run.pk).update(total=total, done=0, heartbeat_at=timezone.now())
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
     """Count progress and show a sign of life. Best-effort: the results are the record, so a
     database blip while reporting progress never aborts the work."""
@@ -155,6 +172,7 @@ def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
         logger.warning("Progress of run %s not recorded: %s", run.pk, error)
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
     """End the run, and say so (`verification_run_changed`: the forge tells GitHub what the gate now says, when the repository publishes).
     Written through a reconnect: a database that restarts while the run ends must not leave it
@@ -172,6 +190,7 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
     verification_run_changed.send(sender=VerificationRun, run=run)
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_release(run_id: int, *, message: str) -> bool:
     """Hand a claimed run back to the queue (running -> queued), for a task that retries after a
     database error. False when the run is not running any more."""
@@ -184,6 +203,7 @@ def verification_run_release(run_id: int, *, message: str) -> bool:
     )
 
 
+@writes("verification.run", system=WORKER)
 def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
     """Fail every dead run (no sign of life for longer than a task may run: its worker was killed,
     or its message lost with the broker) and queue it again once. Returns (dead run, new run or
