@@ -78,6 +78,12 @@ class ImportReportSerializer(serializers.Serializer):
     notes = serializers.ListField(
         child=serializers.CharField(), help_text="What the bundle asked for and was left undone, and why."
     )
+    changes = serializers.DictField(
+        child=serializers.DictField(child=serializers.ListField(allow_null=True)),
+        help_text="Each object that existed and changed (by its label, as in `updated`): each changed field as "
+        "[before, after].",
+    )
+    dry_run = serializers.BooleanField(help_text="Whether this is a dry run: what importing would do, nothing written.")
 
 
 class ImportJobSerializer(serializers.Serializer):

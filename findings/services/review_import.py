@@ -71,6 +71,15 @@ class ImportReport:
     def change(self, label: str, name: str, before, after) -> None:
         self.changes.setdefault(label, {})[name] = [_plain(before), _plain(after)]
 
+    @property
+    def change_rows(self) -> list[dict]:
+        """The changes one field a row, each value as lines (a list value a line an item, an
+        empty one none): what the bundle page shows."""
+        return [
+            {"label": label, "field": name, "before": _lines(values[0]), "after": _lines(values[1])}
+            for label, fields in self.changes.items() for name, values in fields.items()
+        ]
+
     def audit_changes(self) -> dict:
         """The changes as the audit log keeps them: `<object label>.<field>`: [before, after]."""
         return {f"{label}.{name}": values for label, fields in self.changes.items() for name, values in fields.items()}
@@ -84,6 +93,12 @@ class ImportReport:
             "notes": self.notes,
             "changes": self.changes,
         }
+
+
+def _lines(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    return [str(item) for item in value] if isinstance(value, list) else [str(value)]
 
 
 def parse_bundle(raw: str | bytes) -> dict:
@@ -115,12 +130,19 @@ def validate_bundle(data: dict) -> dict:
 
 
 @writes("review.import")
-def review_import(*, data: dict, actor=None) -> ImportReport:
+def review_import(*, data: dict, actor=None, dry_run: bool = False) -> ImportReport:
     """Create or update the review that `data` (a parsed bundle) describes, in one transaction.
-    The audit log records the import with what it created and changed, or its refusal."""
+    The audit log records the import with what it created and changed (each changed field's
+    before and after), or its refusal. A `dry_run` is the real import, rolled back: its report
+    says what importing would do, field by field, and nothing stays written (but a refusal)."""
     try:
         review_import_check(data=data, actor=actor)
-        return _review_import(data=data, actor=actor)
+        if not dry_run:
+            return _review_import(data=data, actor=actor)
+        with transaction.atomic():
+            report = _review_import(data=data, actor=actor)
+            transaction.set_rollback(True)
+        return report
     except RecheckError as error:
         repository = data.get("repository") if isinstance(data, dict) else None
         pull_request = data.get("pull_request") if isinstance(data, dict) else None
