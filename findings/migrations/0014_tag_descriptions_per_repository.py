@@ -13,7 +13,7 @@ def descriptions_per_repository(apps, schema_editor):
     rows = []
     for tag in Tag.objects.exclude(description="").iterator():
         repository_ids = (
-            Finding.objects.filter(tags=tag).values_list("pull_request__repository_id", flat=True).distinct()
+            Finding.objects.filter(tags=tag).order_by().values_list("pull_request__repository_id", flat=True).distinct()
         )
         rows += [TagDescription(tag=tag, repository_id=pk, description=tag.description) for pk in repository_ids]
     TagDescription.objects.bulk_create(rows, batch_size=1000)

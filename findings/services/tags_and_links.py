@@ -49,7 +49,7 @@ def tag_description_apply(*, tag: Tag, repository: Repository, description: str)
     # The repository's finding pages show what its tags mean.
     for pull_request_id in (
         Finding.objects.filter(tags=tag, pull_request__repository=repository)
-        .values_list("pull_request_id", flat=True).distinct()
+        .order_by().values_list("pull_request_id", flat=True).distinct()
     ):
         pull_request_changed(pull_request_id=pull_request_id)
     return [before, description]
