@@ -173,7 +173,7 @@ def scan(required: list[Path] = REQUIRED, known: list[Path] = KNOWN, extra: list
                 if service is None or service.registered is None or service.registered.get("within"):
                     problems.append(f"{function.dotted} is a part within {service_name}, which is not a "
                                     "registered service.")
-                elif not reaches(service, lambda f: f.dotted == function.dotted):
+                elif not reaches(service, lambda f, part=function.dotted: f.dotted == part):
                     problems.append(f"{function.dotted} is a part within {service_name}, which never calls it.")
             continue
         if not reaches(function, lambda f: bool(f.calls & CHECKS)):
