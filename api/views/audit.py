@@ -116,7 +116,8 @@ class AuditRevertRequestSerializer(serializers.Serializer):
     )
 )
 class AuditEntryRevert(APIView):
-    permission_classes = [CanReadAuditLog, TokenScope]
+    # The token's scope first: a read token is told which scope a revert needs.
+    permission_classes = [TokenScope, CanReadAuditLog]
     throttle_classes = [WriteThrottle]
     required_scope = "import"
 
