@@ -157,9 +157,10 @@ def review_import(*, data: dict, actor=None, dry_run: bool = False) -> ImportRep
 @transaction.atomic
 def _review_import(*, data: dict, actor=None) -> ImportReport:
     bundle = validate_bundle(data)
-    repository, repo_created, repo_before = _import_repository(bundle["repository"])
+    notes: list[str] = []
+    repository, repo_created, repo_before = _import_repository(bundle["repository"], actor, notes)
     pull_request, pr_created, pr_before = _import_pull_request(repository, bundle["pull_request"])
-    report = ImportReport(pull_request=pull_request.reference)
+    report = ImportReport(pull_request=pull_request.reference, notes=notes)
     for label, instance, created, before in (
         (f"repository {repository.slug}", repository, repo_created, repo_before),
         (f"pull request {pull_request.reference}", pull_request, pr_created, pr_before),
@@ -268,7 +269,11 @@ def _save_by_key(model, key: dict, values: dict):
     return instance, created, {} if created else before
 
 
-def _import_repository(values: dict) -> tuple[Repository, bool, dict]:
+def _import_repository(values: dict, actor, notes: list[str]) -> tuple[Repository, bool, dict]:
+    """The bundle's repository, created when new. An existing one's clone URL, web URL and
+    default branch are its settings: changed only by someone who may change them (the Admin
+    role), and otherwise left as they are, said in `notes` (importing never rewrites where a
+    repository is fetched from), as for a gitlink item's submodule repository."""
     visibility = values.get("visibility")
     existing = Repository.objects.filter(slug=values["slug"]).first()
     if existing is not None and visibility and visibility != existing.visibility:
@@ -278,6 +283,14 @@ def _import_repository(values: dict) -> tuple[Repository, bool, dict]:
             "Change it in the admin, or leave visibility out.",
         )])
     fields = _named(Repository, values, {"clone_url": "clone_url", "web_url": "web_url", "default_branch": "default_branch"})
+    refused = sorted(
+        name for name, value in fields.items()
+        if existing is not None and getattr(existing, name) != value and actor is not None
+        and not user_may(actor, Action.SETTINGS, existing)
+    )
+    if refused:
+        notes.append(f"{existing.slug} was left as it is: changing its {', '.join(refused)} needs the Admin role on it.")
+        fields = {name: value for name, value in fields.items() if name not in refused}
     if existing is None and visibility:
         fields["visibility"] = visibility
     return _save_by_key(Repository, {"slug": values["slug"]}, fields)
