@@ -258,7 +258,7 @@ def bundle_import(request):
         review_import_check(data=data, actor=request.user)
     except ImportRefused as error:
         audit_refusal(action="review.import", target=_bundle_slug(data), message=str(error))
-        context["errors"] = [("repository.slug", str(error))]
+        context.update(errors=[("repository.slug", str(error))], refused=True)
         return render(request, "findings/editor/bundle_import.html", context, status=403)
     findings = data.get("findings")
     if isinstance(findings, list) and len(findings) > settings.RECHECK_IMPORT_INLINE_FINDINGS:
