@@ -18,7 +18,8 @@ from access.audit import _plain, audit_record, audit_refusal, writes
 from access.models import AuditEntry
 from access.permissions import Action, actor_check
 from core.errors import RecheckError
-from findings.models import Finding, Tag
+from findings.models import Finding, FindingEvent, Tag
+from findings.services.authoring import finding_event_for
 from findings.services.tags_and_links import tag_description_apply
 from reviews.models import PullRequest, Repository
 from reviews.services import pull_request_changed, repository_clone_url_check
@@ -156,10 +157,18 @@ def _audit_entry_revert(entry: AuditEntry, key: str, actor) -> AuditEntry:
                 "a revert never overwrites a later change. Edit it instead."
             )
         _apply(change)
-        return audit_record(
+        revert = audit_record(
             action="audit.revert", actor=actor, target=entry.target, repository=change.repository,
             changes={key: [change.after, change.before]}, message=f"Reverts {change.field} of audit entry {entry.pk}.",
         )
+        if change.kind == "finding":
+            # The finding's own history says it was edited, as any edit of it does.
+            source = revert.source if revert.source in FindingEvent.Source.values else FindingEvent.Source.COMMAND
+            event = finding_event_for(finding=change.obj, created=False, changed=[change.field], actor=actor,
+                                      source=source)
+            event.note = f"Reverted {change.field} (audit entry {entry.pk})."
+            event.save()
+        return revert
 
 
 def _apply(change: Revertible) -> None:

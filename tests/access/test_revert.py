@@ -88,6 +88,8 @@ def test_an_editors_field_change_is_reverted_from_the_admin():
     assert Finding.objects.get().title == "Tolerance 0 never stops"
     revert = AuditEntry.objects.get(action="audit.revert")
     assert (revert.source, revert.changes) == ("admin", {"title": ["A new title", "Tolerance 0 never stops"]})
+    event = Finding.objects.get().history.latest("id")
+    assert (event.kind, event.source, event.note) == ("edited", "admin", f"Reverted title (audit entry {entry.pk}).")
 
 
 def test_a_revert_needs_the_role_that_changes_the_field_and_changes_nothing_without_it():
