@@ -129,6 +129,7 @@ def finding_evidence_set(
     fresh: bool = False,
     actor: AbstractBaseUser | None = None,
     notes: list[str] | None = None,
+    described: list | None = None,
 ) -> bool:
     """Make `items` (validated evidence in the bundle's shape, in order) the finding's evidence:
     rows are matched by position, so adding, changing, removing and reordering are one list.
@@ -143,7 +144,9 @@ def finding_evidence_set(
 
     A gitlink item's `submodule` names another repository, and `actor` is checked against it as
     against the finding's own (None is the operator, who may do anything): see
-    `_submodule_repository`. What was left undone for want of a role is appended to `notes`."""
+    `_submodule_repository`. What was left undone for want of a role is appended to `notes`.
+    When anything changed, `described` (a list, if given) becomes the evidence before and after,
+    one line an item (`evidence_described`), read from the rows already in hand."""
     repository = finding.pull_request.repository
     existing = {}
     if not fresh:
@@ -156,6 +159,8 @@ def finding_evidence_set(
             for evidence in finding.evidence.select_related("commit", "submodule_repository")
         }
     changed = False
+    before = [evidence_line(evidence) for _, evidence in sorted(existing.items())]
+    final: list[Evidence] = []
     commits: dict[str, Commit] = {}  # by SHA as given: the items of a finding share a few commits
     for position, item in enumerate(items):
         values = {
@@ -175,9 +180,11 @@ def finding_evidence_set(
         }
         evidence = existing.pop(position, None)
         if evidence is None:
-            Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""), **values)
+            final.append(Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""),
+                                                 **values))
             changed = True
             continue
+        final.append(evidence)
         # A snippet's text may have been filled in from the repository: an omitted text keeps it.
         if item.get("text") or item["kind"] != Evidence.Kind.SNIPPET or values["path"] != evidence.path:
             values["text"] = item.get("text", "")
@@ -190,6 +197,8 @@ def finding_evidence_set(
     if changed and not fresh:
         # What was verified is no longer what the evidence says.
         finding_evidence_changed(finding=finding)
+    if changed and described is not None:
+        described[:] = [before, [evidence_line(evidence) for evidence in final]]
     return changed
 
 
@@ -295,9 +304,13 @@ def finding_event_for(
     )
 
 
+def evidence_line(evidence: Evidence) -> str:
+    return f"{evidence.get_kind_display()}: {evidence.describe()}"
+
+
 def evidence_described(finding: Finding) -> list[str]:
     """A finding's evidence as the audit log and the dry run show it, one line an item."""
-    return [f"{evidence.get_kind_display()}: {evidence.describe()}" for evidence in finding.evidence.order_by("position")]
+    return [evidence_line(evidence) for evidence in finding.evidence.order_by("position")]
 
 
 @writes("finding.edit")

@@ -21,7 +21,6 @@ from findings.services.tags_and_links import (
 from findings.services.authoring import (
     FINDING_FIELDS,
     assign_changed,
-    evidence_described,
     finding_event_for,
     finding_evidence_set,
     finding_save,
@@ -370,11 +369,11 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
     changes the report. Returns the finding, whether it was created and whether it changed."""
     try:
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item))
-        # Described only when it may change: an existing finding whose evidence the bundle gives.
-        evidence_before = evidence_described(saved.finding) if "evidence" in item and not saved.created else None
+        # Before and after, from the rows the service reads anyway: no query more a finding.
+        described: list = []
         evidence_changed = "evidence" in item and finding_evidence_set(
             finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created,
-            actor=actor, notes=report.notes,
+            actor=actor, notes=report.notes, described=described,
         )
     except FindingError as error:
         raise BundleInvalid([(f"{where}.{error.field}", error.message)]) from None
@@ -383,7 +382,7 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
         if name in saved.before:
             report.change(label, name, saved.before[name], getattr(saved.finding, name))
     if evidence_changed and not saved.created:
-        report.change(label, "evidence", evidence_before, evidence_described(saved.finding))
+        report.change(label, "evidence", *described)
     if saved.created or saved.before or evidence_changed:
         changed = saved.changed + (["evidence"] if evidence_changed and not saved.created else [])
         events.append(finding_event_for(
