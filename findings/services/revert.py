@@ -28,7 +28,7 @@ from reviews.services import pull_request_changed, repository_clone_url_check
 FINDING_FIELDS = ("kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url", "path", "line")
 PULL_REQUEST_FIELDS = ("title", "url", "state", "before", "change", "status_note", "opening", "closing",
                        "comments_left", "cleanups_not_recorded", "attestation", "attested_by")
-REPOSITORY_FIELDS = ("clone_url", "web_url", "default_branch")
+REPOSITORY_FIELDS = ("clone_url", "web_url", "default_branch", "publish_checks", "publish_comment")
 ACTIONS = {"finding": Action.WRITE, "pull request": Action.IMPORT, "repository": Action.SETTINGS,
            "tag": Action.WRITE}
 
@@ -85,7 +85,7 @@ def _object(entry: AuditEntry, key: str) -> tuple[str, str, object | None]:
         return "finding", key, _finding(match["reference"], match["number"])
     if action in ("pullrequest.edit",):
         return "pull request", key, _pull_request(entry.target)
-    if action in ("repository.update", "repository.edit"):
+    if action in ("repository.update", "repository.edit", "repository.settings"):
         return "repository", key, Repository.objects.filter(slug=entry.target).first()
     if action == "tag.describe" and (match := _TAG_TARGET.match(entry.target)):
         return "tag", key, Tag.objects.filter(slug=match["slug"]).first()

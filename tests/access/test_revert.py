@@ -130,3 +130,16 @@ def test_a_revert_never_overwrites_a_later_change_and_reverts_a_tag_description(
     assert TagDescription.objects.get().description == "Never stops."
     with pytest.raises(RevertRefused, match="can be reverted"):
         audit_entry_revert(entry=entry, key="created", actor=None)
+
+
+def test_a_repositorys_publishing_setting_is_reverted_by_its_admin():
+    from reviews.services import repository_publishing_update
+
+    _import()
+    repository = Repository.objects.get()
+    repository_publishing_update(repository=repository, publish_checks=True)
+    entry = AuditEntry.objects.get(action="repository.settings")
+    audit_entry_revert(entry=entry, key="publish_checks", actor=auditor("admin"))
+    repository.refresh_from_db()
+    assert repository.publish_checks is False
+    assert AuditEntry.objects.get(action="audit.revert").changes == {"publish_checks": [True, False]}
