@@ -133,7 +133,7 @@ def _world(owner_of_import) -> World:
             "sha": sha,
             "findings": finding.pk, "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk,
             "pulls": pull_request.pk, "imports": job.pk, "link": link.pk, "links": link.pk, "path": path,
-            "slug": tag, "tags": tag, "audit": entry.pk,
+            "slug": tag, "tags": tag, "audit": entry.pk, "entry": entry.pk,
         }
 
     return World(
@@ -146,7 +146,7 @@ def _world(owner_of_import) -> World:
         ghost_ids={"owner": "ghost-org", "name": "nothing", "number": 999999, "finding_number": 999999,
                    "findings": 10**9, "evidence": 10**9, "verifications": 10**9, "runs": 10**9, "pulls": 10**9,
                    "imports": 10**9, "link": 10**9, "links": 10**9, "path": "src/quokka.py", "slug": "ghost-kind",
-                   "sha": "0" * 40, "audit": 10**9,
+                   "sha": "0" * 40, "audit": 10**9, "entry": 10**9,
                    "tags": "ghost-kind"},
         a_words=(review.pull_request.title, a_finding.title),
     )
@@ -192,7 +192,8 @@ def _persona(name: str) -> tuple[Persona, object]:
 # --- Filling in URLs ------------------------------------------------------------------------------
 
 # The sample value of each path parameter, by its name (an id by the collection it follows).
-SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha"}
+SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha",
+           "entry"}
 
 
 def _fill(path: str, ids: dict) -> str:
@@ -256,6 +257,7 @@ SITE_WRITES = {
     "accounts/tokens/{token_key}/revoke": None,  # a user's own tokens, no repository
     "{owner}/{name}/pull/{number}/evidence/check/": Action.WRITE,
     "preview/": Action.WRITE,
+    "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
 # evidence check and the preview answer in place (an empty item is refused for what it lacks).
@@ -272,6 +274,8 @@ SITE_FORMS = {
     "{owner}/{name}/pull/{number}/findings/{finding_number}/evidence/new/": Action.WRITE,
     "{owner}/{name}/pull/{number}/findings/{finding_number}/decide/": Action.RESOLVE,
 }
+# The audit log's pages: for instance admins only, refused before anything is looked up.
+SITE_ADMIN_PAGES = ("audit/", "audit/{entry}/")
 # Site pages about a repository in general rather than one named in the URL.
 SITE_GENERAL_FORMS = {"import/": Action.IMPORT}
 # The code browser reads the mirror, which this world has not fetched: a reader of A is told so.

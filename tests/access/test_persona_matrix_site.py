@@ -12,6 +12,7 @@ from tests.access.persona_world import (  # noqa: F401 (the fixtures are used by
     B_SLUG,
     PERSONAS,
     SHARED_TAG,
+    SITE_ADMIN_PAGES,
     SITE_FORMS,
     SITE_GENERAL_FORMS,
     SITE_MIRROR_PAGES,
@@ -61,6 +62,8 @@ def test_every_site_url_gives_each_persona_what_its_role_allows_and_nothing_of_b
             expected = ({302, 404} if persona_name == "anonymous" else {404}) if not reads_a else {
                 200 if SITE_FORMS[route] in held(persona_name) else 403}
             assert response.status_code in expected, (persona_name, url, response.status_code)
+        elif route in SITE_ADMIN_PAGES:
+            assert response.status_code == (302 if persona_name == "anonymous" else 403), (persona_name, url)
         elif route in SITE_GENERAL_FORMS:
             allowed = SITE_GENERAL_FORMS[route] in held(persona_name)
             assert response.status_code in ({200} if allowed else {302, 403}), (persona_name, url, response.status_code)
