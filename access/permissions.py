@@ -30,6 +30,8 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
+from core.scopes import ACTION_SCOPE_NAMES
+
 if TYPE_CHECKING:
     from reviews.models import Repository
 
@@ -79,16 +81,8 @@ ROLE_ACTIONS: dict[str, frozenset[Action]] = {
     "admin": frozenset(_ADMIN),
 }
 
-# The token scope that opens each action to an API token (writing findings rides on `import`).
-ACTION_SCOPES: dict[Action, str] = {
-    Action.READ: "read",
-    Action.WRITE: "import",
-    Action.IMPORT: "import",
-    Action.VERIFY: "verify",
-    Action.RESOLVE: "resolve",
-    Action.SETTINGS: "settings",
-    Action.MEMBERS: "settings",
-}
+# The token scope that opens each action to an API token, from the one scope table (core.scopes).
+ACTION_SCOPES: dict[Action, str] = {Action(action): scope for action, scope in ACTION_SCOPE_NAMES.items()}
 
 # Who holds an action, for refusals that say whom to ask.
 ACTION_ROLES: dict[Action, str] = {

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from access.audit import audit_record, audit_refusal
 from access.models import ApiToken
-from access.permissions import Action, user_may
-from core.scopes import IMPORT, RESOLVE, SCOPE_PERMISSIONS, SETTINGS, VERIFY, scopes_checked
+from access.permissions import ACTION_PERMISSIONS, Action, user_may
+from core.scopes import SCOPE_ACTION_NAMES, scopes_checked
 from core.errors import RecheckError
 
 
@@ -18,8 +18,11 @@ class TokenError(RecheckError):
     pass
 
 
-# The action each write scope opens (access.permissions.ACTION_SCOPES, read the other way).
-SCOPE_ACTIONS = {VERIFY: Action.VERIFY, IMPORT: Action.IMPORT, RESOLVE: Action.RESOLVE, SETTINGS: Action.SETTINGS}
+# The action a token's user must hold for each write scope, and the model permission that carries
+# it instance-wide, from the one scope table (core.scopes): a token never promises more than its
+# user may do.
+SCOPE_ACTIONS: dict[str, Action] = {scope: Action(action) for scope, action in SCOPE_ACTION_NAMES.items()}
+SCOPE_PERMISSIONS: dict[str, str] = {scope: ACTION_PERMISSIONS[action] for scope, action in SCOPE_ACTIONS.items()}
 
 
 def api_token_create(

@@ -8,20 +8,26 @@ again and again between two writes. A page is cached under everything its bytes 
 - the site the page's links point at, and the time zone its dates are written in;
 - what the caller may read (`read_scope_key`): a page is only ever served to a caller who may read
   exactly what the caller it was built for could;
-- the version of the data (`reviews.selectors.pull_requests_version`), which every write a
-  page can show moves forward (see `findings.receivers`), read before the page is built so that a
-  write made while it is built moves past its key.
+- the generation of the data it reads (`list_generation`), which every write a page can show
+  moves forward (`findings.receivers` move the generation of the pull request written to), read
+  before the page is built so that a write made while it is built moves past its key: for a list
+  filtered to one pull request, that pull request's generation alone, so a write to another PR
+  leaves its pages cached; for a list filtered to a repository, its pull requests' generations;
+  for any other list, which may show a finding of any pull request, those of every pull request.
 
 So a cached page is never one a write, or a change of someone's access, has made stale; nothing
 needs to be deleted when data changes, and an unused page simply expires."""
-import dataclasses
 import hashlib
 
 from django.core.cache import cache
+from django.db import connection
 from django.http import HttpResponse
 from django.utils import timezone
 
+from api.filters import MAX_ID
 from api.permissions import PUBLIC_ONLY, read_scope
+from reviews.models import PullRequest, Repository
+from reviews.selectors import pull_requests_version
 
 # A bound on how long a page nobody asks for again is kept; staleness is ruled out by the version
 # in the key, not by this.
@@ -31,6 +37,45 @@ LIST_CACHE_SECONDS = 600
 LIST_CACHE_MAX_PAGE = 10
 # Besides the filters: what a list's URL may carry and still be cached.
 _LIST_PARAMETERS = {"ordering", "page", "page_size", "cursor", "format"}
+
+
+def _id(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() and int(value) <= MAX_ID else None
+
+
+def list_generation(request) -> tuple:
+    """The generation of what a findings list reads, as a cache key part: one indexed read.
+
+    - `pull_request=<id>`, or `repository` with `pull_request_number`: the list shows findings of
+      that pull request only (whatever else it is filtered by), so its generation says when it
+      changed; a write to another pull request does not touch it. A pull request that does not
+      exist (yet) reads as None, and one made later has a generation of its own.
+    - `repository` alone: its pull requests' count, generations and newest id.
+    - anything else may show a finding of any pull request: every pull request's count,
+      generations and newest id (`reviews.selectors.pull_requests_version`).
+    Written out in SQL: it is read on every list request."""
+    parameters = request.query_params
+    pull_requests = connection.ops.quote_name(PullRequest._meta.db_table)
+    repositories = connection.ops.quote_name(Repository._meta.db_table)
+    pull_request, number, slug = _id(parameters.get("pull_request")), parameters.get("pull_request_number"), \
+        parameters.get("repository")
+    with connection.cursor() as cursor:
+        if pull_request is not None:
+            cursor.execute(f'SELECT "generation" FROM {pull_requests} WHERE "id" = %s', [pull_request])
+            return ("pull_request", pull_request, *(cursor.fetchone() or (None,)))
+        if slug and _id(number) is not None:
+            cursor.execute(
+                f'SELECT pr."id", pr."generation" FROM {pull_requests} pr JOIN {repositories} r '
+                f'ON r."id" = pr."repository_id" WHERE r."slug" = %s AND pr."number" = %s', [slug, _id(number)],
+            )
+            return ("pull_request", *(cursor.fetchone() or (None, None)))
+        if slug:
+            cursor.execute(
+                f'SELECT COUNT(*), SUM(pr."generation"), MAX(pr."id") FROM {pull_requests} pr '
+                f'JOIN {repositories} r ON r."id" = pr."repository_id" WHERE r."slug" = %s', [slug],
+            )
+            return ("repository", *cursor.fetchone())
+    return ("all", *pull_requests_version())
 
 
 def read_scope_key(request) -> str:
@@ -86,12 +131,10 @@ class CachedListMixin:
             request, self.filterset_class.base_filters
         ):
             return super().list(request, *args, **kwargs)
-        version = self.long_list.version()
+        version = self.long_list.version(request)
         key = list_cache_key(request, version)
         content = cache.get(key)
         if content is None:
-            # The page's count is cached by the same version: read once.
-            self.long_list = dataclasses.replace(self.long_list, version=lambda: version)
             response = super().list(request, *args, **kwargs)
             if response.status_code != 200:
                 return response

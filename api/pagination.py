@@ -1,10 +1,7 @@
 import functools
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.core.cache import cache
-from django.core.exceptions import EmptyResultSet
 from django.core.paginator import Paginator
 from django.utils.functional import cached_property
 from rest_framework.pagination import CursorPagination, PageNumberPagination
@@ -24,25 +21,40 @@ class RecheckCursorPagination(CursorPagination):
     cursor_query_description = "Cursor pagination: start with `cursor=` (empty) and follow `next`."
 
 
-# A bound on how long a count nobody asks for again is kept; staleness is ruled out by the version
-# in the key, not by this.
-COUNT_CACHE_SECONDS = 600
+# A page-number list counts its matches only up to the next multiple of this past the page asked
+# for: page 1 of 100,000 findings reads a thousand ids from the list's index, not 100,000. Past the
+# bound the count says "at least" (`count_exact` false, "1,000+").
+COUNT_BOUND = 1000
 
 
-class VersionedCountPaginator(Paginator):
-    """A paginator for long lists. Its count of every match is cached under the query's SQL and a
-    version that moves with every write the count could depend on: the count over the table is
-    made once per version and query, not once per request. Its pages are found by id first, then
-    read: the ids of a page come from the list's index alone (however deep the `OFFSET`, and
-    whatever the joins the rows need, which can turn the database from that index to a sort of
-    every match), then the page's rows by primary key."""
+class BoundedCountPaginator(Paginator):
+    """A paginator for long lists, whose cost does not grow with the table. One read of the list's
+    index gives the page's ids and its count: the ids from the page's first row up to a bound past
+    it (COUNT_BOUND), so the count is exact below the bound and "at least the bound" above it
+    (`count_exact`). Then the page's rows are read by primary key, with the annotations they are
+    shown with: finding the ids needs none of their joins, which can turn the database from the
+    list's index to a sort of every match, however deep the `OFFSET`."""
 
-    def __init__(self, *args, version=None, annotations=None, **kwargs):
+    def __init__(self, *args, annotations=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.version = version
         self.annotations = annotations or {}
+        self.bound = None
+        self._ids = None
 
     def page(self, number):
+        try:
+            wanted = int(number)
+        except (TypeError, ValueError):
+            wanted = 0  # validate_number refuses it in its own words
+        if wanted >= 1:
+            # Within what a LIMIT takes: a page past every match is refused by its count.
+            self.bound = min((wanted * self.per_page // COUNT_BOUND + 1) * COUNT_BOUND, 2**62)
+            if hasattr(self.object_list, "values_list"):
+                bottom = (wanted - 1) * self.per_page
+                ids = list(self.object_list.values_list("pk", flat=True)[bottom:self.bound])
+                if ids:  # else the page is past the end, or there is nothing: `count` counts
+                    self.__dict__["count"] = bottom + len(ids)
+                    self._ids = ids[: self.per_page]
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
@@ -54,43 +66,40 @@ class VersionedCountPaginator(Paginator):
         queryset = self.object_list
         if not hasattr(queryset, "values_list"):
             return queryset[bottom:top]
-        ids = list(queryset.values_list("pk", flat=True)[bottom:top])
+        ids = self._ids if self._ids is not None else list(queryset.values_list("pk", flat=True)[bottom:top])
         if not ids:
             return []
         rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids).annotate(**self.annotations)}
         return [rows[pk] for pk in ids]
 
+    @property
+    def count_exact(self) -> bool:
+        """Whether `count` is every match, rather than the bound it stopped at."""
+        return self.bound is None or self.count < self.bound
+
     @cached_property
     def count(self):
-        if self.version is None or not hasattr(self.object_list, "query"):
+        if self.bound is None:
             return super().count
-        try:
-            sql, params = self.object_list.query.sql_with_params()
-        except EmptyResultSet:  # a query that matches nothing whatever the rows
-            return 0
-        digest = hashlib.sha256(repr((sql, params)).encode()).hexdigest()
-        version = ".".join(str(part) for part in self.version())
-        key = f"count:1:{digest}:{version}"
-        count = cache.get(key)
-        if count is None:
-            count = super().count
-            cache.set(key, count, COUNT_CACHE_SECONDS)
-        return count
+        # COUNT(*) over a subquery LIMITed to the bound, without the list's ordering.
+        return self.object_list.order_by()[: self.bound].count()
 
 
 @dataclass(frozen=True)
 class LongList:
-    """What a view with a long list tells its pagination (`long_list`): the version its count is
-    cached by (see VersionedCountPaginator), and the annotations its rows are read with, added
-    once the page's ids are known so that finding them needs none of their joins."""
+    """What a view with a long list tells its pagination and its cache (`long_list`): the version
+    its pages are cached by, read from the request (api.listcache.list_generation), and the
+    annotations its rows are read with, added once the page's ids are known so that finding them
+    needs none of their joins (see BoundedCountPaginator)."""
 
-    version: Callable[[], tuple]
+    version: Callable[..., tuple]
     annotations: dict = field(default_factory=dict)
 
 
 class RecheckPagination(PageNumberPagination):
     """Page-number pagination: `?page=2&page_size=100`, at most MAX_PAGE_SIZE items a page, with a
-    `count` of every match. Deep or whole-table reads ask for cursor pagination instead
+    `count` of the matches (for a long list, up to a bound past the page: `count_exact` says whether
+    it is every match). Deep or whole-table reads ask for cursor pagination instead
     (`?cursor=`, then follow `next`): no count, and no OFFSET that grows with the page."""
 
     page_size_query_param = "page_size"
@@ -109,14 +118,21 @@ class RecheckPagination(PageNumberPagination):
             return self.cursor.paginate_queryset(queryset, request, view)
         if long_list is not None:
             self.django_paginator_class = functools.partial(
-                VersionedCountPaginator, version=long_list.version, annotations=long_list.annotations
+                BoundedCountPaginator, annotations=long_list.annotations,
             )
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response(self, data):
         if self.cursor is not None:
             return self.cursor.get_paginated_response(data)
-        return super().get_paginated_response(data)
+        response = super().get_paginated_response(data)
+        paginator = self.page.paginator
+        response.data = {
+            "count": response.data["count"],
+            "count_exact": getattr(paginator, "count_exact", True),
+            **{name: value for name, value in response.data.items() if name != "count"},
+        }
+        return response
 
     def get_schema_operation_parameters(self, view):
         page_number = super().get_schema_operation_parameters(view)
@@ -129,6 +145,17 @@ class RecheckPagination(PageNumberPagination):
 
     def get_paginated_response_schema(self, schema):
         described = super().get_paginated_response_schema(schema)
-        described["properties"]["count"]["description"] = "Every match; absent with cursor pagination."
+        described["properties"]["count"]["description"] = (
+            f"The matches, counted up to the next multiple of {COUNT_BOUND:,} past the page asked for (so "
+            "a page's cost does not grow with the table); absent with cursor pagination."
+        )
+        described["properties"] = {
+            "count": described["properties"]["count"],
+            "count_exact": {
+                "type": "boolean",
+                "description": f"False when there are more matches than `count` (read it as \"{COUNT_BOUND:,}+\").",
+            },
+            **{name: value for name, value in described["properties"].items() if name != "count"},
+        }
         described["required"] = ["results"]
         return described

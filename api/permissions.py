@@ -15,16 +15,10 @@ from access.audit import audit_refusal
 from access.permissions import ACTION_SCOPES, reads_everything, refusal, user_may
 from reviews.selectors import readable_repositories
 from access.models import ApiToken
-from core.scopes import READ
+from core.scopes import READ, SCOPE_AUDIT_ACTIONS
 from findings.selectors.gate import PUBLIC_ONLY
 
 TOKEN_HINT = "Send a token (Authorization: Token <key>); an admin creates one with manage.py create_api_token."
-
-# The audit action of each write scope, for the refusals recorded here.
-SCOPE_ACTIONS = {
-    "verify": "verification.request", "import": "review.import", "resolve": "finding.resolve",
-    "settings": "repository.settings",
-}
 
 
 def request_token(request) -> ApiToken | None:
@@ -96,14 +90,14 @@ def object_action_check(request, view, repository) -> None:
     if user_may(request.user, action, repository):
         return
     message = refusal(request.user, action, repository)
-    audit_action = getattr(view, "audit_action", None) or SCOPE_ACTIONS.get(ACTION_SCOPES[action], str(action))
+    audit_action = getattr(view, "audit_action", None) or SCOPE_AUDIT_ACTIONS.get(ACTION_SCOPES[action], str(action))
     audit_refusal(action=audit_action, actor=request.user,
                   target=request.path, repository=repository, message=message)
     raise PermissionDenied(message)
 
 
 def _refuse(request, view, message: str) -> None:
-    action = SCOPE_ACTIONS.get(getattr(view, "required_scope", READ))
+    action = SCOPE_AUDIT_ACTIONS.get(getattr(view, "required_scope", READ))
     if action is not None:
         audit_refusal(action=action, actor=request.user, target=request.path, message=message)
 

@@ -1,7 +1,9 @@
 """The GitHub webhook endpoint. GitHub proves who it is with an HMAC signature of the raw body, not
 with a session or a token, so the view has no authentication (and so no CSRF check, which only
-session authentication applies) and refuses anything unsigned. The work is queued on commit, so
-GitHub gets its answer well within its ten-second timeout."""
+session authentication applies) and refuses anything unsigned. The delivery only records and
+enqueues: the verification is queued on commit, and what to tell GitHub is written to the outbox,
+which a sender sends later (never this request), so GitHub gets its answer well within its
+ten-second timeout whatever GitHub's API is doing."""
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view

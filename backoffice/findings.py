@@ -12,7 +12,7 @@ from django.utils.html import format_html_join
 from backoffice.audited import AuditedModelAdmin, RepositoryScopedAdmin
 from access.permissions import Action, readable_condition, reads_everything, refusal, user_may
 from core import vocabulary
-from backoffice.forms import ResolveForm
+from findings.forms import DECISION_LABELS, ResolveForm
 from findings.models import (
     CompanionPages,
     Evidence,
@@ -33,11 +33,15 @@ from core.errors import EvidenceStillHolds, RecheckError
 from reviews.models import Commit
 from reviews.selectors import repositories_where
 
-RESOLVE_LABELS = {
-    Finding.Status.FIXED: "Mark fixed",
-    Finding.Status.DISMISSED: "Dismiss",
-    Finding.Status.OPEN: "Reopen",
-}
+# The decisions as the site's buttons say them (findings.forms): the admin's actions say the same.
+RESOLVE_LABELS = DECISION_LABELS
+
+
+def result_state_label(result: EvidenceResult) -> str:
+    """A result's state in the site's word for it (moved included), not the stored choice's."""
+    return vocabulary.state_label(
+        vocabulary.evidence_state(checkable=result.evidence.is_checkable, state=result.shown_state)
+    )
 
 
 class EvidenceInline(admin.StackedInline):
@@ -76,7 +80,7 @@ class VerificationInline(admin.TabularInline):
             (
                 (
                     result.evidence.position,
-                    result.get_state_display(),
+                    result_state_label(result),
                     f"{result.path}:{result.start_line}" if result.start_line else result.path,
                     result.detail,
                 )
@@ -412,11 +416,15 @@ class EvidenceResultInline(admin.TabularInline):
     model = EvidenceResult
     extra = 0
     can_delete = False
-    fields = ["evidence", "state", "path", "start_line", "end_line", "detail"]
+    fields = ["evidence", "state_shown", "path", "start_line", "end_line", "detail"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
+
+    @admin.display(description="State")
+    def state_shown(self, result: EvidenceResult) -> str:
+        return result_state_label(result)
 
 
 @admin.register(Verification)

@@ -2,7 +2,8 @@ from django.contrib import admin, messages
 
 from backoffice.audited import RepositoryScopedAdmin
 from forge.models import GitHubCall
-from forge.services import github_call_retry
+from core.errors import RecheckError
+from forge.services import github_call_resend
 
 
 @admin.register(GitHubCall)
@@ -11,7 +12,7 @@ class GitHubCallAdmin(RepositoryScopedAdmin):
     reporting service only; the one change allowed here is sending a failed call again."""
 
     list_display = ["__str__", "repository", "pull_request", "status", "attempts", "response_status",
-                    "response_message", "sent_at"]
+                    "response_message", "due_at", "sent_at"]
     list_filter = ["status", "kind", ("repository", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["sha", "repository__slug", "response_message"]
     list_select_related = ["repository", "pull_request__repository"]
@@ -28,7 +29,12 @@ class GitHubCallAdmin(RepositoryScopedAdmin):
     @admin.action(description="Send the selected failed calls again", permissions=["resend"])
     def send_again(self, request, queryset):
         # The queryset holds only the calls of repositories the user may read (RepositoryScopedAdmin).
-        queued = sum(github_call_retry(call=call) for call in queryset)
+        queued = 0
+        for call in queryset.select_related("repository"):
+            try:
+                queued += github_call_resend(call=call, actor=request.user)
+            except RecheckError as error:
+                self.message_user(request, str(error), messages.ERROR)
         self.message_user(request, f"{queued} call(s) queued again; the others had not failed.", messages.SUCCESS)
 
     def has_resend_permission(self, request):

@@ -1,6 +1,7 @@
 """Recheck's words for what verification found, in one place.
 
-The verdicts and evidence states, their labels (a badge, a table cell, the admin) and phrases (the
+The verdicts, evidence states and finding statuses, their labels (a badge, a table cell, the
+admin: `label(kind, value)`, the templates' one `label` filter) and phrases (the
 middle of a sentence: "six still present"), what "moved" means, how a location is written, the
 groups the blockers page and its exports use, and which verdicts make a fixed finding look
 regressed. Models take their choices from here, the site, the API, the admin and the exports
@@ -65,6 +66,8 @@ STATES = (HOLDS, GONE, STATE_ERROR, UNCHECKED)
 # Not stored: a result that holds somewhere other than where the evidence was recorded.
 MOVED = "moved"
 
+# The words, as they read inside a sentence or a matrix cell; `state_label` starts them with a
+# capital for a badge (and the model's choices are the same).
 STATE_LABELS = {
     HOLDS: "holds",
     MOVED: "moved",
@@ -73,6 +76,18 @@ STATE_LABELS = {
     UNCHECKED: "not checkable",
     "": "not verified",
 }
+
+
+def state_label(state: str | None) -> str:
+    """An evidence item's state as a badge says it; '' (no result) reads as not verified."""
+    return STATE_LABELS.get(state or "", STATE_LABELS[""]).capitalize()
+
+
+def evidence_state(*, checkable: bool, state: str) -> str:
+    """The state a reader is shown for an item: a note is not checkable by machine wherever it is
+    shown, whether or not a verification stored a result for it, so it never reads "not verified"
+    on one pull request and "not checkable" on another."""
+    return state if checkable else UNCHECKED
 
 
 def is_moved(*, kind: str, state: str, path: str, start_line: int | None,
@@ -105,6 +120,33 @@ def evidence_marks(*, kind: str, state: str, path: str, start_line: int | None, 
 def shown_state(*, state: str, moved: bool) -> str:
     """The state a reader is shown: `moved` for evidence that holds elsewhere."""
     return MOVED if moved else state
+
+
+# --- A finding's status -----------------------------------------------------------------------
+
+OPEN = "open"
+FIXED = "fixed"
+DISMISSED = "dismissed"
+STATUSES = (OPEN, FIXED, DISMISSED)
+STATUS_LABELS = {OPEN: "Open", FIXED: "Fixed", DISMISSED: "Dismissed"}
+
+
+def status_label(status: str) -> str:
+    # A page never fails over a word: a status the vocabulary does not know reads as itself.
+    return STATUS_LABELS.get(status, str(status or "").capitalize())
+
+
+# --- One way to name any of them ---------------------------------------------------------------
+
+LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label}
+
+
+def label(kind: str, value: str | None) -> str:
+    """`value` of the vocabulary `kind` (verdict, state, status) as a badge or a cell says it."""
+    try:
+        return LABELS[kind](value)
+    except KeyError:
+        raise ValueError(f"No label for {kind} {value!r}: the kinds are {', '.join(LABELS)}.") from None
 
 
 # --- Places -------------------------------------------------------------------------------------

@@ -19,11 +19,19 @@ from reviews.models import Commit, PullRequest
 CHECK_NAME = "Recheck"
 STATUS_CONTEXT = "recheck"
 COMMENT_MARKER = "<!-- recheck:pull-request-comment -->"
-# GitHub's limits: annotations per request, a status's description, a check run's texts.
+# GitHub's documented limits: annotations per request, a status's description (characters), a
+# check run's summary and text (characters), an annotation's title (characters) and message and
+# raw details (64 KB each), a comment's body (characters).
 ANNOTATIONS_PER_REQUEST = 50
 STATUS_DESCRIPTION_LIMIT = 140
 SUMMARY_LIMIT = 65535
 TITLE_LIMIT = 255
+ANNOTATION_MESSAGE_BYTES = 64 * 1024
+COMMENT_LIMIT = 65536
+# Room kept for the line that says how many more are on Recheck's page.
+MORE_LINE_ROOM = 400
+# No one line of a list takes more than this (a finding's title can be long).
+LINE_LIMIT = 2000
 
 # Some of the finding's evidence still holds at the commit: the verdicts that make a fixed finding
 # look regressed make an open one fail the check.
@@ -76,8 +84,8 @@ class Annotation:
             "start_line": self.start_line,
             "end_line": self.end_line,
             "annotation_level": self.level,
-            "title": self.title[:TITLE_LIMIT],
-            "message": self.message,
+            "title": _clip(self.title, TITLE_LIMIT),
+            "message": _clip_bytes(self.message, ANNOTATION_MESSAGE_BYTES),
         }
 
 
@@ -110,6 +118,34 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _clip_bytes(text: str, limit: int) -> str:
+    """`text` within `limit` bytes of UTF-8 (GitHub counts an annotation's message in bytes)."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    return text.encode("utf-8")[: limit - len("…".encode())].decode("utf-8", "ignore") + "…"
+
+
+def _within(lines: list[str], footer: list[str], *, limit: int, more_url: str) -> str:
+    """`lines` then `footer` as one text of at most `limit` characters. When they do not fit,
+    the list items ("- " lines) that do not fit are left out, for a line saying how many more
+    there are and where: GitHub refuses a longer body, and then nothing would be shown."""
+    lines = [_clip(line, LINE_LIMIT) for line in lines]
+    text = "\n".join(lines + footer) + "\n"
+    if len(text) <= limit:
+        return text
+    budget = limit - len("\n".join(footer)) - MORE_LINE_ROOM
+    kept, size = [], 0
+    for line in lines:
+        if size + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    left_out = sum(1 for line in lines if line.startswith("- ")) - sum(1 for line in kept if line.startswith("- "))
+    where = f": {more_url}" if more_url else " (its pages list them all)"
+    kept += ["", f"… and {counted(left_out, 'more blocker')} on Recheck{where}"]
+    return "\n".join(kept + footer) + "\n"
+
+
 def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool = False,
                   run_message: str = "") -> CommitReport:
     gate = pull_request_gate(pull_request=pull_request, commit=commit)
@@ -127,7 +163,7 @@ def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool
         commit=commit,
         conclusion=conclusion,
         title=title,
-        summary=_clip(_summary(page, gate, commit, run_message), SUMMARY_LIMIT),
+        summary=_summary(page, gate, commit, run_message),
         annotations=_annotations(views),
         comment=_comment(page, gate, commit, title),
     )
@@ -166,13 +202,14 @@ def _summary(page: PullRequestPage, gate: MergeGate, commit: Commit, run_message
         for view in group["findings"]:
             lines.append(f"- {_blocker_line(view)}")
         lines.append("")
+    footer = []
     cleanups = [view for view in page.cleanups if view.finding.status == Finding.Status.OPEN]
     if cleanups:
-        lines.append(f"{counted(len(cleanups), 'open cleanup').capitalize()}, shown as notices on the files.")
+        footer.append(f"{counted(len(cleanups), 'open cleanup').capitalize()}, shown as notices on the files.")
     pages = site_url(page.links.overview)
     if pages:
-        lines += ["", f"All findings, their evidence and its history: {pages}"]
-    return "\n".join(lines).strip() + "\n"
+        footer += ["", f"All findings, their evidence and its history: {pages}"]
+    return _within(lines, footer, limit=SUMMARY_LIMIT, more_url=site_url(page.links.blockers))
 
 
 def _blocker_line(view: FindingView) -> str:
@@ -246,11 +283,12 @@ def _comment(page: PullRequestPage, gate: MergeGate, commit: Commit, title: str)
             lines.append(f"- {_blocker_line(view)}")
     else:
         lines.append("No blockers were recorded for this pull request.")
+    footer = []
     pages = site_url(page.links.overview)
     if pages:
-        lines += ["", f"[Findings, evidence and history on Recheck]({pages})"]
-    lines += ["", "<sub>Updated by Recheck after each verification; edits to this comment are replaced.</sub>"]
-    return "\n".join(lines) + "\n"
+        footer += ["", f"[Findings, evidence and history on Recheck]({pages})"]
+    footer += ["", "<sub>Updated by Recheck after each verification; edits to this comment are replaced.</sub>"]
+    return _within(lines, footer, limit=COMMENT_LIMIT, more_url=site_url(page.links.blockers))
 
 
 def in_progress_title(commit: Commit) -> str:

@@ -76,7 +76,8 @@ def check_rerequest_handle(*, event: str, payload: dict) -> EventOutcome:
     pull_requests = _pull_requests_at(repository, sha, numbers)
     if not pull_requests:
         return EventOutcome(f"Ignored: no tracked pull request of {slug} is at {sha[:8]}.")
-    runs = [verification_run_request(pull_request=pull_request, commit_sha=sha) for pull_request in pull_requests]
+    runs = [verification_run_request(pull_request=pull_request, commit_sha=sha, commit_known=True)
+            for pull_request in pull_requests]
     described = ", ".join(f"{run.pull_request.reference} (run {run.pk})" for run in runs)
     return EventOutcome(f"Re-verifying {sha[:8]} as GitHub asked: {described}.", runs=runs)
 
@@ -97,7 +98,7 @@ def merge_group_handle(*, payload: dict) -> EventOutcome:
     pull_request = PullRequest.objects.select_related("repository").filter(repository=repository, number=number).first()
     if pull_request is None:
         return EventOutcome(f"Ignored: {slug}#{number} is not tracked here.")
-    run = verification_run_request(pull_request=pull_request, commit_sha=sha)
+    run = verification_run_request(pull_request=pull_request, commit_sha=sha, commit_known=True)
     return EventOutcome(
         f"Verifying merge group {sha[:8]} of {pull_request.reference} (run {run.pk}).", runs=[run]
     )

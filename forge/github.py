@@ -30,8 +30,6 @@ T = TypeVar("T")
 # An installation token lives an hour; one that has less than this left is not handed out, so a
 # call never starts with a token that expires on the way.
 TOKEN_MARGIN_SECONDS = 300
-BACKOFF_BASE_SECONDS = 15
-BACKOFF_MAX_SECONDS = 900
 
 
 @dataclass(frozen=True)
@@ -155,11 +153,19 @@ def _call(operation: Callable[[], T]) -> T:
         if status in (403, 429) and "rate limit" in message.lower():
             # A secondary rate limit without Retry-After: GitHub asks for at least a minute.
             raise Failure(status, message, retryable=True, retry_after=60, rate_limited=True) from None
-        raise Failure(status, message, retryable=status >= 500) from None
+        # A 5xx may say when to come back too (503 with Retry-After, in seconds).
+        raise Failure(status, message, retryable=status >= 500, retry_after=_retry_after(error)) from None
     except RequestTimeout:
         raise Failure(None, f"GitHub did not answer within {settings.RECHECK_GITHUB_TIMEOUT}s.", retryable=True) from None
     except RequestError as error:
         raise Failure(None, f"GitHub could not be reached: {error.exc}", retryable=True) from None
+
+
+def _retry_after(error: RequestFailed) -> float | None:
+    try:
+        return float(error.response.headers.get("retry-after", ""))
+    except (TypeError, ValueError):
+        return None
 
 
 def _message(error: RequestFailed) -> str:
@@ -181,9 +187,24 @@ def _message(error: RequestFailed) -> str:
 
 
 def retry_delay(failure: Failure, attempt: int) -> float:
-    """Seconds to wait before attempt `attempt + 1`: what GitHub asked for when it said, else an
-    exponential backoff with full jitter, so many workers do not come back in step."""
+    """Seconds to wait before attempt `attempt + 1`: at least what GitHub asked for when it said
+    (a little more, so many senders do not come back in step), else an exponential backoff from
+    RECHECK_GITHUB_BACKOFF_BASE_SECONDS up to RECHECK_GITHUB_BACKOFF_MAX_SECONDS, jittered."""
+    base = settings.RECHECK_GITHUB_BACKOFF_BASE_SECONDS
     if failure.retry_after is not None:
-        return failure.retry_after + random.uniform(0, 1)
-    ceiling = min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** max(0, attempt - 1))
+        return max(0.0, failure.retry_after) + random.uniform(0, min(1.0, base))
+    ceiling = min(settings.RECHECK_GITHUB_BACKOFF_MAX_SECONDS, base * 2 ** max(0, attempt - 1))
     return random.uniform(ceiling / 2, ceiling)
+
+
+def rate_limit_wait(answer) -> float | None:
+    """Seconds until GitHub's rate limit resets, when an accepted call used up the last request
+    of the window (`x-ratelimit-remaining: 0`); None while requests are left."""
+    headers = getattr(answer, "headers", None) or {}
+    if headers.get("x-ratelimit-remaining") != "0":
+        return None
+    try:
+        reset = float(headers.get("x-ratelimit-reset", ""))
+    except ValueError:
+        return 60.0
+    return max(0.0, reset - datetime.now(timezone.utc).timestamp())

@@ -2,6 +2,7 @@
 last answer, so a failure can be shown to a person and a retried task does not post twice."""
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from reviews.models import PullRequest, Repository
 
@@ -18,6 +19,11 @@ class GitHubCallQuerySet(models.QuerySet):
     def unfinished(self):
         return self.filter(status__in=[GitHubCall.Status.PENDING, GitHubCall.Status.SENDING])
 
+    def due(self, now):
+        """Calls to send now: pending ones whose time has come, and ones claimed by a sender that
+        stopped before it finished (its lease, the due time it set when claiming, ran out)."""
+        return self.unfinished().filter(due_at__lte=now)
+
     def failed(self):
         return self.filter(status=GitHubCall.Status.FAILED)
 
@@ -27,6 +33,8 @@ class GitHubCall(models.Model):
         CHECK_RUN = "check_run", "Check run"
         COMMIT_STATUS = "commit_status", "Commit status"
         COMMENT = "comment", "Pull request comment"
+        # Building a report failed (a database error): preparing it again is the call.
+        REPORT = "report", "Report to prepare"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting to be sent"
@@ -42,9 +50,6 @@ class GitHubCall(models.Model):
     sha = models.CharField(max_length=40)
     kind = models.CharField(max_length=15, choices=Kind.choices)
     state = models.CharField(max_length=40, help_text="What is reported, e.g. in_progress or completed: failure.")
-    # One report can take several calls (a check run's annotations go 50 to a request).
-    part = models.PositiveIntegerField(default=1)
-    parts = models.PositiveIntegerField(default=1)
     digest = models.CharField(max_length=64, help_text="Of the whole report: the same report is not posted twice.")
     body = models.JSONField(help_text="The request body, as GitHub's schema has it.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -53,7 +58,10 @@ class GitHubCall(models.Model):
     response_message = models.TextField(blank=True, help_text="GitHub's own message, from its last answer.")
     hint = models.TextField(blank=True, help_text="What to fix, when the call failed.")
     github_id = models.BigIntegerField(null=True, blank=True, help_text="The check run or comment on GitHub.")
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="Not sent before this time: a retry's backoff, GitHub's Retry-After, or a sender's lease.",
+    )
     sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -65,16 +73,17 @@ class GitHubCall(models.Model):
         permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["check_run", "commit_status", "comment"]), name="github_call_kind_valid"
+                condition=Q(kind__in=["check_run", "commit_status", "comment", "report"]),
+                name="github_call_kind_valid",
             ),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "sending", "sent", "failed"]), name="github_call_status_valid"
             ),
-            models.CheckConstraint(condition=Q(part__gte=1) & Q(part__lte=models.F("parts")), name="github_call_part"),
         ]
         indexes = [
             models.Index(fields=["repository", "kind", "sha"], name="github_call_target"),
             models.Index(fields=["pull_request", "status"], name="github_call_pr_status"),
+            models.Index(fields=["status", "due_at"], name="github_call_due"),
         ]
 
     def __str__(self) -> str:

@@ -2,7 +2,7 @@
 from django.db.models import Exists, OuterRef, Q
 
 from forge.models import GitHubCall
-from reviews.models import PullRequest
+from reviews.models import PullRequest, Repository
 
 SHOWN_FAILURES = 5
 
@@ -23,3 +23,10 @@ def unresolved_failures():
 def pull_request_failed_calls(pull_request: PullRequest) -> list[GitHubCall]:
     """The PR's latest failed calls to GitHub that still stand, for its pages."""
     return list(unresolved_failures().filter(pull_request=pull_request).order_by("-id")[:SHOWN_FAILURES])
+
+
+def repository_failed_calls(repository: Repository) -> list[GitHubCall]:
+    """The repository's latest failed calls to GitHub that still stand, for its page (with a
+    button to send each again)."""
+    return list(unresolved_failures().filter(repository=repository).select_related("pull_request", "repository")
+                .order_by("-id")[:SHOWN_FAILURES * 4])

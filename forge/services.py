@@ -1,29 +1,30 @@
-"""Reporting verification to GitHub: rows for what to post, written in the caller's transaction,
-and their sending by a task once it commits.
+"""Reporting verification to GitHub: rows for what to post (the outbox), written in the caller's
+transaction; `forge.outbox` sends them when they are due.
 
-Nothing here may fail a verification: building a report runs in its own savepoint and a failure
-is logged; a call GitHub refuses is kept with GitHub's message and what to fix, for the pull
-request's page and the admin."""
+Nothing here may fail a verification: building a report runs in its own savepoint, and when it
+fails (a database error) the failure is recorded as a call that prepares the report again later,
+with backoff, like any call GitHub did not take. A call GitHub refuses is kept with GitHub's
+message and what to fix, for the repository's and the pull request's pages and the admin."""
 import hashlib
 import json
 import logging
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from findings.enqueue import enqueue, enqueue_later
+from access.audit import audit_record, audit_refusal
+from access.permissions import Action, refusal, user_may
+from core.errors import RecheckError
 from findings.models import VerificationRun
 from forge import content
-from forge.github import Failure, credentials_kind, github_call, retry_delay
+from forge.github import Failure, credentials_kind, retry_delay
 from forge.models import GitHubCall
+from forge.wake import outbox_wake
 from reviews.models import Commit, PullRequest, Repository, is_full_sha
 from reviews.selectors import pull_request_latest_head
 
 logger = logging.getLogger(__name__)
-
-MAX_ATTEMPTS = 6
 
 
 # --- What to post ------------------------------------------------------------------------------
@@ -31,16 +32,40 @@ MAX_ATTEMPTS = 6
 
 def verification_run_report(*, run: VerificationRun) -> list[GitHubCall]:
     """Record what to tell GitHub about `run`: `in_progress` while it is queued or running,
-    `completed` with the gate's conclusion once it ended. Never raises."""
+    `completed` with the gate's conclusion once it ended. Never raises: a report that could not be
+    prepared is recorded as a call of kind `report`, which the outbox prepares again with backoff."""
     try:
         with transaction.atomic():
-            return _run_report(run)
-    except Exception:
+            return run_report_calls(run)
+    except Exception as error:
         logger.exception("Could not prepare the GitHub report of verification run %s", run.pk)
+        return _prepare_later(run, error)
+
+
+def _prepare_later(run: VerificationRun, error: Exception) -> list[GitHubCall]:
+    failure = Failure(None, f"Preparing the report failed: {error}", retryable=True)
+    try:
+        with transaction.atomic():
+            pull_request = PullRequest.objects.get(pk=run.pull_request_id)
+            commit = Commit.objects.filter(pk=run.commit_id).first() if run.commit_id else None
+            call = GitHubCall.objects.create(
+                repository_id=pull_request.repository_id, pull_request=pull_request,
+                sha=commit.sha if commit else "", kind=GitHubCall.Kind.REPORT, state="preparing",
+                digest=_digest(GitHubCall.Kind.REPORT, str(run.pk), []), body={"run": run.pk},
+                attempts=1, response_message=failure.message[:2000],
+                hint="Recheck prepares the report again with backoff; the database's own message is above.",
+                due_at=timezone.now() + timedelta(seconds=retry_delay(failure, 1)),
+            )
+            outbox_wake([call])
+            return [call]
+    except Exception:
+        # The database refuses even this row: nothing can be recorded, only logged.
+        logger.exception("Could not record that the report of verification run %s is to be prepared", run.pk)
         return []
 
 
-def _run_report(run: VerificationRun) -> list[GitHubCall]:
+def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
+    """The calls reporting `run` as it is now (none when the same report was posted last)."""
     run.refresh_from_db(fields=["status", "message"])
     pull_request = PullRequest.objects.select_related("repository").get(pk=run.pull_request_id)
     repository = pull_request.repository
@@ -73,7 +98,7 @@ def _run_report(run: VerificationRun) -> list[GitHubCall]:
                                       "for check runs), or RECHECK_GITHUB_TOKEN (commit statuses only)."))
     if repository.publish_comment and report is not None and _is_latest(pull_request, commit):
         calls += _record(pull_request, commit, GitHubCall.Kind.COMMENT, report.conclusion, [{"body": report.comment}])
-    _enqueue([call for call in calls if call.status == GitHubCall.Status.PENDING])
+    outbox_wake([call for call in calls if call.status == GitHubCall.Status.PENDING])
     return calls
 
 
@@ -104,17 +129,12 @@ def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[
                        "summary": content.in_progress_summary(pull_request, commit)},
         }
         return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "in_progress", [body])
-    output = {"title": report.title, "summary": report.summary}
-    annotations = [annotation.as_github() for annotation in report.annotations]
-    batches = [
-        annotations[start : start + content.ANNOTATIONS_PER_REQUEST]
-        for start in range(0, len(annotations), content.ANNOTATIONS_PER_REQUEST)
-    ] or [[]]
-    # The first call completes the run; the next ones add the remaining annotations to it.
-    bodies = [{**base, "status": "completed", "conclusion": report.conclusion,
-               "output": {**output, "annotations": batches[0]} if batches[0] else output}]
-    bodies += [{"output": {**output, "annotations": batch}} for batch in batches[1:]]
-    return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, f"completed: {report.conclusion}", bodies)
+    # Every annotation of the report: the sender sends the run only those it does not hold yet,
+    # 50 to a request, and starts a new run when the run holds one the report no longer has.
+    output = {"title": report.title, "summary": report.summary,
+              "annotations": [annotation.as_github() for annotation in report.annotations]}
+    body = {**base, "status": "completed", "conclusion": report.conclusion, "output": output}
+    return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, f"completed: {report.conclusion}", [body])
 
 
 def _status_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
@@ -149,194 +169,15 @@ def _record(pull_request, commit, kind, state, bodies, *, failure: tuple[str, st
     rows = [
         GitHubCall(
             repository_id=pull_request.repository_id, pull_request=pull_request, sha=commit.sha, kind=kind,
-            state=state, part=index, parts=len(bodies), digest=digest, body=body,
+            state=state, digest=digest, body=body,
             **({"status": GitHubCall.Status.FAILED, "response_message": failure[0], "hint": failure[1]}
                if failure else {}),
         )
-        for index, body in enumerate(bodies, start=1)
+        for body in bodies
     ]
     for row in rows:
         row.save()
     return rows
-
-
-def _enqueue(calls: list[GitHubCall]) -> None:
-    """Send each target's first new call once the transaction commits; each call sent queues the
-    next of its target, so a check run's batches go in order."""
-    firsts = {}
-    for call in calls:
-        firsts.setdefault((call.kind, call.sha, call.pull_request_id), call.pk)
-
-    def send():
-        for pk in firsts.values():
-            try:
-                enqueue("forge.tasks.send_github_call", pk)
-            except Exception:  # a broker that is down: the row stays pending and shows it
-                logger.exception("GitHub call %s could not be queued", pk)
-
-    if firsts:
-        transaction.on_commit(send)
-
-
-# --- Sending -----------------------------------------------------------------------------------
-
-
-def github_call_send(*, call_id: int) -> GitHubCall | None:
-    """Send one pending call, after the earlier calls of its target. Claimed with a conditional
-    update, so a duplicated task sends it once. Returns the row, or None when there was nothing
-    to do (already claimed, or an earlier call goes first)."""
-    call = GitHubCall.objects.select_related("repository", "pull_request").filter(pk=call_id).first()
-    if call is None or call.status != GitHubCall.Status.PENDING:
-        return None
-    if GitHubCall.objects.for_target(call).unfinished().filter(pk__lt=call.pk).exists():
-        return None  # the earlier call queues this one when it is done
-    claimed = GitHubCall.objects.filter(pk=call.pk, status=GitHubCall.Status.PENDING).update(
-        status=GitHubCall.Status.SENDING, attempts=F("attempts") + 1
-    )
-    if claimed != 1:
-        return None
-    call.refresh_from_db()
-    try:
-        github_id, status = _send(call)
-    except Failure as failure:
-        _failed(call, failure)
-    else:
-        GitHubCall.objects.filter(pk=call.pk).update(
-            status=GitHubCall.Status.SENT, sent_at=timezone.now(), github_id=github_id, response_status=status,
-            response_message="", hint="", next_attempt_at=None,
-        )
-    call.refresh_from_db()
-    if call.is_finished:
-        _enqueue_next(call)
-    return call
-
-
-def _enqueue_next(call: GitHubCall) -> None:
-    following = GitHubCall.objects.for_target(call).filter(pk__gt=call.pk, status=GitHubCall.Status.PENDING)
-    next_call = following.order_by("id").first()
-    if next_call is not None:
-        _enqueue([next_call])
-
-
-def _failed(call: GitHubCall, failure: Failure) -> None:
-    retry = failure.retryable and call.attempts < MAX_ATTEMPTS
-    delay = retry_delay(failure, call.attempts) if retry else None
-    GitHubCall.objects.filter(pk=call.pk).update(
-        status=GitHubCall.Status.PENDING if retry else GitHubCall.Status.FAILED,
-        response_status=failure.status,
-        response_message=failure.message,
-        hint=_hint(call, failure, gave_up=failure.retryable and not retry),
-        next_attempt_at=timezone.now() + timedelta(seconds=delay) if retry else None,
-    )
-    if retry:
-        def send_later():
-            try:
-                enqueue_later("forge.tasks.send_github_call", call.pk, countdown=delay)
-            except Exception:
-                logger.exception("GitHub call %s could not be queued again", call.pk)
-
-        transaction.on_commit(send_later)
-
-
-PERMISSIONS = {
-    GitHubCall.Kind.CHECK_RUN: "checks: write",
-    GitHubCall.Kind.COMMIT_STATUS: "commit statuses: write",
-    GitHubCall.Kind.COMMENT: "pull requests: write",
-}
-
-
-def _hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
-    """What a person should do about `failure`, in the words of GitHub's settings pages."""
-    slug = call.repository.slug
-    app = credentials_kind() == "app"
-    who = "the App" if app else "the token (RECHECK_GITHUB_TOKEN)"
-    if failure.rate_limited:
-        return ("GitHub's rate limit: Recheck waits as long as GitHub asks and tries again."
-                if not gave_up else "Still rate limited after several attempts: verify again later.")
-    if failure.retryable:
-        return ("GitHub did not answer or failed: Recheck tries again with backoff."
-                if not gave_up else f"GitHub kept failing after {call.attempts} attempts: verify again later.")
-    if failure.status == 401:
-        return ("GitHub refused the credentials: check RECHECK_GITHUB_APP_ID and the private key (a new key "
-                "replaces the old one)." if app else "GitHub refused RECHECK_GITHUB_TOKEN: it expired or was revoked.")
-    if failure.status == 403:
-        if app:
-            return (f"The App lacks {PERMISSIONS[call.kind]} on {slug}: grant it in the App's permissions and "
-                    "accept the new permissions on the installation.")
-        return (f"The token (RECHECK_GITHUB_TOKEN) lacks {PERMISSIONS[call.kind]} on {slug}: give a fine-grained "
-                "token that permission on this repository.")
-    if failure.status == 404:
-        return (f"GitHub shows no {slug} to {who}: install the App on {slug} (or give the token access), "
-                "and check the repository's slug.")
-    if failure.status == 422:
-        return ("GitHub refused what was sent: the commit must be in the repository on GitHub (push it), "
-                "and the message above says which field.")
-    return "See GitHub's message above."
-
-
-def _send(call: GitHubCall) -> tuple[int | None, int]:
-    repository = call.repository
-    owner, name = repository.owner, repository.name
-    if call.kind == GitHubCall.Kind.COMMIT_STATUS:
-        answer = github_call(repository, lambda gh: gh.rest.repos.create_commit_status(owner, name, call.sha,
-                                                                                        data=call.body))
-        return answer.parsed_data.id, answer.status_code
-    if call.kind == GitHubCall.Kind.CHECK_RUN:
-        return _send_check_run(call, owner, name)
-    return _send_comment(call, owner, name)
-
-
-def _send_check_run(call: GitHubCall, owner: str, name: str) -> tuple[int | None, int]:
-    """Create the check run for this SHA, or update the one already posted: re-verifying a SHA
-    updates its run rather than adding another."""
-    sent = GitHubCall.objects.for_target(call).filter(status=GitHubCall.Status.SENT, github_id__isnull=False)
-    if call.part > 1:
-        # The rest of a report's annotations go to the run its first call posted, and nowhere else.
-        sent = sent.filter(digest=call.digest, part=1)
-    check_run_id = sent.order_by("-id").values_list("github_id", flat=True).first()
-    if check_run_id is None and call.part > 1:
-        raise Failure(None, "The first call of this report failed, so there is no check run to add to.",
-                      retryable=False)
-    if check_run_id is None:
-        answer = github_call(call.repository, lambda gh: gh.rest.checks.create(owner, name, data=call.body))
-    else:
-        body = {key: value for key, value in call.body.items() if key != "head_sha"}
-        answer = github_call(call.repository, lambda gh: gh.rest.checks.update(owner, name, check_run_id, data=body))
-    return answer.parsed_data.id, answer.status_code
-
-
-def _send_comment(call: GitHubCall, owner: str, name: str) -> tuple[int | None, int]:
-    """Edit Recheck's comment on the PR (remembered, or found by its hidden marker), else create it."""
-    number = call.pull_request.number
-    comment_id = (
-        GitHubCall.objects.for_target(call).filter(status=GitHubCall.Status.SENT, github_id__isnull=False)
-        .order_by("-id").values_list("github_id", flat=True).first()
-    )
-    repository = call.repository
-    if comment_id is not None:
-        try:
-            answer = github_call(repository, lambda gh: gh.rest.issues.update_comment(owner, name, comment_id,
-                                                                                       data=call.body))
-            return answer.parsed_data.id, answer.status_code
-        except Failure as failure:
-            if failure.status != 404:
-                raise
-    comment_id = github_call(repository, lambda gh: _find_marked_comment(gh, owner, name, number))
-    if comment_id is not None:
-        answer = github_call(repository, lambda gh: gh.rest.issues.update_comment(owner, name, comment_id,
-                                                                                   data=call.body))
-    else:
-        answer = github_call(repository, lambda gh: gh.rest.issues.create_comment(owner, name, number,
-                                                                                   data=call.body))
-    return answer.parsed_data.id, answer.status_code
-
-
-def _find_marked_comment(gh, owner: str, name: str, number: int) -> int | None:
-    for comment in gh.rest.paginate(gh.rest.issues.list_comments, owner=owner, repo=name, issue_number=number,
-                                    per_page=100):
-        if content.COMMENT_MARKER in (comment.body or ""):
-            return comment.id
-    return None
 
 
 # --- What GitHub tells us ----------------------------------------------------------------------
@@ -354,14 +195,35 @@ def installation_forget(*, installation_id: int) -> int:
     return Repository.objects.filter(github_installation_id=installation_id).update(github_installation_id=None)
 
 
-@transaction.atomic
-def github_call_retry(*, call: GitHubCall) -> bool:
-    """Send a failed call again (after its cause was fixed: a permission granted, the App
-    installed). Returns whether it was failed and is queued now."""
+class ResendRefused(RecheckError):
+    """The actor may not send this repository's calls to GitHub again."""
+
+
+def github_call_resend(*, call: GitHubCall, actor) -> bool:
+    """Send a failed call again, now (after its cause was fixed: a permission granted, the App
+    installed, GitHub back). Needs the role that may verify the call's repository (a resend is a
+    report of a verification); audited, refusals included. Returns whether the call had failed
+    and is queued now."""
+    repository = call.repository
+    target = f"{call} of {repository.slug}"
+    if not user_may(actor, Action.VERIFY, repository):
+        message = refusal(actor, Action.VERIFY, repository)
+        audit_refusal(action="github_call.resend", actor=actor, target=target, repository=repository,
+                      message=message)
+        raise ResendRefused(message)
+    with transaction.atomic():
+        return _resend(call, actor, target)
+
+
+def _resend(call: GitHubCall, actor, target: str) -> bool:
+    repository = call.repository
     queued = GitHubCall.objects.filter(pk=call.pk, status=GitHubCall.Status.FAILED).update(
-        status=GitHubCall.Status.PENDING, attempts=0, next_attempt_at=None
+        status=GitHubCall.Status.PENDING, attempts=0, due_at=timezone.now()
     )
     if queued:
         call.refresh_from_db()
-        _enqueue([call])
+        audit_record(action="github_call.resend", actor=actor, target=target, repository=repository,
+                     message=f"Call {call.pk} queued again after {call.response_status or 'no answer'}: "
+                     f"{call.response_message[:200]}")
+        outbox_wake([call])
     return bool(queued)

@@ -69,7 +69,11 @@ class Matrix:
         )
 
 
-def _cell(result: EvidenceResult | None, column: Column, repository) -> Cell:
+def _cell(result: EvidenceResult | None, column: Column, repository, evidence: Evidence) -> Cell:
+    if not evidence.is_checkable:
+        # A note reads the same at every commit, verified or not, whatever a run stored for it.
+        return Cell(state=vocabulary.evidence_state(checkable=False, state=""),
+                    detail=result.detail if result else "")
     if result is None:
         return Cell(state="")
     if result.moved:
@@ -110,7 +114,8 @@ def verification_matrix(
     rows = [
         Row(
             evidence=evidence,
-            cells=[_cell(results.get((column.commit.pk, evidence.pk)), column, repository) for column in columns],
+            cells=[_cell(results.get((column.commit.pk, evidence.pk)), column, repository, evidence)
+                   for column in columns],
         )
         for evidence in finding.evidence.all()
     ]

@@ -97,6 +97,14 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # SQLite has one writer at a time. A transaction that takes the write lock when it begins
+    # (IMMEDIATE) waits its turn for up to `timeout` seconds, instead of failing with "database is
+    # locked" when it first writes after reading (two webhook deliveries at once, a worker beside
+    # the site). PostgreSQL keeps its row locks and stays concurrent.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": env_int("DATABASE_SQLITE_TIMEOUT", 20), "transaction_mode": "IMMEDIATE"}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # API throttle counts live in the cache: shared across processes only with a shared cache.
@@ -259,7 +267,17 @@ if bool(RECHECK_GITHUB_APP_ID) != bool(RECHECK_GITHUB_APP_PRIVATE_KEY):
         "A GitHub App needs both RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (or _FILE); only one is set."
     )
 RECHECK_GITHUB_TOKEN = env_str("RECHECK_GITHUB_TOKEN").strip()
-RECHECK_GITHUB_TIMEOUT = env_int("RECHECK_GITHUB_TIMEOUT", 10)
+# Seconds to wait for one answer from GitHub (fractions allowed).
+RECHECK_GITHUB_TIMEOUT = float(env_str("RECHECK_GITHUB_TIMEOUT", "10"))
+# The outbox of calls to GitHub: a call that failed is due again after an exponential backoff with
+# jitter (from the base, doubling, up to the maximum) or when GitHub said (Retry-After, the
+# rate-limit reset), and fails for good after so many attempts: with the defaults about 15 hours
+# of GitHub being down. Due calls are sent by a worker, by beat every RECHECK_GITHUB_SEND_INTERVAL_SECONDS,
+# or without a broker by `manage.py send_github_calls` (scripts/serve starts it).
+RECHECK_GITHUB_BACKOFF_BASE_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_BASE_SECONDS", "30"))
+RECHECK_GITHUB_BACKOFF_MAX_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_MAX_SECONDS", "21600"))
+RECHECK_GITHUB_MAX_ATTEMPTS = env_int("RECHECK_GITHUB_MAX_ATTEMPTS", 12)
+RECHECK_GITHUB_SEND_INTERVAL_SECONDS = float(env_str("RECHECK_GITHUB_SEND_INTERVAL_SECONDS", "15"))
 
 # --- Celery --------------------------------------------------------------------------------
 # The Celery app, loaded by name the first time work is handed on (findings.enqueue).
@@ -302,6 +320,12 @@ CELERY_BEAT_SCHEDULE = {
     "reap-dead-runs": {
         "task": "findings.tasks.reap_dead_runs",
         "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
+    },
+    # The GitHub calls whose time has come, however long their backoff (a countdown longer than
+    # the visibility timeout would be handed out twice by Redis, so long waits are left to beat).
+    "send-due-github-calls": {
+        "task": "forge.tasks.send_due_github_calls",
+        "schedule": RECHECK_GITHUB_SEND_INTERVAL_SECONDS,
     },
 }
 if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:

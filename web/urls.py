@@ -46,5 +46,7 @@ urlpatterns = [
     path("<str:owner>/<str:name>/decisions/", decision_views.repository_decisions, name="repository_decisions"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
+    path("<str:owner>/<str:name>/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
+         name="github_call_resend"),
     path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
 ]

@@ -6,6 +6,7 @@ from rest_framework.reverse import reverse
 
 from api.serializers.findings import FindingDetailSerializer, FindingEventSerializer
 from findings.exchange.schema import ShaField
+from findings.forms import NOTE_MAX_LENGTH
 from findings.models import Finding, FindingLink
 
 
@@ -30,8 +31,10 @@ class ResolveRequestSerializer(serializers.Serializer):
         help_text="The commit it was fixed in (needed for fixed): full or abbreviated SHA.",
     )
     note = serializers.CharField(
-        required=False, allow_blank=True, default="",
-        help_text="Why (needed to dismiss, and to mark fixed anyway).",
+        required=False, allow_blank=True, default="", max_length=NOTE_MAX_LENGTH,
+        error_messages={"max_length": "A note is at most {max_length} characters."},
+        help_text=f"Why (needed to dismiss, and to mark fixed anyway); at most {NOTE_MAX_LENGTH:,} characters, "
+        "as on the site and in the admin.",
     )
     anyway = serializers.BooleanField(
         required=False, default=False,

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from access.permissions import Action
 from api import docs
 from api.filters import EvidenceFilter, FindingFilter
-from api.listcache import CachedListMixin
+from api.listcache import CachedListMixin, list_generation
 from api.pagination import LongList
 from api.permissions import (
     object_action_check,
@@ -44,7 +44,6 @@ from findings.services.tags_and_links import (
     finding_link_delete,
     finding_tags_set,
 )
-from reviews.selectors import pull_requests_version
 
 
 FINDING_LIST_FIELDS = (
@@ -64,8 +63,9 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
     # The write-up is on the detail page only, and of the related rows only what a row shows, as
     # values: leaving out the long texts keeps a page of 50 light.
     queryset = Finding.objects.only(*FINDING_LIST_FIELDS).order_by("pull_request_id", "number")
-    # Every write to findings (and to what their filters read) moves a pull request's generation.
-    long_list = LongList(version=pull_requests_version, annotations=FindingSerializer.LIST_ANNOTATIONS)
+    # Every write to findings (and to what their filters read) moves a pull request's generation:
+    # the list's pages and counts are cached by the generations of the pull requests it may show.
+    long_list = LongList(version=list_generation, annotations=FindingSerializer.LIST_ANNOTATIONS)
 
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)

@@ -117,9 +117,9 @@ class Finding(models.Model):
         NONE = v.CAUGHT_BY_NONE, "Nothing checks it"
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        FIXED = "fixed", "Fixed"
-        DISMISSED = "dismissed", "Dismissed"
+        OPEN = v.OPEN, v.STATUS_LABELS[v.OPEN]
+        FIXED = v.FIXED, v.STATUS_LABELS[v.FIXED]
+        DISMISSED = v.DISMISSED, v.STATUS_LABELS[v.DISMISSED]
 
     pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="findings")
     number = models.PositiveIntegerField(help_text="Its order on the pull request.")

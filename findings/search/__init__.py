@@ -37,9 +37,10 @@ def search_choices() -> dict[str, set[str]]:
     }
 
 
-def parse_search(text: str) -> SearchQuery:
-    """`text` read as a search (SearchQueryError when it cannot be)."""
-    return parse_query(text, choices=search_choices())
+def parse_search(text: str, *, narrowed_by: dict[str, str] | None = None) -> SearchQuery:
+    """`text` read as a search (SearchQueryError when it cannot be), narrowed by the filters given
+    beside it (`narrowed_by`, a page's menus), which must hold as well as the text's."""
+    return parse_query(text, choices=search_choices(), narrowed_by=narrowed_by)
 
 
 def search_findings(queryset: QuerySet, query: SearchQuery | str) -> QuerySet:
@@ -50,6 +51,7 @@ def search_findings(queryset: QuerySet, query: SearchQuery | str) -> QuerySet:
     if query.is_empty:
         return queryset.none() if query.text.strip() else queryset
     findings = _filtered(queryset, query.filters)
+    findings = _filtered(findings, {name: [value] for name, value in query.narrowed.items()})
     if not query.terms:
         return findings.order_by("pull_request__repository__slug", "-pull_request__number", "number")
     return text_search(findings, query.terms).order_by(

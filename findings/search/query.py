@@ -4,7 +4,12 @@ rules are the same whichever database runs the search and can be tested without 
 
 A word is split where it has anything but letters and digits, the way both full-text indexes split
 text: `module_5.py` is searched as the phrase "module 5 py". Nothing a person types is passed on as
-full-text syntax, so quotes, brackets, `*`, `:`, `-` or `NEAR` can never make the query fail."""
+full-text syntax, so quotes, brackets, `*`, `:`, `-` or `NEAR` can never make the query fail.
+
+Several values of one filter typed in the text are alternatives (`kind:blocker kind:cleanup`: either
+kind). Filters given beside the text (the page's menus, `narrowed_by`) narrow what the text finds:
+`kind:cleanup` typed with the menu's `kind=blocker` finds nothing, as the API's `?q=kind:cleanup&kind=blocker`
+does."""
 import re
 from dataclasses import dataclass, field
 
@@ -58,22 +63,29 @@ class SearchQuery:
     terms: list[Term] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Filters given beside the text (one value each): every one must hold, and so must the text's.
+    narrowed: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:
-        return not self.terms and not self.filters
+        return not self.terms and not self.filters and not self.narrowed
 
     def describe_filters(self) -> list[str]:
-        return [f"{name}:{value}" for name, values in self.filters.items() for value in values]
+        typed = [f"{name}:{value}" for name, values in self.filters.items() for value in values]
+        return list(dict.fromkeys([*typed, *(f"{name}:{value}" for name, value in self.narrowed.items())]))
 
 
 def _words(text: str) -> tuple[str, ...]:
     return tuple(word.lower() for word in _token.findall(text))
 
 
-def parse_query(text: str, *, choices: dict[str, set[str]] | None = None) -> SearchQuery:
+def parse_query(
+    text: str, *, choices: dict[str, set[str]] | None = None, narrowed_by: dict[str, str] | None = None
+) -> SearchQuery:
     """`text` read as a search. `choices` names the values a filter accepts (kind, status, verdict);
-    any other value of those is an error that lists them. An unclosed quote runs to the end."""
+    any other value of those is an error that lists them. An unclosed quote runs to the end.
+    `narrowed_by` holds filters given beside the text (a page's menus: name -> value), which must
+    hold as well as the text's own."""
     if not isinstance(text, str):
         raise SearchQueryError("A search is text.")
     if len(text) > MAX_QUERY_LENGTH:
@@ -109,6 +121,17 @@ def parse_query(text: str, *, choices: dict[str, set[str]] | None = None) -> Sea
             query.filters[name].append(value)
     rest.append(text[position:])
     _read_terms(" ".join(rest), query)
+    for name, value in (narrowed_by or {}).items():
+        value = value.strip()
+        if not value:
+            continue
+        if name not in FILTERS:
+            raise ValueError(name)
+        if name in choices:
+            value = value.lower()
+            if value not in choices[name]:
+                raise SearchQueryError(f"{name}={value} is not a {name}: use one of {', '.join(sorted(choices[name]))}.")
+        query.narrowed[name] = value
     if len(query.terms) > MAX_TERMS:
         raise SearchQueryError(f"The search has {len(query.terms)} words and phrases; at most {MAX_TERMS} are searched.")
     return query

@@ -15,8 +15,9 @@ from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from findings.signals import verification_run_changed
 from core.errors import RecheckError
-from reviews.models import PullRequest
-from reviews.services import commit_get_or_create, pull_request_changed
+from reviews.mirrors import commit_resolve
+from reviews.models import PullRequest, Repository
+from reviews.services import commit_get_or_create, commit_sha_checked, pull_request_changed
 
 logger = logging.getLogger(__name__)
 
@@ -36,9 +37,30 @@ class QueueUnavailable(RecheckError):
     retry_after = QUEUE_RETRY_AFTER_SECONDS
 
 
+class UnknownCommit(RecheckError):
+    """A SHA that names no commit of the repository: nothing is verified or reported for it."""
+
+
+def verification_commit_checked(*, repository: Repository, sha: str) -> str:
+    """The full SHA of the commit `sha` (full or abbreviated) names in the repository's mirror,
+    fetching the mirror first when it does not know the commit yet. UnknownCommit when the
+    repository, fetched just now, has no such commit or cannot be fetched: a SHA nobody can show
+    to be a commit gets no run, no commit row and no report on GitHub."""
+    sha = commit_sha_checked(sha)
+    try:
+        return commit_resolve(repository=repository, sha=sha, fetch=False)
+    except RecheckError:
+        pass  # not fetched yet, or the commit is newer than the last fetch
+    try:
+        return commit_resolve(repository=repository, sha=sha, fetch=True)
+    except RecheckError as error:
+        raise UnknownCommit(f"Commit {sha} cannot be verified in {repository.slug}: {error}") from None
+
+
 @writes("verification.request")
 def verification_run_request(
-    *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None
+    *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None,
+    commit_known: bool = False,
 ) -> VerificationRun:
     """Queue a verification of `pull_request` at `commit_sha` (or at every pinned commit), or
     return the active run that already covers it: one active run per PR and commit, however many
@@ -49,12 +71,19 @@ def verification_run_request(
     When the broker cannot take the task, the run is marked failed and QueueUnavailable is raised
     where the transaction commits, so the caller can answer 503 instead of "queued".
 
+    A `commit_sha` must name a commit of the repository (`verification_commit_checked`), unless
+    `commit_known`: the SHA came from the forge (a signed delivery, the fetched head ref), which
+    vouches for it, or is an earlier run's; the verification fetches it (a webhook must answer
+    without waiting for a fetch).
+
     A person's request needs the Reviewer role on the repository; a retry the reaper queues for a
     run that died is the server's own, whoever asked first."""
     if retry_of is None:
         actor_check(requested_by, Action.VERIFY, pull_request.repository, audit_action="verification.request",
                     target=_run_target(pull_request, commit_sha))
     try:
+        if commit_sha and not commit_known:
+            commit_sha = verification_commit_checked(repository=pull_request.repository, sha=commit_sha)
         return _verification_run_request(
             pull_request=pull_request, commit_sha=commit_sha, requested_by=requested_by, retry_of=retry_of
         )
@@ -141,8 +170,22 @@ def verification_run_claim(run_id: int) -> VerificationRun | None:
 
 
 @writes("verification.run", system=WORKER)
-def verification_run_begin(*, pull_request: PullRequest, commit=None, requested_by=None) -> VerificationRun:
-    """A run that its caller carries out itself (the `verify` command), claimed as it is created."""
+def verification_run_begin(
+    *, pull_request: PullRequest, commit=None, commit_sha: str | None = None, requested_by=None
+) -> VerificationRun:
+    """A run that its caller carries out itself (the `verify` command), claimed as it is created,
+    at `commit` (a recorded commit), at `commit_sha` (checked as `verification_run_request` checks
+    it, before anything is written) or at every pinned commit."""
+    if commit_sha:
+        try:
+            full = verification_commit_checked(repository=pull_request.repository, sha=commit_sha)
+        except RecheckError as error:
+            audit_refusal(
+                action="verification.request", actor=requested_by, target=_run_target(pull_request, commit_sha),
+                repository=pull_request.repository, message=str(error),
+            )
+            raise
+        commit = commit_get_or_create(repository=pull_request.repository, sha=full)
     with transaction.atomic():
         run = VerificationRun.objects.create(
             pull_request=pull_request, commit=commit, requested_by=requested_by,
@@ -226,6 +269,7 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
                     retry = verification_run_request(
                         pull_request=run.pull_request,
                         commit_sha=run.commit.sha if run.commit else None,
+                        commit_known=True,
                         requested_by=run.requested_by,
                         retry_of=run,
                     )

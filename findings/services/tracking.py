@@ -64,5 +64,6 @@ def pull_request_record_head(*, pull_request: PullRequest, sha: str, note: str =
     )
     run = None
     if pinned or not pull_request_is_verified_at(pull_request, commit):
-        run = verification_run_request(pull_request=pull_request, commit_sha=commit.sha)
+        # The head comes from the forge (a signed delivery, or the fetched head ref): no second check.
+        run = verification_run_request(pull_request=pull_request, commit_sha=commit.sha, commit_known=True)
     return HeadRecorded(pull_request, commit, pinned, run, queued=bool(run and run.created))

@@ -3,6 +3,7 @@ from django import template
 
 from access import permissions
 from core import vocabulary
+from findings import forms as resolve_forms
 from presentation.rendering.markdown import render_markdown
 from presentation import wording
 
@@ -20,9 +21,11 @@ def number_word(number: int) -> str:
 
 
 @register.filter
-def verdict_label(verdict: str) -> str:
-    """A verdict as a label that reads without its colour; '' reads as not verified."""
-    return vocabulary.verdict_label(verdict)
+def label(value: str, kind: str) -> str:
+    """`{{ verdict|label:"verdict" }}`, `{{ item.state|label:"state" }}`, `{{ finding.status|label:"status" }}`:
+    the one way a template names a verdict, an evidence state or a status, in the vocabulary's
+    words (core.vocabulary); '' reads as not verified. Templates write none of these by hand."""
+    return vocabulary.label(kind, value)
 
 
 @register.filter
@@ -39,3 +42,10 @@ def user_may(user, action: str, repository=None) -> bool:
     if not hasattr(user, "is_authenticated"):
         return False
     return permissions.user_may(user, action, repository)
+
+
+@register.simple_tag
+def resolve_limit(field: str) -> int:
+    """`maxlength="{% resolve_limit "commit" %}"`: the resolve form's own limit on a field, for the
+    small forms a page writes by hand beside a finding."""
+    return resolve_forms.ResolveForm.base_fields[field].max_length

@@ -58,7 +58,9 @@ def test_a_wrong_token_is_refused_even_for_public_reads(review):
 
 def writes(review):
     return {
-        "verify": ("/api/repos/acme/loader/pulls/4108/verify", {"commit": review.head.sha}),
+        # Every pinned commit: a SHA must name a commit of a fetched repository
+        # (tests/api/test_actions.py).
+        "verify": ("/api/repos/acme/loader/pulls/4108/verify", {}),
         # Dismissing: who may write is the question here; marking fixed asks a fetched mirror
         # (tests/api/test_actions.py).
         "resolve": (f"/api/findings/{review.findings[1].pk}/resolve", {"status": "dismissed", "note": "Out of scope."}),

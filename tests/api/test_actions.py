@@ -13,18 +13,31 @@ pytestmark = pytest.mark.django_db
 VERIFY = "/api/repos/acme/loader/pulls/4108/verify"
 
 
+@pytest.fixture
+def pushed(review, tmp_path) -> str:
+    """A commit of acme/loader's real repository (a SHA must name a commit to be verified)."""
+    from tests.gitrepo import GitRepoBuilder
+
+    repo = GitRepoBuilder(tmp_path)
+    sha = repo.write("src/check.py", "tolerance = 10\n").commit("push")
+    review.repository.clone_url = repo.url
+    review.repository.save()
+    return sha
+
+
 # --- Verify ---------------------------------------------------------------------------------------
 
 
 def test_verify_queues_a_run_at_the_commit_and_answers_with_its_status_url(
-    token_with_permission, review, queued_tasks, django_capture_on_commit_callbacks
+    token_with_permission, review, pushed, queued_tasks, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        response = token_with_permission.post(VERIFY, {"commit": review.head.sha[:10]}, format="json")
+        response = token_with_permission.post(VERIFY, {"commit": pushed[:10]}, format="json")
     assert response.status_code == 202
     run = VerificationRun.objects.get()
-    assert (run.pull_request, run.commit, run.requested_by) == (
-        review.pull_request, review.head, token_with_permission.user
+    # Resolved in the repository to the full SHA it names.
+    assert (run.pull_request, run.commit.sha, run.requested_by) == (
+        review.pull_request, pushed, token_with_permission.user
     )
     body = response.json()
     assert body["run"] == run.pk and body["status"] == "queued"
@@ -40,12 +53,12 @@ def test_verify_without_a_commit_queues_a_run_over_every_pin(token_with_permissi
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_task_id_is_in_the_answer_once_the_run_is_committed(review, queued_tasks):
+def test_the_task_id_is_in_the_answer_once_the_run_is_committed(review, pushed, queued_tasks):
     from tests.api.conftest import API_PERMISSIONS, token_client
     from tests.factories import UserFactory
 
     client = token_client(UserFactory(permissions=API_PERMISSIONS))
-    body = client.post(VERIFY, {"commit": review.head.sha}, format="json").json()
+    body = client.post(VERIFY, {"commit": pushed}, format="json").json()
     assert body["task_id"] == f"task-{body['run']}" and queued_tasks == [body["run"]]
 
 
@@ -54,6 +67,17 @@ def test_verify_with_a_bad_sha_is_a_400_and_queues_nothing(token_with_permission
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "commit"
     assert not VerificationRun.objects.exists() and queued_tasks == []
+
+
+def test_verify_of_a_sha_that_names_no_commit_is_a_400_and_records_nothing(
+    token_with_permission, review, pushed, queued_tasks
+):
+    commits = Commit.objects.count()
+    response = token_with_permission.post(VERIFY, {"commit": "0" * 40}, format="json")
+    assert response.status_code == 400
+    assert f"Commit {'0' * 40} cannot be verified in acme/loader" in response.json()["detail"]
+    assert not VerificationRun.objects.exists() and queued_tasks == []
+    assert Commit.objects.count() == commits
 
 
 def test_verify_of_an_unknown_pull_request_is_a_404(token_with_permission, review):

@@ -1,6 +1,5 @@
 """The findings list at size: its rows written out match what the serializer's fields make of
-them, its count is cached by a version every write moves (so it is never stale), and its pages are
-found by id first."""
+them, its count follows every write (it is never stale), and its pages are found by id first."""
 import pytest
 from django.utils import timezone
 from rest_framework import serializers

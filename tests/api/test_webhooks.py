@@ -229,3 +229,36 @@ def test_the_verification_a_push_requests_is_in_the_audit_log_once_as_the_webhoo
     entry = AuditEntry.objects.get()
     assert (entry.action, entry.outcome, entry.source, entry.actor) == ("verification.request", "done", "webhook", None)
     assert entry.target.startswith("acme/loader#4108 at c0ffee")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_deliveries_all_succeed_on_every_database(review, hook_secret, queued_tasks):
+    """On SQLite one writer at a time: each delivery's transaction takes the write lock when it
+    begins and waits its turn, rather than failing with "database is locked" (a 503 GitHub does
+    not redeliver). On PostgreSQL they run side by side."""
+    import threading
+
+    from django.db import connections
+    from django.test import Client
+
+    deliveries = 4
+    start = threading.Barrier(deliveries)
+    answers = []
+
+    def push(index: int):
+        try:
+            start.wait()
+            sha = f"{index:x}" * 40
+            answers.append(deliver(Client(), pull_request_event(sha=sha[:40]), delivery=f"at-once-{index}").status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=push, args=(index,)) for index in range(1, deliveries + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert answers == [202] * deliveries
+    assert WebhookDelivery.objects.count() == deliveries
+    assert VerificationRun.objects.count() == deliveries

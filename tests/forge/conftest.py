@@ -50,6 +50,9 @@ def fake_github(httpserver, settings, app_key, eager_tasks):
     settings.RECHECK_GITHUB_APP_PRIVATE_KEY = private
     settings.RECHECK_GITHUB_TOKEN = ""
     settings.RECHECK_SITE_URL = "https://recheck.example.com"
+    # Backoff in fractions of a second: a test waits for the real due times, briefly.
+    settings.RECHECK_GITHUB_BACKOFF_BASE_SECONDS = 0.05
+    settings.RECHECK_GITHUB_BACKOFF_MAX_SECONDS = 0.2
     cache.clear()
     yield fake
     cache.clear()

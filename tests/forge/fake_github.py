@@ -9,6 +9,7 @@ import itertools
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Union
@@ -21,6 +22,11 @@ from werkzeug import Request, Response
 
 API = "https://api.github.com"
 NOW = "2026-01-01T00:00:00Z"
+# GitHub's documented limits, which it answers 422 beyond.
+COMMENT_LIMIT = 65536
+OUTPUT_TEXT_LIMIT = 65535
+ANNOTATION_TITLE_LIMIT = 255
+ANNOTATION_TEXT_BYTES = 64 * 1024
 
 
 def strictly(model_type, data: Any):
@@ -80,6 +86,12 @@ class FakeGitHub:
     tokens: dict[str, datetime] = field(default_factory=dict)
     revoked: set[str] = field(default_factory=set)
     failures: list[Failure] = field(default_factory=list)
+    # (wall-clock time, method, path, status) of every answer, in order.
+    answered: list[tuple[float, str, str, int]] = field(default_factory=list)
+    # Seconds to wait before answering requests matching (method, path pattern), after acting on
+    # them: GitHub that answers after the client's timeout has done the work all the same.
+    slow: list[list] = field(default_factory=list)
+    limit_headers: list[list] = field(default_factory=list)
 
     def __post_init__(self):
         self._ids = itertools.count(1001)
@@ -97,8 +109,27 @@ class FakeGitHub:
             body["errors"] = errors
         self.failures.append(Failure(method, re.compile(path), status, body, headers or {}, times))
 
+    def answer_slowly(self, method: str, path: str, seconds: float, *, times: int = 1) -> None:
+        """Act on the next `times` requests matching `method` and `path` (patterns) at once, but
+        answer them `seconds` later."""
+        self.slow.append([method, re.compile(path), seconds, times])
+
+    def use_up_rate_limit(self, method: str, path: str, *, reset_in: int) -> None:
+        """Answer the next matching request with the headers of the window's last request."""
+        self.limit_headers.append([method, re.compile(path), reset_in])
+
     def calls(self, method: str, pattern: str) -> list[dict | None]:
         return [body for m, path, body in self.requests if m == method and re.search(pattern, path)]
+
+    def answers(self, method: str, pattern: str) -> list[tuple[float, int]]:
+        return [(at, status) for at, m, path, status in self.answered if m == method and re.search(pattern, path)]
+
+    def runs_of(self, sha: str, name: str = "Recheck") -> list[dict]:
+        return [run for run in self.check_runs.values() if run["head_sha"] == sha and run["name"] == name]
+
+    def latest_run(self, sha: str, name: str = "Recheck") -> dict:
+        """The run GitHub shows on the pull request for `name`: the newest one on the head."""
+        return max(self.runs_of(sha, name), key=lambda run: run["id"])
 
     # --- the server ---------------------------------------------------------------------------
     ROUTES = [
@@ -106,6 +137,8 @@ class FakeGitHub:
         ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/installation$", "repo_installation"),
         ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs$", "create_check_run"),
         ("PATCH", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs/(?P<id>\d+)$", "update_check_run"),
+        ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs/(?P<id>\d+)/annotations$", "list_annotations"),
+        ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/commits/(?P<ref>[^/]+)/check-runs$", "list_for_ref"),
         ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/statuses/(?P<sha>[0-9a-f]{40})$", "create_status"),
         ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "list_comments"),
         ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "create_comment"),
@@ -114,7 +147,24 @@ class FakeGitHub:
 
     def handle(self, request: Request) -> Response:
         with self._lock:
-            return self._handle(request)
+            response = self._handle(request)
+            for limit in list(self.limit_headers):
+                if limit[0] == request.method and limit[1].search(request.path):
+                    self.limit_headers.remove(limit)
+                    response.headers["x-ratelimit-remaining"] = "0"
+                    response.headers["x-ratelimit-reset"] = str(int(time.time()) + limit[2])
+                    break
+            delay = 0.0
+            for slow in self.slow:
+                if slow[3] and re.fullmatch(slow[0], request.method) and slow[1].search(request.path):
+                    slow[3] -= 1
+                    delay = slow[2]
+                    break
+        if delay:
+            time.sleep(delay)
+        with self._lock:
+            self.answered.append((time.time(), request.method, request.path, response.status_code))
+        return response
 
     def _handle(self, request: Request) -> Response:
         body = json.loads(request.get_data() or b"null")
@@ -137,6 +187,8 @@ class FakeGitHub:
         if denied:
             return self._json(401, {"message": denied, "documentation_url": "https://docs.github.com/rest"})
         try:
+            if request.method == "GET":
+                return getattr(self, name)(request.args, **match.groupdict())
             return getattr(self, name)(body, **match.groupdict())
         except (ValidationError, ValueError) as error:
             self.invalid.append(f"{request.method} {request.path}: {error}")
@@ -202,6 +254,7 @@ class FakeGitHub:
         self._annotations_fit(body)
         run = {"id": next(self._ids), "repo": f"{owner}/{repo}", "name": data.name, "head_sha": data.head_sha,
                "status": body.get("status", "queued"), "conclusion": body.get("conclusion"),
+               "external_id": body.get("external_id", ""),
                "details_url": body.get("details_url"), "output": dict(body.get("output") or {}), "annotations": []}
         run["annotations"] += (body.get("output") or {}).get("annotations", [])
         self.check_runs[run["id"]] = run
@@ -214,7 +267,7 @@ class FakeGitHub:
         run = self.check_runs.get(int(id))
         if run is None:
             return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
-        for key in ("name", "status", "conclusion", "details_url"):
+        for key in ("name", "status", "conclusion", "details_url", "external_id"):
             if key in body:
                 run[key] = body[key]
         if "output" in body:
@@ -224,14 +277,56 @@ class FakeGitHub:
 
     @staticmethod
     def _annotations_fit(body):
-        annotations = ((body or {}).get("output") or {}).get("annotations", [])
+        output = (body or {}).get("output") or {}
+        for key in ("summary", "text"):
+            if len(output.get(key) or "") > OUTPUT_TEXT_LIMIT:
+                raise ValueError(f"output.{key} is longer than GitHub's {OUTPUT_TEXT_LIMIT} characters")
+        annotations = output.get("annotations", [])
         if len(annotations) > 50:
             raise ValueError(f"{len(annotations)} annotations in one request; GitHub takes at most 50")
+        for annotation in annotations:
+            if len(annotation.get("title") or "") > ANNOTATION_TITLE_LIMIT:
+                raise ValueError(f"an annotation's title is longer than {ANNOTATION_TITLE_LIMIT} characters")
+            for key in ("message", "raw_details"):
+                if len((annotation.get(key) or "").encode()) > ANNOTATION_TEXT_BYTES:
+                    raise ValueError(f"an annotation's {key} is larger than 64 KB")
+
+    def list_annotations(self, query, owner, repo, id):
+        run = self.check_runs.get(int(id))
+        if run is None:
+            return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+        per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+        blob = f"https://github.com/{run['repo']}/blob/{run['head_sha']}"
+        answer = [
+            {"path": a["path"], "start_line": a["start_line"], "end_line": a["end_line"],
+             "start_column": a.get("start_column"), "end_column": a.get("end_column"),
+             "annotation_level": a["annotation_level"], "title": a.get("title"), "message": a["message"],
+             "raw_details": a.get("raw_details"), "blob_href": f"{blob}/{a['path']}"}
+            for a in run["annotations"][(page - 1) * per_page : page * per_page]
+        ]
+        type_validate_python(list[gh.CheckAnnotation], answer)
+        return self._json(200, answer)
+
+    def list_for_ref(self, query, owner, repo, ref):
+        runs = [run for run in self.check_runs.values() if run["repo"] == f"{owner}/{repo}" and run["head_sha"] == ref
+                and run["name"] == query.get("check_name", run["name"])]
+        if query.get("filter", "latest") == "latest":
+            latest = {}
+            for run in runs:
+                latest[run["name"]] = max(latest.get(run["name"], run), run, key=lambda r: r["id"])
+            runs = list(latest.values())
+        per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+        answer = {"total_count": len(runs),
+                  "check_runs": [self._check_run(run) for run in sorted(runs, key=lambda r: -r["id"])]
+                  [(page - 1) * per_page : page * per_page]}
+        type_validate_python(gh.ReposOwnerRepoCommitsRefCheckRunsGetResponse200, answer)
+        return self._json(200, answer)
 
     def _check_run(self, run: dict) -> dict:
         url = f"{API}/repos/{run['repo']}/check-runs/{run['id']}"
         answer = {
-            "id": run["id"], "head_sha": run["head_sha"], "node_id": "CR_kwDO", "external_id": "", "url": url,
+            "id": run["id"], "head_sha": run["head_sha"], "node_id": "CR_kwDO", "external_id": run["external_id"],
+            "url": url,
             "html_url": f"https://github.com/{run['repo']}/runs/{run['id']}", "details_url": run["details_url"],
             "status": run["status"], "conclusion": run["conclusion"], "started_at": NOW,
             "completed_at": NOW if run["status"] == "completed" else None,
@@ -269,18 +364,27 @@ class FakeGitHub:
         type_validate_python(gh.IssueComment, answer)
         return answer
 
-    def list_comments(self, body, owner, repo, number):
+    def list_comments(self, query, owner, repo, number):
         comments = [c for c in self.comments.values() if c["repo"] == f"{owner}/{repo}" and c["number"] == int(number)]
-        return self._json(200, [self._comment(comment) for comment in sorted(comments, key=lambda c: c["id"])])
+        per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+        comments = sorted(comments, key=lambda c: c["id"])[(page - 1) * per_page : page * per_page]
+        return self._json(200, [self._comment(comment) for comment in comments])
+
+    @staticmethod
+    def _body_fits(body):
+        if len(body.get("body") or "") > COMMENT_LIMIT:
+            raise ValueError(f"body is too long (maximum is {COMMENT_LIMIT} characters)")
 
     def create_comment(self, body, owner, repo, number):
         strictly(gh.ReposOwnerRepoIssuesIssueNumberCommentsPostBody, body)
+        self._body_fits(body)
         comment = {"id": next(self._ids), "repo": f"{owner}/{repo}", "number": int(number), "body": body["body"]}
         self.comments[comment["id"]] = comment
         return self._json(201, self._comment(comment))
 
     def update_comment(self, body, owner, repo, id):
         strictly(gh.ReposOwnerRepoIssuesCommentsCommentIdPatchBody, body)
+        self._body_fits(body)
         comment = self.comments.get(int(id))
         if comment is None:
             return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})

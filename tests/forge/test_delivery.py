@@ -64,20 +64,35 @@ def test_a_422_is_reported_with_the_fields_github_refused(
 
 
 def test_a_secondary_rate_limit_is_retried_after_the_time_github_asks(
-    pull_request, repo, fake_github, django_capture_on_commit_callbacks, monkeypatch
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
 ):
-    delays = []
-    real_delay = github.retry_delay
-    monkeypatch.setattr("forge.services.retry_delay", lambda f, a: delays.append(real_delay(f, a)) or delays[-1])
     fake_github.fail("POST", r"/check-runs$", 403,
                      "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-                     headers={"Retry-After": "30"})
+                     headers={"Retry-After": "1"})
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     first = GitHubCall.objects.get(state="in_progress")
     assert (first.status, first.attempts) == ("sent", 2)
-    assert 30 <= delays[0] <= 31
+    [(refused_at, refused), (created_at, created)] = fake_github.answers("POST", r"/check-runs$")
+    assert (refused, created) == (403, 201)
+    assert created_at - refused_at >= 1
+    # The completed report, due meanwhile, waited too: the limit holds for the installation.
+    assert fake_github.answers("PATCH", r"/check-runs/")[0][0] - refused_at >= 1
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+
+
+def test_a_call_that_used_up_the_rate_limit_holds_back_the_next_until_the_reset(
+    pull_request, repo, fake_github, django_capture_on_commit_callbacks
+):
+    fake_github.use_up_rate_limit("POST", r"/check-runs$", reset_in=2)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    [(created_at, _)] = fake_github.answers("POST", r"/check-runs$")
+    next_request = min(at for at, method, path, _ in fake_github.answered if at > created_at)
+    # The reset is a whole second on GitHub's clock: at least one second later, whatever the rounding.
+    assert next_request - created_at >= 1
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
 
@@ -110,26 +125,42 @@ def test_server_errors_are_retried_with_backoff_until_github_answers(
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
 
-def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
+def test_a_server_error_with_retry_after_waits_that_long(
     pull_request, repo, fake_github, django_capture_on_commit_callbacks
 ):
+    fake_github.fail("POST", r"/check-runs$", 503, "Service Unavailable", headers={"Retry-After": "1"})
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    [(refused_at, _), (created_at, status)] = fake_github.answers("POST", r"/check-runs$")
+    assert status == 201 and created_at - refused_at >= 1
+
+
+def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
+    pull_request, repo, fake_github, settings, django_capture_on_commit_callbacks
+):
+    settings.RECHECK_GITHUB_MAX_ATTEMPTS = 4
     fake_github.fail("POST", r"/check-runs$", 503, "Service Unavailable", times=100)
 
     run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     first = GitHubCall.objects.get(state="in_progress")
-    assert (first.status, first.attempts) == ("failed", 6)
-    assert "kept failing after 6 attempts" in first.hint
+    assert (first.status, first.attempts) == ("failed", 4)
+    assert "kept failing after 4 attempts" in first.hint
     run.refresh_from_db()
     assert run.status == VerificationRun.Status.DONE
 
 
-def test_backoff_grows_with_each_attempt_and_is_jittered():
+def test_backoff_grows_with_each_attempt_up_to_hours_and_is_jittered(settings):
+    settings.RECHECK_GITHUB_BACKOFF_BASE_SECONDS = 30
+    settings.RECHECK_GITHUB_BACKOFF_MAX_SECONDS = 6 * 3600
     failure = github.Failure(502, "Server Error", retryable=True)
     first = [github.retry_delay(failure, 1) for _ in range(20)]
     third = [github.retry_delay(failure, 3) for _ in range(20)]
-    assert all(7.5 <= delay <= 15 for delay in first)
-    assert all(30 <= delay <= 60 for delay in third)
+    last = [github.retry_delay(failure, 11) for _ in range(20)]
+    assert all(15 <= delay <= 30 for delay in first)
+    assert all(60 <= delay <= 120 for delay in third)
+    assert all(3 * 3600 <= delay <= 6 * 3600 for delay in last)
     assert len(set(first)) > 1
 
 
@@ -174,8 +205,9 @@ def test_a_token_close_to_expiry_is_not_reused(pull_request, repo, fake_github,
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    # One token per call: none was cached, since each would expire within the margin.
-    assert len(fake_github.calls("POST", r"/access_tokens$")) == 2
+    # One token per request: none was cached, since each would expire within the margin.
+    requests = [path for _, path, _ in fake_github.requests if "/check-runs" in path]
+    assert len(fake_github.calls("POST", r"/access_tokens$")) == len(requests) == 3
     assert GitHubCall.objects.exclude(status="sent").count() == 0
 
 
@@ -189,7 +221,8 @@ def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, f
 
 
 def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
-    from forge.services import github_call_send, verification_run_report
+    from forge.outbox import github_call_send
+    from forge.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
@@ -203,7 +236,7 @@ def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
     assert call.sent_at <= timezone.now()
 
 
-def test_when_the_first_call_of_a_report_fails_its_other_annotation_batches_say_why(
+def test_a_report_with_more_annotations_than_one_request_takes_fails_whole_when_github_refuses_it(
     repo, fake_github, django_capture_on_commit_callbacks
 ):
     from tests.findings.services.test_verification import import_review
@@ -221,9 +254,8 @@ def test_when_the_first_call_of_a_report_fails_its_other_annotation_batches_say_
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    second = GitHubCall.objects.get(state__startswith="completed", part=2)
-    assert second.status == "failed"
-    assert "no check run to add to" in second.response_message
+    [report] = GitHubCall.objects.filter(state__startswith="completed")
+    assert (report.status, report.response_status) == ("failed", 422)
     assert fake_github.check_runs == {}
 
 
@@ -253,3 +285,73 @@ def test_a_reinstalled_app_is_found_again(pull_request, repo, fake_github, djang
     repository.refresh_from_db()
     assert repository.github_installation_id == 77
     assert GitHubCall.objects.exclude(status="sent").count() == 0
+
+
+def test_a_call_is_not_sent_before_its_due_time(pull_request, repo, fake_github):
+    from forge.outbox import github_call_send, github_calls_send_due
+    from forge.services import verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    [call] = verification_run_report(run=run)
+    GitHubCall.objects.filter(pk=call.pk).update(due_at=timezone.now() + timedelta(minutes=5))
+
+    assert github_call_send(call_id=call.pk) is None
+    assert github_calls_send_due() == 0
+    assert fake_github.requests == []
+    assert github_calls_send_due(now=timezone.now() + timedelta(minutes=6)) == 1
+    call.refresh_from_db()
+    assert call.status == "sent"
+
+
+def test_a_call_whose_sender_died_is_sent_once_its_lease_runs_out(pull_request, repo, fake_github):
+    from forge.outbox import github_calls_send_due
+    from forge.services import verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    [call] = verification_run_report(run=run)
+    # Claimed by a sender that stopped before it finished.
+    leased_until = timezone.now() + timedelta(minutes=1)
+    GitHubCall.objects.filter(pk=call.pk).update(status="sending", attempts=1, due_at=leased_until)
+
+    assert github_calls_send_due() == 0
+    assert github_calls_send_due(now=leased_until + timedelta(seconds=1)) == 1
+    call.refresh_from_db()
+    assert (call.status, call.attempts) == ("sent", 2)
+    assert len(fake_github.runs_of(repo.reviewed)) == 1
+
+
+def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, django_capture_on_commit_callbacks):
+    from django.core.management import call_command
+
+    from findings.services.runs import verification_run_request
+
+    with django_capture_on_commit_callbacks(execute=True):
+        verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
+    # Tasks ran in-process, and nothing was sent by them.
+    assert fake_github.requests == [] and GitHubCall.objects.filter(status="pending").count() == 2
+
+    call_command("send_github_calls", "--once")
+
+    assert the_check_run(fake_github)["conclusion"] == "failure"
+    assert not GitHubCall.objects.exclude(status="sent").exists()
+
+
+def test_sending_a_due_call_takes_a_bounded_number_of_queries(
+    pull_request, repo, fake_github, django_assert_max_num_queries
+):
+    from forge.outbox import github_calls_send_due
+    from forge.services import verification_run_report
+    from reviews.models import Commit
+
+    commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
+    run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
+    verification_run_report(run=run)
+    pull_request.repository.github_installation_id = 77
+    pull_request.repository.save()
+
+    with django_assert_max_num_queries(12):
+        assert github_calls_send_due() == 1

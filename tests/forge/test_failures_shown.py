@@ -4,7 +4,7 @@ import pytest
 
 from forge.models import GitHubCall
 from tests.factories import UserFactory
-from tests.forge.scenario import the_check_run, verify
+from tests.forge.scenario import deliver, the_check_run, verify
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,8 @@ def test_the_admin_lists_failed_calls_and_sends_one_again(
     client, refused, fake_github, django_capture_on_commit_callbacks
 ):
     maintainer = UserFactory(username="reporter", is_staff=True,
-                             permissions=["reporting.view_githubcall", "reporting.resend_githubcall"])
+                             permissions=["reporting.view_githubcall", "reporting.resend_githubcall",
+                                          "findings.verify_pullrequest"])
     client.force_login(maintainer)
 
     listing = client.get("/admin/reporting/githubcall/?status__exact=failed").content.decode()
@@ -51,6 +52,7 @@ def test_the_admin_lists_failed_calls_and_sends_one_again(
             "action": "send_again", "_selected_action": failed,
         })
     assert response.status_code == 302
+    deliver()
     assert not GitHubCall.objects.failed().exists()
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
@@ -74,3 +76,64 @@ def test_publishing_is_set_per_repository_in_the_admin(client, pull_request):
 
     form = client.get(f"/admin/reviews/repository/{repository.pk}/change/").content.decode()
     assert 'name="publish_checks"' in form and 'name="publish_comment"' in form
+
+
+REPOSITORY_PAGE = "/acme/loader/"
+
+
+def resend_url(call) -> str:
+    return f"/acme/loader/github-calls/{call.pk}/resend/"
+
+
+def test_the_repository_page_lists_failed_calls_with_a_button_for_whoever_may_verify(refused, reviewer_user,
+                                                                                    reader_user):
+    from tests.personas import site_client
+
+    page = site_client(reviewer_user).get(REPOSITORY_PAGE).content.decode()
+    assert "Reporting to GitHub failed" in page and f"GitHub answered 403 “{REFUSED}”" in page
+    assert "of <a href=\"/acme/loader/pull/7/\">#7</a>, after 1 attempt" in page
+    call = GitHubCall.objects.failed().latest("id")
+    assert f'action="{resend_url(call)}"' in page and "Send again" in page
+
+    looking = site_client(reader_user).get(REPOSITORY_PAGE).content.decode()
+    assert "Reporting to GitHub failed" in looking and "Send again" not in looking
+
+
+def test_sending_again_from_the_repository_page_needs_csrf_and_the_role_and_is_audited(
+    refused, fake_github, reviewer_user, reader_user, django_capture_on_commit_callbacks
+):
+    from django.test import Client
+
+    from access.models import AuditEntry
+    from tests.personas import site_client
+
+    call = GitHubCall.objects.failed().order_by("id").first()
+    without_token = Client(enforce_csrf_checks=True)
+    without_token.force_login(reviewer_user)
+    assert without_token.post(resend_url(call)).status_code == 403
+
+    response = site_client(reader_user).post(resend_url(call))
+    assert response.status_code == 302
+    call.refresh_from_db()
+    assert call.status == "failed"
+    refusal = AuditEntry.objects.get(action="github_call.resend", outcome="refused")
+    assert refusal.actor == reader_user
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = site_client(reviewer_user).post(resend_url(call), follow=True)
+    assert "queued to be sent again" in response.content.decode()
+    done = AuditEntry.objects.get(action="github_call.resend", outcome="done")
+    assert done.actor == reviewer_user and done.repository == call.repository
+    deliver()
+    call.refresh_from_db()
+    assert call.status == "sent"
+    assert fake_github.latest_run(call.sha)["status"] in ("in_progress", "completed")
+
+
+def test_a_call_of_another_repository_is_not_found_from_this_one(refused, reviewer_user):
+    from reviews.models import Repository
+    from tests.personas import site_client
+
+    Repository.objects.create(slug="acme/other", clone_url="https://example.com/acme/other.git")
+    call = GitHubCall.objects.failed().latest("id")
+    assert site_client(reviewer_user).post(f"/acme/other/github-calls/{call.pk}/resend/").status_code == 404

@@ -5,7 +5,7 @@ import pytest
 from forge.content import COMMENT_MARKER
 from forge.models import GitHubCall
 from tests.findings.services.test_verification import LOADER
-from tests.forge.scenario import verify
+from tests.forge.scenario import deliver, verify
 
 pytestmark = pytest.mark.django_db
 
@@ -117,6 +117,7 @@ def test_the_comment_follows_the_latest_head_not_an_older_commit_verified_again(
     head = repo.write("README.md", "pushed\n").commit("pushed")
     with django_capture_on_commit_callbacks(execute=True):
         pull_request_record_head(pull_request=commenting, sha=head)
+    deliver()
     [comment] = fake_github.comments.values()
     assert f"Verified at {head}." in comment["body"]
 

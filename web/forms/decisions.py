@@ -1,18 +1,18 @@
-"""A maintainer's decisions on the site: the form that marks a finding fixed, dismisses or reopens
-it, what the form shows around it, and the "Needs a decision" lists. Whether a change may be made
+"""A maintainer's decisions on the site: what the resolve form (`findings.forms.ResolveForm`, the
+admin's too) shows around it, and the "Needs a decision" lists. Whether a change may be made
 is `findings.services.resolution.finding_resolve`'s rule; the form only carries what a person typed, and
 shows the service's refusal next to the field it names."""
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
 
-from django import forms
 from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch, Q
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from core import vocabulary
+from findings.forms import DECISION_LABELS, ResolveForm
 from findings.models import EvidenceResult, Finding, Verification
 from findings.selectors.findings import findings_needing_decision
 from presentation.finding_views import EvidenceView, FindingView
@@ -21,30 +21,7 @@ from presentation.paging import finding_list_page
 from core.errors import EvidenceStillHolds, ResolutionCommitError, ResolutionError
 from reviews.models import Commit
 
-# The three decisions, as the buttons say them, in the order they are offered.
-DECISION_LABELS = {
-    Finding.Status.FIXED: "Mark fixed",
-    Finding.Status.DISMISSED: "Dismiss",
-    Finding.Status.OPEN: "Reopen",
-}
-
 DECISIONS_PER_PAGE = 20
-
-
-class DecisionForm(forms.Form):
-    """What a person typed to decide about one finding. Checked by finding_resolve, not here."""
-
-    status = forms.ChoiceField(choices=[(status, label) for status, label in DECISION_LABELS.items()])
-    commit = forms.CharField(
-        required=False, max_length=64, strip=True,
-        help_text="The commit that fixed it: its full SHA, or at least 7 hex digits.",
-    )
-    note = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3}))
-    anyway = forms.BooleanField(
-        required=False, label="Mark fixed anyway",
-        help_text="The evidence still holds at this commit: mark it fixed all the same, and say why in the note.",
-    )
-    next = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)
 
 
 def finding_decide_url(finding: Finding) -> str:
@@ -97,7 +74,7 @@ class Decision:
     finding: Finding
     view: FindingView
     latest_commit: Commit | None
-    form: DecisionForm
+    form: ResolveForm
     refusal: Refusal | None = None
     # The decision the person was making (the form shown open), when one was posted.
     chosen: str = ""
@@ -119,7 +96,7 @@ class Decision:
         return self.latest_commit.sha if self.latest_commit else ""
 
 
-def finding_decision(finding: Finding, *, latest_commit: Commit | None, form: DecisionForm,
+def finding_decision(finding: Finding, *, latest_commit: Commit | None, form: ResolveForm,
                      refusal: Refusal | None = None, chosen: str = "") -> Decision:
     """The decide page of `finding` (its evidence prefetched), at its PR's latest verified pin."""
     links = Links(pull_request=finding.pull_request)

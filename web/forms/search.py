@@ -1,8 +1,9 @@
 """The search box of the index page. The box takes the query language itself (words, "phrases",
-repo:, path:, tag:, kind:, status:, verdict:); the menus beside it only add filters to the text, so
-the page searches exactly as the API's `q` does."""
+repo:, path:, tag:, kind:, status:, verdict:); the menus beside it narrow what the box finds (the
+box's `kind:cleanup` with the menu's Blocker finds nothing), as the API's filters narrow its `q`."""
 from django import forms
 
+from core import vocabulary
 from findings.models import Finding, Verdict
 from findings.search import UNVERIFIED, SearchQueryError, explain_matches, parse_search
 from findings.selectors.findings import finding_search
@@ -19,7 +20,7 @@ class FindingSearchForm(forms.Form):
     verdict = forms.ChoiceField(
         required=False,
         label="Verdict at the latest verified commit",
-        choices=[("", "Any verdict"), *Verdict.choices, (UNVERIFIED, "Not verified")],
+        choices=[("", "Any verdict"), *Verdict.choices, (UNVERIFIED, vocabulary.NOT_VERIFIED_LABEL)],
     )
     repository = forms.ModelChoiceField(
         required=False, queryset=Repository.objects.order_by("slug"), to_field_name="slug", empty_label="Any repository"
@@ -35,20 +36,20 @@ class FindingSearchForm(forms.Form):
         data = super().clean()
         if self.errors:
             return data
-        menus = [
-            f"repo:{data['repository'].slug}" if data.get("repository") else "",
-            *(f"{name}:{data[name]}" for name in ("kind", "status", "verdict") if data.get(name)),
-        ]
-        text = " ".join(part for part in [data.get("q", ""), *menus] if part)
+        menus = {
+            "repo": data["repository"].slug if data.get("repository") else "",
+            **{name: data[name] for name in ("kind", "status", "verdict") if data.get(name)},
+        }
         try:
-            data["query"] = parse_search(text)
+            data["query"] = parse_search(data.get("q", ""), narrowed_by=menus)
         except SearchQueryError as error:
             raise forms.ValidationError(str(error)) from None
         return data
 
     @property
     def is_searching(self) -> bool:
-        return self.is_bound and self.is_valid() and bool(self.cleaned_data["query"].text.strip())
+        query = self.cleaned_data["query"] if self.is_bound and self.is_valid() else None
+        return query is not None and bool(query.text.strip() or query.narrowed)
 
     def results(self):
         return finding_search(self.cleaned_data["query"], reader=self.reader)

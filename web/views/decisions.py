@@ -11,9 +11,8 @@ from findings.models import Finding, FindingEvent
 from findings.selectors.findings import pull_request_latest_verified_commit
 from findings.services.resolution import finding_resolve
 from web.doors import pull_request_for, readable, require_action
+from findings.forms import DECISION_LABELS, ResolveForm
 from web.forms.decisions import (
-    DECISION_LABELS,
-    DecisionForm,
     Refusal,
     decisions_page,
     finding_decision,
@@ -40,13 +39,13 @@ def finding_decide(request, owner: str, name: str, number: int, finding_number: 
                    target=f"{pull_request.reference} finding {finding.number}")
     latest_commit = pull_request_latest_verified_commit(pull_request)
     if request.method == "GET":
-        form = DecisionForm(initial={"next": safe_next(request, request.GET.get("next", ""))})
+        form = ResolveForm(initial={"next": safe_next(request, request.GET.get("next", ""))})
         chosen = request.GET.get("decision", "")
         return _decide_page(request, finding_decision(
             finding, latest_commit=latest_commit, form=form, chosen=chosen if chosen in DECISION_LABELS else ""
         ))
 
-    form = DecisionForm(request.POST)
+    form = ResolveForm(request.POST)
     if not form.is_valid():
         decision = finding_decision(finding, latest_commit=latest_commit, form=form,
                                     chosen=request.POST.get("status", ""))

@@ -33,7 +33,10 @@ from presentation.links import Links
 from presentation.pages import page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.search import FindingSearchForm
-from forge.selectors import pull_request_failed_calls
+from core.errors import RecheckError
+from forge.models import GitHubCall
+from forge.selectors import pull_request_failed_calls, repository_failed_calls
+from forge.services import github_call_resend
 from reviews.models import Repository
 
 SEARCH_PAGE_SIZE = 25
@@ -105,8 +108,28 @@ def repository_page(request, owner: str, name: str):
                 for title, bars, unit in charts
             ],
             "pull_requests": repository.pull_requests.order_by("-number"),
+            "github_failures": repository_failed_calls(repository),
+            "may_resend": user_may(request.user, Action.VERIFY, repository),
         },
     )
+
+
+@require_POST
+def github_call_resend_now(request, owner: str, name: str, call_id: int):
+    """Send a failed call to GitHub again, from the repository's page (the service checks the role
+    and audits)."""
+    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
+    call = get_object_or_404(GitHubCall.objects.select_related("repository"), pk=call_id, repository=repository)
+    try:
+        queued = github_call_resend(call=call, actor=request.user)
+    except RecheckError as error:
+        messages.error(request, str(error))
+    else:
+        if queued:
+            messages.success(request, f"{call.get_kind_display()} on {call.sha[:8]} queued to be sent again.")
+        else:
+            messages.info(request, "That call had not failed (it was sent again already).")
+    return redirect("findings:repository", owner=repository.owner, name=repository.name)
 
 
 @require_GET

@@ -8,10 +8,8 @@ from findings.services.runs import verification_run_begin
 from findings.selectors.findings import verification_report
 from findings.services.verification.run import verification_run_execute
 from core.errors import RecheckError
-from reviews.mirrors import commit_resolve
 from reviews.models import PullRequest
 from reviews.selectors import pull_request_get
-from reviews.services import commit_get_or_create
 from cli.management.base import OperationalCommand
 
 
@@ -32,21 +30,17 @@ class Command(OperationalCommand):
             pull_request = pull_request_get(slug=repository, number=number)
         except RecheckError as error:
             raise CommandError(str(error)) from None
-        target = None
-        fetched = False
-        if commit:
-            try:
-                full = commit_resolve(repository=pull_request.repository, sha=commit)
-                fetched = True
-                target = commit_get_or_create(repository=pull_request.repository, sha=full)
-            except RecheckError as error:
-                raise CommandError(f"Cannot verify {pull_request.reference} at {commit}: {error}") from None
-        elif not pull_request.pins.exists():
+        if not commit and not pull_request.pins.exists():
             raise CommandError(f"{pull_request.reference} has no pinned commit: give one with --commit SHA.")
 
         with audit_source("command"):
-            run = verification_run_begin(pull_request=pull_request, commit=target)
-        verification_run_execute(run=run, progress=self._progress_bar(), fetch=not fetched)
+            try:
+                # The service checks that the SHA names a commit (fetching when the mirror lacks it).
+                run = verification_run_begin(pull_request=pull_request, commit_sha=commit)
+            except RecheckError as error:
+                raise CommandError(f"Cannot verify {pull_request.reference} at {commit}: {error}") from None
+        target = run.commit
+        verification_run_execute(run=run, progress=self._progress_bar(), fetch=target is None)
         self._clear_progress()
 
         commits = [target] if target else [pin.commit for pin in pull_request.pins.select_related("commit").in_order()]
