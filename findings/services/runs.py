@@ -41,6 +41,11 @@ class UnknownCommit(RecheckError):
     """A SHA that names no commit of the repository: nothing is verified or reported for it."""
 
 
+# It fetches the repository's mirror (recording the fetch), for a request or a run that checks
+# and records its actor.
+@writes("repository.fetch", within=(
+    "findings.services.runs.verification_run_request", "findings.services.runs.verification_run_begin",
+))
 def verification_commit_checked(*, repository: Repository, sha: str) -> str:
     """The full SHA of the commit `sha` (full or abbreviated) names in the repository's mirror,
     fetching the mirror first when it does not know the commit yet. UnknownCommit when the
