@@ -32,6 +32,7 @@ from access.models import ApiToken, AuditEntry, Membership
 from access.permissions import ROLE_ACTIONS, Action
 from access.tokens import api_token_create, api_token_revoke
 from findings.models import FindingLink, ImportJob, Tag, TagDescription, VerificationRun
+from forge.models import GitHubCall
 from reviews.models import Repository
 from tests.factories import (
     EvidenceFactory,
@@ -122,31 +123,34 @@ def _world(owner_of_import) -> World:
     a_run = VerificationRun.objects.create(pull_request=review.pull_request, commit=review.latest_commit)
     a_job = ImportJob.objects.create(data={"repository": {"slug": A_SLUG}}, findings=1, requested_by=owner_of_import)
     b_job = ImportJob.objects.create(data={"repository": {"slug": B_SLUG}}, findings=1, requested_by=owner_of_import)
+    a_call, b_call = (GitHubCall.objects.create(repository=repository, sha="0" * 40, kind=GitHubCall.Kind.values[0],
+                                                state="completed", digest=repository.slug, body={})
+                      for repository in (a, b))
     a_entry, b_entry = (AuditEntry.objects.create(action="pullrequest.edit", target=f"{repository.slug}#41",
                                                   repository=repository, changes={"title": ["Before", "After"]})
                         for repository in (a, b))
 
-    def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha, entry):
+    def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha, entry, call):
         owner, name = repository.slug.split("/")
         return {
             "owner": owner, "name": name, "number": pull_request.number, "finding_number": finding.number,
             "sha": sha,
             "findings": finding.pk, "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk,
             "pulls": pull_request.pk, "imports": job.pk, "link": link.pk, "links": link.pk, "path": path,
-            "slug": tag, "tags": tag, "audit": entry.pk, "entry": entry.pk,
+            "slug": tag, "tags": tag, "audit": entry.pk, "entry": entry.pk, "call_id": call.pk,
         }
 
     return World(
         a=a, b=b,
         ids=ids(a, review.pull_request, a_finding, a_finding.evidence.first(),
                 review.findings[0].verifications.first(), a_run, a_link, a_job, SHARED_TAG, a_finding.path,
-                review.latest_commit.sha, a_entry),
+                review.latest_commit.sha, a_entry, a_call),
         b_ids=ids(b, b_pr, b_findings[0], b_findings[0].evidence.first(), b_verification, b_run, b_link, b_job,
-                  B_TAG, "src/quokka.py", b_commit.sha, b_entry),
+                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call),
         ghost_ids={"owner": "ghost-org", "name": "nothing", "number": 999999, "finding_number": 999999,
                    "findings": 10**9, "evidence": 10**9, "verifications": 10**9, "runs": 10**9, "pulls": 10**9,
                    "imports": 10**9, "link": 10**9, "links": 10**9, "path": "src/quokka.py", "slug": "ghost-kind",
-                   "sha": "0" * 40, "audit": 10**9, "entry": 10**9,
+                   "sha": "0" * 40, "audit": 10**9, "entry": 10**9, "call_id": 10**9,
                    "tags": "ghost-kind"},
         a_words=(review.pull_request.title, a_finding.title),
     )
@@ -193,7 +197,7 @@ def _persona(name: str) -> tuple[Persona, object]:
 
 # The sample value of each path parameter, by its name (an id by the collection it follows).
 SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha",
-           "entry"}
+           "entry", "call_id"}
 
 
 def _fill(path: str, ids: dict) -> str:
@@ -258,6 +262,8 @@ SITE_WRITES = {
     "{owner}/{name}/pull/{number}/evidence/check/": Action.WRITE,
     "preview/": Action.WRITE,
     "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
+    # Sending a GitHub call again: a refusal is said on the repository's page it redirects to.
+    "{owner}/{name}/github-calls/{call_id}/resend/": None,
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
 # evidence check and the preview answer in place (an empty item is refused for what it lacks).
