@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -132,3 +133,33 @@ def _plain(value):
     if isinstance(value, (list, tuple, set, QuerySet)):
         return sorted((_plain(item) for item in value), key=str)
     return str(value)
+
+
+@dataclass(frozen=True)
+class WritingService:
+    """A function that writes, as `writes` registered it: the audit `action` its entries carry;
+    `within`, for a part that writes only inside the services named there (which checks the actor
+    and records the entry); `system`, why a write has no person to check (a worker's)."""
+
+    name: str
+    action: str
+    within: tuple[str, ...] = ()
+    system: str = ""
+
+
+# Every function of the domain that writes, by dotted name. tests/access/test_writing_services.py
+# reads the code of each (an AST scan): a service must check its actor and record an audit entry,
+# a part must be called by its service and by no interface, and a function that writes without
+# being registered fails the test.
+WRITING_SERVICES: dict[str, WritingService] = {}
+
+
+def writes(action: str, *, within: tuple[str, ...] = (), system: str = ""):
+    """Register the decorated function as one that writes (see `WRITING_SERVICES`)."""
+
+    def register(function):
+        name = f"{function.__module__}.{function.__qualname__}"
+        WRITING_SERVICES[name] = WritingService(name=name, action=action, within=within, system=system)
+        return function
+
+    return register

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import rules
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
 from core.scopes import ACTION_SCOPE_NAMES
@@ -216,3 +217,23 @@ def refusal(user, action: Action, repository: Repository | None = None) -> str:
         f"{user.get_username()} may not {ACTION_PHRASES[action]} {where}: that needs the {role} role; "
         f"ask {whom} to grant it."
     )
+
+
+class ActionRefused(PermissionDenied):
+    """A writing service refused its actor (a 403 on the site and the API, with this message)."""
+
+
+def actor_check(actor, action: Action, repository: Repository | None, *, audit_action: str, target: str = "") -> None:
+    """What every writing service asks of its actor before it writes `repository` (or an object
+    of it): raise ActionRefused, recorded in the audit log, unless `actor` may do `action` there.
+    None is the operator (a command, a worker), who may do anything. A repository the actor may
+    not read is named in the refusal as "this server", so it says nothing of what is there.
+    Call it before the service's transaction: a refusal recorded inside one would roll back."""
+    if actor is None or user_may(actor, action, repository):
+        return
+    shown = repository if repository is not None and user_may(actor, Action.READ, repository) else None
+    message = refusal(actor, action, shown)
+    from access.audit import audit_refusal
+
+    audit_refusal(action=audit_action, actor=actor, target=target, repository=shown, message=message)
+    raise ActionRefused(message)

@@ -62,6 +62,7 @@ urlpatterns = [
     path("reviews/import", review_imports.ReviewImport.as_view(), name="review-import"),
     path("imports/<int:pk>/", review_imports.ImportJobDetail.as_view(), name="import-detail"),
     path("audit/", audit.AuditLog.as_view(), name="audit-log"),
+    path("audit/<int:pk>/revert", audit.AuditEntryRevert.as_view(), name="audit-revert"),
     path("hooks/github", webhooks.GitHubWebhook.as_view(), name="github-webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

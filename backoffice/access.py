@@ -1,17 +1,22 @@
 """Tokens and the audit log in the admin. A token is made through api_token_create (its secret is
 shown once, on the page that answers the form) and revoked through api_token_revoke; it is never edited
-or deleted, so the admin keeps what each could do. The audit log is read-only."""
+or deleted, so the admin keeps what each could do. The audit log is read-only; a field change it recorded can be reverted from its entry
+(`audit_entry_revert`), which records the revert."""
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.cache import add_never_cache_headers
 
 from backoffice.audited import AuditedModelAdmin
+from findings.services.revert import ACTIONS, audit_entry_revert, audit_entry_revertible
 from access.models import ApiToken, AuditEntry, Membership
 from access.permissions import Action, reads_everything, user_may
 from reviews.selectors import readable_repositories, repositories_where
@@ -157,6 +162,35 @@ class AuditEntryAdmin(admin.ModelAdmin):
         if reads_everything(request.user):
             return queryset
         return queryset.filter(Q(repository__isnull=True) | Q(repository__in=readable_repositories(request.user)))
+
+    # A recorded field change can be reverted from its entry's page (audit_entry_revert checks the
+    # role on the object and records the revert); the entry itself is never changed.
+    change_form_template = "admin/access/auditentry/change_form.html"
+
+    def get_urls(self):
+        revert = path("<int:pk>/revert/", self.admin_site.admin_view(self.revert_view), name="access_auditentry_revert")
+        return [revert, *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        entry = self.get_queryset(request).filter(pk=object_id).first() if str(object_id).isdigit() else None
+        revertible = [
+            change for change in (audit_entry_revertible(entry=entry) if entry is not None else [])
+            if change.repository is not None and user_may(request.user, ACTIONS[change.kind], change.repository)
+        ]
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "revertible": revertible})
+
+    def revert_view(self, request, pk: int):
+        entry = get_object_or_404(self.get_queryset(request), pk=pk)
+        if request.method != "POST" or not self.has_view_permission(request, entry):
+            raise PermissionDenied
+        try:
+            audit_entry_revert(entry=entry, key=request.POST.get("key", ""), actor=request.user)
+        except RecheckError as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.message_user(request, f"Reverted {request.POST.get('key')} of audit entry {entry.pk}.",
+                              messages.SUCCESS)
+        return redirect("admin:access_auditentry_change", entry.pk)
 
     # The audit log is a record: written by the services, never added to, changed or deleted here.
     def has_add_permission(self, request) -> bool:

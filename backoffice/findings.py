@@ -22,6 +22,7 @@ from findings.models import (
     FindingEvent,
     FindingLink,
     Tag,
+    TagDescription,
     Verdict,
     Verification,
     VerificationRun,
@@ -32,6 +33,7 @@ from findings.state.derivation import FIXED_ANYWAY
 from findings.state.stored import finding_state, finding_states, findings_where
 from findings.services.resolution import finding_evidence_changed, finding_evidence_lock, finding_resolve
 from core.errors import EvidenceStillHolds, RecheckError
+from reviews.selectors import repositories_where
 
 # The decisions as the site's buttons say them (findings.forms): the admin's actions say the same.
 RESOLVE_LABELS = DECISION_LABELS
@@ -147,8 +149,11 @@ class FindingLinkInline(admin.TabularInline):
 
 @admin.register(Tag)
 class TagAdmin(admin.ModelAdmin):
-    list_display = ["slug", "description", "finding_count"]
-    search_fields = ["slug", "description"]
+    """A slug, shared by every repository; what it means is each repository's own
+    (`TagDescriptionAdmin`)."""
+
+    list_display = ["slug", "finding_count"]
+    search_fields = ["slug"]
 
     def get_queryset(self, request):
         # Tags are shared; a staff user who reads some repositories only sees the tags that are
@@ -164,6 +169,22 @@ class TagAdmin(admin.ModelAdmin):
     @admin.display(description="Findings", ordering="finding_count")
     def finding_count(self, tag: Tag) -> int:
         return tag.finding_count
+
+
+@admin.register(TagDescription)
+class TagDescriptionAdmin(AuditedModelAdmin):
+    """What a tag means in one repository: listed and changed only where the staff user may read
+    and write findings, like every row of a repository."""
+
+    list_display = ["tag", "repository", "description"]
+    search_fields = ["tag__slug", "repository__slug", "description"]
+    list_select_related = ["tag", "repository"]
+    audit_repository_path = "repository"
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "repository" and not reads_everything(request.user):
+            kwargs["queryset"] = repositories_where(request.user, Action.WRITE)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class LatestVerdictFilter(admin.SimpleListFilter):

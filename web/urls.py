@@ -1,5 +1,7 @@
 from django.urls import path
 
+from web.views import audit as audit_views
+
 from web.views import code as code_views
 
 from web.views import decisions as decision_views
@@ -15,6 +17,10 @@ PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
 urlpatterns = [
     path("", views.index, name="index"),
     path("tags/<slug:slug>/", views.tag_page, name="tag"),
+    # The audit log, for instance admins, and setting a recorded field change back.
+    path("audit/", audit_views.audit_log, name="audit_log"),
+    path("audit/<int:entry>/", audit_views.audit_entry, name="audit_entry"),
+    path("audit/<int:entry>/revert/", audit_views.audit_entry_revert_view, name="audit_entry_revert"),
     path(PULL_REQUEST, views.pull_request_overview, name="pull_request"),
     path(PULL_REQUEST + "blockers/", views.pull_request_blockers, name="blockers"),
     path(PULL_REQUEST + "cleanups/", views.pull_request_cleanups, name="cleanups"),

@@ -146,15 +146,34 @@ class FindingSerializer(serializers.ModelSerializer):
         }
 
 
+class TagDescriptionSerializer(serializers.Serializer):
+    repository = serializers.CharField(source="repository.slug", help_text="owner/name.")
+    description = serializers.CharField(help_text="What findings with this tag have in common there.")
+
+
 class TagSerializer(serializers.ModelSerializer):
+    """A tag as the request may see it: its descriptions are those of the repositories the request
+    reads (`readable_descriptions`, prefetched by the view), never another's."""
+
     url = ApiUrlField("api:tag-detail", lambda tag: {"slug": tag.slug})
     html_url = AbsoluteSiteUrlField()
-    findings_count = serializers.IntegerField(read_only=True, help_text="Findings that carry it, in any repository.")
+    description = serializers.SerializerMethodField(
+        help_text="The first of `descriptions` (by repository), for a client that shows one; empty without any."
+    )
+    descriptions = TagDescriptionSerializer(
+        source="readable_descriptions", many=True, read_only=True,
+        help_text="What the tag means in each repository you may read that describes it.",
+    )
+    findings_count = serializers.IntegerField(read_only=True, help_text="Findings that carry it, that you may read.")
     findings_url = serializers.SerializerMethodField(help_text="Its findings, newest first.")
 
     class Meta:
         model = Tag
-        fields = ["slug", "url", "html_url", "description", "findings_count", "findings_url"]
+        fields = ["slug", "url", "html_url", "description", "descriptions", "findings_count", "findings_url"]
+
+    def get_description(self, tag) -> str:
+        descriptions = getattr(tag, "readable_descriptions", [])
+        return descriptions[0].description if descriptions else ""
 
     def get_findings_url(self, tag) -> str:
         return reverse("api:finding-list", request=self.context.get("request")) + f"?tag={tag.slug}&ordering=-created_at"

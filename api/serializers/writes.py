@@ -53,6 +53,9 @@ class TagsRequestSerializer(serializers.Serializer):
 
 
 class TagDescriptionRequestSerializer(serializers.Serializer):
+    repository = serializers.CharField(
+        max_length=200, help_text="owner/name: the repository whose description of the tag this is."
+    )
     description = serializers.CharField(
         allow_blank=True, max_length=2000, help_text="What findings with this tag have in common; empty clears it."
     )
@@ -78,6 +81,12 @@ class ImportReportSerializer(serializers.Serializer):
     notes = serializers.ListField(
         child=serializers.CharField(), help_text="What the bundle asked for and was left undone, and why."
     )
+    changes = serializers.DictField(
+        child=serializers.DictField(child=serializers.ListField(allow_null=True)),
+        help_text="Each object that existed and changed (by its label, as in `updated`): each changed field as "
+        "[before, after].",
+    )
+    dry_run = serializers.BooleanField(help_text="Whether this is a dry run: what importing would do, nothing written.")
 
 
 class ImportJobSerializer(serializers.Serializer):

@@ -1,8 +1,12 @@
-"""The audit log, read-only, for instance admins: every write and every refused write, newest first."""
+"""The audit log, for instance admins: every write and every refused write, newest first, and
+reverting one field change it recorded."""
 import django_filters
 from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import generics, serializers
+from django.shortcuts import get_object_or_404
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from access.models import AuditEntry
 from api import docs
@@ -16,6 +20,8 @@ from api.permissions import (
     visible_to,
 )
 from api.serializers.errors import ErrorSerializer
+from api.throttles import WriteThrottle
+from findings.services.revert import audit_entry_revert
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):
@@ -71,12 +77,54 @@ class AuditLog(generics.ListAPIView):
     queryset = AuditEntry.objects.select_related("repository").order_by("-at", "-id")
 
     def filter_queryset(self, queryset):
-        # An entry of a repository the reader may not read (a private one without a role, or outside
-        # a token's repositories) is left out, like everything else it reads; entries of no
-        # repository (sign-ins, tokens) stay, for instance admins only.
-        queryset = super().filter_queryset(queryset)
-        if request_reads_everything(self.request):
-            return queryset
-        if token_repository_ids(self.request) is not None:
-            return visible_to(queryset, self.request, "repository")
-        return queryset.filter(Q(repository__isnull=True) | Q(repository__in=request_repositories(self.request)))
+        return visible_entries(self.request, super().filter_queryset(queryset))
+
+
+def visible_entries(request, queryset):
+    """An entry of a repository the reader may not read (a private one without a role, or outside
+    a token's repositories) is left out, like everything else it reads; entries of no repository
+    (sign-ins, tokens) stay, for instance admins only."""
+    if request_reads_everything(request):
+        return queryset
+    if token_repository_ids(request) is not None:
+        return visible_to(queryset, request, "repository")
+    return queryset.filter(Q(repository__isnull=True) | Q(repository__in=request_repositories(request)))
+
+
+class AuditRevertRequestSerializer(serializers.Serializer):
+    change = serializers.CharField(
+        max_length=300, help_text="The change to revert, as the entry's `changes` names it (e.g. `title`, or "
+        "`pull request acme/loader#4108.before` for an import).",
+    )
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=["audit"],
+        operation_id="audit_entry_revert",
+        summary="Revert a field change the audit log recorded",
+        description=(
+            "Sets one field that an audited write changed (a finding's, a pull request's, a repository's "
+            "settings, a tag's description in a repository) back to its value before. Needs what reading the "
+            "audit log needs, and the role that changes that field on its repository (Reviewer for findings "
+            "and tag descriptions, Reviewer with import for a pull request, Admin for a repository's settings); "
+            "a token needs the `import` scope. Refused (400) when the field changed again since. The revert is "
+            "itself an audit entry (`audit.revert`), which this answers."
+        ),
+        request=AuditRevertRequestSerializer,
+        responses={201: AuditEntrySerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+    )
+)
+class AuditEntryRevert(APIView):
+    # The token's scope first: a read token is told which scope a revert needs.
+    permission_classes = [TokenScope, CanReadAuditLog]
+    throttle_classes = [WriteThrottle]
+    required_scope = "import"
+
+    def post(self, request, pk: int):
+        # An entry the reader may not see (another's private repository, outside a token's) is a 404.
+        entry = get_object_or_404(visible_entries(request, AuditLog.queryset.all()), pk=pk)
+        body = AuditRevertRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        revert = audit_entry_revert(entry=entry, key=body.validated_data["change"], actor=request.user)
+        return Response(AuditEntrySerializer(revert).data, status=status.HTTP_201_CREATED)

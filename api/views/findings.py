@@ -241,8 +241,8 @@ def _finding_for_action(request, view, pk: int) -> Finding:
         operation_id="finding_tags_set",
         summary="Set a finding's tags",
         description=(
-            "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a tag not "
-            "seen before is created, shared by every repository. Needs the Reviewer role on the "
+            "Gives the finding exactly these tags (slugs: lower-case words joined by hyphens); a slug not "
+            "seen before is created (slugs are shared; what a tag means is each repository's own). Audited. Needs the Reviewer role on the "
             "finding's repository (or `findings.change_finding` instance-wide)."
         ),
         parameters=docs.ID_PATH,
@@ -258,7 +258,7 @@ class FindingTags(ActionView):
         finding = _finding_for_action(request, self, pk)
         body = TagsRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        finding_tags_set(finding=finding, slugs=body.validated_data["tags"])
+        finding_tags_set(finding=finding, slugs=body.validated_data["tags"], actor=request.user)
         return Response(FindingDetailSerializer(_get_finding(request, pk), context={"request": request}).data)
 
 
@@ -331,5 +331,5 @@ class FindingLinkDetail(ActionView):
     def delete(self, request, pk: int, link: int):
         finding = _finding_for_action(request, self, pk)
         found = get_object_or_404(FindingLink.objects.filter(Q(source=finding) | Q(target=finding)), pk=link)
-        finding_link_delete(link=found)
+        finding_link_delete(link=found, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -3,7 +3,8 @@ the import itself (inline, or queued for a worker when large), and the status of
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import BaseParser
@@ -72,8 +73,14 @@ class PlainTextBundleParser(BundleParser):
             "nothing; `errors` names every field at fault (e.g. `findings[0].evidence[1].regex`). "
             "Answers 201 when the pull request is new, 200 otherwise. Needs the Reviewer role on "
             "the bundle's repository (or `findings.import_review` instance-wide, which a repository new to the "
-            "server needs)."
+            "server needs). With `?dry_run=1` the import is carried out and rolled back: the answer says "
+            "what it would create and change, each changed field's before and after (`changes`), and nothing "
+            "is written."
         ),
+        parameters=[
+            OpenApiParameter("dry_run", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
+                             description="Carry the import out and roll it back: say what it would do."),
+        ],
         request={
             "application/json": BundleSerializer,
             "application/yaml": BundleSerializer,
@@ -125,7 +132,8 @@ class ReviewImport(ActionView):
             raise PermissionDenied(str(error)) from None
         findings = data.get("findings") if isinstance(data, dict) else None
         large = isinstance(findings, list) and len(findings) > settings.RECHECK_IMPORT_INLINE_FINDINGS
-        if large or request.query_params.get("background") in ("1", "true", "yes"):
+        dry_run = request.query_params.get("dry_run") in ("1", "true", "yes")
+        if not dry_run and (large or request.query_params.get("background") in ("1", "true", "yes")):
             job = import_job_request(data=data, requested_by=request.user)
             job.refresh_from_db()
             status_url = reverse("api:import-detail", kwargs={"pk": job.pk}, request=request)
@@ -134,17 +142,17 @@ class ReviewImport(ActionView):
                 status=status.HTTP_202_ACCEPTED,
                 headers={"Location": status_url},
             )
-        report = review_import(data=data, actor=request.user)
+        report = review_import(data=data, actor=request.user, dry_run=dry_run)
         slug, number = report.pull_request.rsplit("#", 1)
         owner, name = slug.split("/", 1)
         url = reverse(
             "api:pull-request-by-number", kwargs={"owner": owner, "name": name, "number": number}, request=request
         )
-        created = f"pull request {report.pull_request}" in report.created
+        created = f"pull request {report.pull_request}" in report.created and not dry_run
         return Response(
-            ImportReportSerializer({**report.as_dict(), "url": url}).data,
+            ImportReportSerializer({**report.as_dict(), "url": url, "dry_run": dry_run}).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-            headers={"Location": url},
+            headers={} if dry_run else {"Location": url},
         )
 
     def _check_token_repositories(self, request) -> None:

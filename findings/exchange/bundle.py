@@ -6,7 +6,7 @@ defaults back in, so leaving them out loses nothing."""
 import yaml
 from django.db.models import Prefetch
 
-from findings.models import Evidence, Finding, FindingLink
+from findings.models import Evidence, Finding, FindingLink, TagDescription
 from reviews.models import PullRequest, Repository
 
 
@@ -61,7 +61,12 @@ def bundle_export(*, pull_request: PullRequest, reader=None) -> dict:
         "findings": [_finding(finding) for finding in findings],
     }
     if tags:
-        bundle["tags"] = [_without_empty({"slug": tag.slug, "description": tag.description}) for tag in tags]
+        # What each tag means in this repository: the description its bundle would import.
+        described = dict(
+            TagDescription.objects.filter(repository=pull_request.repository, tag__in=tags)
+            .values_list("tag_id", "description")
+        )
+        bundle["tags"] = [_without_empty({"slug": tag.slug, "description": described.get(tag.pk, "")}) for tag in tags]
     return bundle
 
 

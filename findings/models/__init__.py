@@ -4,7 +4,7 @@ The models of app `findings`, one module per concern; every model (and the one q
 other packages use) is imported from here, `findings.models`, as Django expects of an app:
 
 - `findings.models.querysets`: what the querysets of a finding's rows share
-- `findings.models.findings`: findings, tags, search entries and links between findings
+- `findings.models.findings`: findings, tags and their per-repository descriptions, search entries and links between findings
 - `findings.models.evidence`: a finding's evidence
 - `findings.models.verifications`: verdicts at a commit and what each evidence item was there
 - `findings.models.history`: the changes of a finding
@@ -16,7 +16,7 @@ other packages use) is imported from here, `findings.models`, as Django expects 
 """
 from findings.models.companion import CompanionPages
 from findings.models.evidence import Evidence
-from findings.models.findings import Finding, FindingLink, FindingSearchEntry, Tag
+from findings.models.findings import Finding, FindingLink, FindingSearchEntry, Tag, TagDescription
 from findings.models.history import FindingEvent
 from findings.models.import_jobs import ImportJob
 from findings.models.runs import VerificationRun
@@ -36,6 +36,7 @@ __all__ = [
     "PullRequestGate",
     "PullRequestState",
     "Tag",
+    "TagDescription",
     "Verdict",
     "Verification",
     "VerificationRun",

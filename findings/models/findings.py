@@ -63,10 +63,12 @@ class FindingQuerySet(ChangesPullRequestQuerySet):
 
 
 class Tag(models.Model):
-    """A kind of mistake (`silent-failure`, `dependency`), shared by every repository."""
+    """A kind of mistake (`silent-failure`, `dependency`): a slug shared by every repository, so
+    the same kind of mistake is one tag everywhere. What the tag means in a repository is that
+    repository's own `TagDescription`: nothing one repository writes about a tag is read or
+    changed from another (decision record 0014)."""
 
     slug = models.SlugField(max_length=50, unique=True, help_text="Lower-case words joined by hyphens.")
-    description = models.TextField(blank=True, help_text="What findings with this tag have in common.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -78,6 +80,32 @@ class Tag(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("findings:tag", args=[self.slug])
+
+
+class TagDescriptionQuerySet(models.QuerySet):
+    def in_repositories(self, repositories):
+        """The descriptions written in `repositories` (a queryset or ids: what a reader may read),
+        by repository slug: the only ones a reader is shown."""
+        return self.filter(repository__in=repositories).select_related("repository").order_by("repository__slug")
+
+
+class TagDescription(models.Model):
+    """What findings with a tag have in common, as one repository says it: written by those who
+    may write findings there (the bundle's `tags`, the API), read by those who may read it."""
+
+    tag = models.ForeignKey(Tag, on_delete=models.CASCADE, related_name="descriptions")
+    repository = models.ForeignKey("reviews.Repository", on_delete=models.CASCADE, related_name="tag_descriptions")
+    description = models.TextField(help_text="What findings with this tag have in common, in this repository.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TagDescriptionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["tag__slug", "repository__slug"]
+        constraints = [models.UniqueConstraint(fields=["tag", "repository"], name="tag_description_once_per_repository")]
+
+    def __str__(self) -> str:
+        return f"{self.tag.slug} in {self.repository.slug}"
 
 
 class Finding(models.Model):

@@ -9,6 +9,7 @@ from findings.models import (
     Finding,
     FindingEvent,
     Tag,
+    TagDescription,
     Verification,
     VerificationRun,
 )
@@ -211,18 +212,23 @@ def finding_search(text, *, reader):
 
 
 def tags_with_counts(repositories=None):
-    """Tags with how many findings carry each: of every repository (`repositories` None), or of
-    `repositories` only (a queryset or ids: what a reader may read, a token's limit). Limited, only
-    the tags those repositories' findings carry are listed: another's tag is answered as if it did
-    not exist, and counts never include what the reader may not see."""
+    """Tags with how many findings carry each and what they mean (`readable_descriptions`): of
+    every repository (`repositories` None), or of `repositories` only (a queryset or ids: what a
+    reader may read, a token's limit). Limited, only the tags those repositories' findings carry
+    or those repositories describe are listed: another's tag is answered as if it did not exist,
+    and neither counts nor descriptions include what the reader may not see."""
     if repositories is None:
-        return Tag.objects.annotate(findings_count=Count("findings")).order_by("slug")
-    carried = Finding.objects.filter(tags=OuterRef("pk"), pull_request__repository__in=repositories)
-    return (
-        Tag.objects.filter(Exists(carried))
-        .annotate(findings_count=Count("findings", filter=Q(findings__pull_request__repository__in=repositories)))
-        .order_by("slug")
-    )
+        tags = Tag.objects.annotate(findings_count=Count("findings"))
+        described = TagDescription.objects.select_related("repository").order_by("repository__slug")
+    else:
+        carried = Finding.objects.filter(tags=OuterRef("pk"), pull_request__repository__in=repositories)
+        described = TagDescription.objects.in_repositories(repositories)
+        tags = Tag.objects.filter(
+            Exists(carried) | Exists(described.filter(tag=OuterRef("pk")))
+        ).annotate(findings_count=Count("findings", filter=Q(findings__pull_request__repository__in=repositories)))
+    return tags.prefetch_related(
+        Prefetch("descriptions", queryset=described, to_attr="readable_descriptions")
+    ).order_by("slug")
 
 
 def tags_readable_by(reader):

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from access.audit import audit_changes, audit_record, audit_refusal
-from access.permissions import Action, may_add_repositories, user_may
+from access.audit import audit_changes, audit_record, audit_refusal, writes
+from access.permissions import Action, actor_check, may_add_repositories, user_may
 from findings.models import Evidence, Finding, FindingEvent
 from findings.services.resolution import finding_evidence_changed, finding_evidence_lock
 from core.errors import FindingError, RecheckError
@@ -62,8 +62,14 @@ def finding_values(item: dict) -> dict:
     return values
 
 
+# The services that check the actor and record the entry for the parts below.
+IMPORT = "findings.services.review_import.review_import"
+WRITE = "findings.services.authoring.finding_write"
+
+
 # Without a savepoint of their own: the import calls these once per finding of a bundle that can
 # hold thousands, inside its transaction; an error rolls the caller's whole transaction back.
+@writes("finding.edit", within=(IMPORT, WRITE))
 @transaction.atomic(savepoint=False)
 def finding_save(
     *,
@@ -113,6 +119,7 @@ def finding_save(
     return FindingSave(finding=finding, created=created, before={} if created else before)
 
 
+@writes("finding.edit", within=(IMPORT, WRITE))
 @transaction.atomic(savepoint=False)
 def finding_evidence_set(
     *,
@@ -122,6 +129,7 @@ def finding_evidence_set(
     fresh: bool = False,
     actor: AbstractBaseUser | None = None,
     notes: list[str] | None = None,
+    described: list | None = None,
 ) -> bool:
     """Make `items` (validated evidence in the bundle's shape, in order) the finding's evidence:
     rows are matched by position, so adding, changing, removing and reordering are one list.
@@ -136,7 +144,9 @@ def finding_evidence_set(
 
     A gitlink item's `submodule` names another repository, and `actor` is checked against it as
     against the finding's own (None is the operator, who may do anything): see
-    `_submodule_repository`. What was left undone for want of a role is appended to `notes`."""
+    `_submodule_repository`. What was left undone for want of a role is appended to `notes`.
+    When anything changed, `described` (a list, if given) becomes the evidence before and after,
+    one line an item (`evidence_described`), read from the rows already in hand."""
     repository = finding.pull_request.repository
     existing = {}
     if not fresh:
@@ -149,6 +159,8 @@ def finding_evidence_set(
             for evidence in finding.evidence.select_related("commit", "submodule_repository")
         }
     changed = False
+    before = [evidence_line(evidence) for _, evidence in sorted(existing.items())]
+    final: list[Evidence] = []
     commits: dict[str, Commit] = {}  # by SHA as given: the items of a finding share a few commits
     for position, item in enumerate(items):
         values = {
@@ -168,9 +180,11 @@ def finding_evidence_set(
         }
         evidence = existing.pop(position, None)
         if evidence is None:
-            Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""), **values)
+            final.append(Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""),
+                                                 **values))
             changed = True
             continue
+        final.append(evidence)
         # A snippet's text may have been filled in from the repository: an omitted text keeps it.
         if item.get("text") or item["kind"] != Evidence.Kind.SNIPPET or values["path"] != evidence.path:
             values["text"] = item.get("text", "")
@@ -183,6 +197,8 @@ def finding_evidence_set(
     if changed and not fresh:
         # What was verified is no longer what the evidence says.
         finding_evidence_changed(finding=finding)
+    if changed and described is not None:
+        described[:] = [before, [evidence_line(evidence) for evidence in final]]
     return changed
 
 
@@ -288,10 +304,16 @@ def finding_event_for(
     )
 
 
-def _evidence_described(finding: Finding) -> list[str]:
-    return [f"{evidence.get_kind_display()}: {evidence.describe()}" for evidence in finding.evidence.order_by("position")]
+def evidence_line(evidence: Evidence) -> str:
+    return f"{evidence.get_kind_display()}: {evidence.describe()}"
 
 
+def evidence_described(finding: Finding) -> list[str]:
+    """A finding's evidence as the audit log and the dry run show it, one line an item."""
+    return [evidence_line(evidence) for evidence in finding.evidence.order_by("position")]
+
+
+@writes("finding.edit")
 def finding_write(
     *,
     pull_request: PullRequest,
@@ -308,6 +330,7 @@ def finding_write(
     changed records nothing. Raises FindingError naming the field; the refusal is audited."""
     target = f"{pull_request.reference} finding {finding.number if finding else item['number']}"
     action = "finding.edit" if finding else "finding.create"
+    actor_check(actor, Action.WRITE, pull_request.repository, audit_action=action, target=target)
     try:
         try:
             return _finding_write(pull_request, item, actor, source, finding, default_commit, action)
@@ -333,7 +356,7 @@ def _finding_write(pull_request, item, actor, source, finding, default_commit, a
         )
     if finding is not None:
         finding = Finding.objects.select_for_update().select_related("pull_request__repository").get(pk=finding.pk)
-        evidence_before = _evidence_described(finding)
+        evidence_before = evidence_described(finding)
     with pull_request_changes_batched(pull_request_id=pull_request.pk):
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item),
                              finding=finding)
@@ -344,10 +367,10 @@ def _finding_write(pull_request, item, actor, source, finding, default_commit, a
     changes = audit_changes(saved.before, {name: getattr(saved.finding, name) for name in saved.before})
     if evidence_changed and not saved.created:
         saved.before[EVIDENCE_CHANGE] = evidence_before
-        changes[EVIDENCE_CHANGE] = [evidence_before, _evidence_described(saved.finding)]
+        changes[EVIDENCE_CHANGE] = [evidence_before, evidence_described(saved.finding)]
     if saved.created:
         changes = audit_changes({}, {name: getattr(saved.finding, name) for name in ("number", *FINDING_FIELDS)})
-        changes[EVIDENCE_CHANGE] = [None, _evidence_described(saved.finding)]
+        changes[EVIDENCE_CHANGE] = [None, evidence_described(saved.finding)]
     if not (saved.created or saved.before):
         return saved
     finding_event_for(finding=saved.finding, created=saved.created, changed=saved.changed, actor=actor,

@@ -6,8 +6,9 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from access.audit import audit_record, audit_refusal, writes
 from findings.enqueue import enqueue
-from findings.services.review_import import BundleInvalid, review_import
+from findings.services.review_import import BundleInvalid, ImportRefused, review_import, review_import_check
 from findings.models import ImportJob
 from findings.services.runs import ENQUEUE_ERRORS, QUEUE_RETRY_AFTER_SECONDS, QueueUnavailable
 from core.errors import BundleError
@@ -15,10 +16,23 @@ from core.errors import BundleError
 logger = logging.getLogger(__name__)
 
 
-@transaction.atomic
+@writes("review.import")
 def import_job_request(*, data: dict, requested_by=None) -> ImportJob:
-    """Keep `data` (a parsed bundle) as a job and queue its import once the transaction commits.
+    """Keep `data` (a parsed bundle) as a job and queue its import once the transaction commits,
+    once `requested_by` may import it (ImportRefused, recorded, when not; the worker checks again).
     Raises QueueUnavailable (the job marked failed) when the broker cannot take it."""
+    repository = data.get("repository") if isinstance(data, dict) else None
+    target = str(repository.get("slug", "")) if isinstance(repository, dict) else ""
+    try:
+        review_import_check(data=data, actor=requested_by)
+    except ImportRefused as error:
+        audit_refusal(action="review.import", actor=requested_by, target=target, message=str(error))
+        raise
+    return _import_job_request(data, requested_by, target)
+
+
+@transaction.atomic
+def _import_job_request(data: dict, requested_by, target: str) -> ImportJob:
     findings = data.get("findings")
     job = ImportJob.objects.create(
         data=data, findings=len(findings) if isinstance(findings, list) else 0, requested_by=requested_by
@@ -39,9 +53,11 @@ def import_job_request(*, data: dict, requested_by=None) -> ImportJob:
             ) from None
 
     transaction.on_commit(send)
+    audit_record(action="review.import", actor=requested_by, target=target, message=f"Import {job.pk} queued.")
     return job
 
 
+@writes("review.import", system="a worker imports the bundle with review_import, as its requester")
 def import_job_run(job_id: int) -> ImportJob | None:
     """Claim the job (queued -> running) and import it; None when another worker has it."""
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(

@@ -7,7 +7,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from access.audit import audit_record, audit_refusal
+from access.audit import audit_record, audit_refusal, writes
+from access.permissions import Action, actor_check
 from core import vocabulary
 from findings.models import Finding, FindingEvent, Verification
 from core.errors import (
@@ -26,6 +27,7 @@ from reviews.services import commit_get_or_create, commit_sha_checked
 logger = logging.getLogger(__name__)
 
 
+@writes("finding.resolve")
 def finding_resolve(
     *,
     finding: Finding,
@@ -54,6 +56,11 @@ def finding_resolve(
     the caller confirms with `still_holds_confirmed` and says why in `note`. Dismissing needs a
     reason. Reopening clears the resolution (the history keeps it). The audit log records the
     change, or the refusal."""
+    # A bundle records decisions its importer may record (the import checked that role); anywhere
+    # else marking fixed, dismissing and reopening is the Maintainer's.
+    action = Action.IMPORT if source == FindingEvent.Source.IMPORT else Action.RESOLVE
+    actor_check(actor, action, finding.pull_request.repository, audit_action="finding.resolve",
+                target=_finding_target(finding))
     try:
         return _finding_resolve(
             finding=finding, status=status, actor=actor, source=source, commit=commit, commit_sha=commit_sha,
@@ -196,6 +203,9 @@ def finding_evidence_lock(*, finding: Finding) -> None:
     Finding.objects.select_for_update().filter(pk=finding.pk).first()
 
 
+@writes("finding.edit", within=(
+    "findings.services.authoring.finding_write", "findings.services.review_import.review_import",
+))
 @transaction.atomic
 def finding_evidence_changed(*, finding: Finding) -> None:
     """Record that the finding's evidence changed (an import or an edit): its version moves on and

@@ -8,11 +8,18 @@ from django.db import connection, transaction
 from findings.exchange.schema import BundleSerializer, flatten_errors
 from core.documents import DocumentError, load_json, load_yaml
 from findings.models import Evidence, Finding, FindingEvent
-from access.audit import audit_record, audit_refusal
+from access.audit import _plain, audit_record, audit_refusal, writes
 from access.permissions import Action, may_add_repositories, refusal, user_may
 from reviews.selectors import readable_repositories
-from findings.services.tags_and_links import finding_by_reference, finding_links_set, finding_tags_set, tag_get_or_create
+from findings.services.tags_and_links import (
+    finding_by_reference,
+    finding_links_set,
+    finding_tags_apply,
+    tag_description_apply,
+    tag_get_or_create,
+)
 from findings.services.authoring import (
+    FINDING_FIELDS,
     assign_changed,
     finding_event_for,
     finding_evidence_set,
@@ -54,9 +61,27 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
     # What the bundle asked for and the import deliberately left undone (no role for it).
     notes: list[str] = field(default_factory=list)
+    # Each object that existed and changed: {label: {field: [before, after]}} (JSON-safe values).
+    changes: dict[str, dict[str, list]] = field(default_factory=dict)
 
     def record(self, label: str, created: bool, changed: bool) -> None:
         (self.created if created else self.updated if changed else self.unchanged).append(label)
+
+    def change(self, label: str, name: str, before, after) -> None:
+        self.changes.setdefault(label, {})[name] = [_plain(before), _plain(after)]
+
+    @property
+    def change_rows(self) -> list[dict]:
+        """The changes one field a row, each value as lines (a list value a line an item, an
+        empty one none): what the bundle page shows."""
+        return [
+            {"label": label, "field": name, "before": _lines(values[0]), "after": _lines(values[1])}
+            for label, fields in self.changes.items() for name, values in fields.items()
+        ]
+
+    def audit_changes(self) -> dict:
+        """The changes as the audit log keeps them: `<object label>.<field>`: [before, after]."""
+        return {f"{label}.{name}": values for label, fields in self.changes.items() for name, values in fields.items()}
 
     def as_dict(self) -> dict:
         return {
@@ -65,7 +90,14 @@ class ImportReport:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "notes": self.notes,
+            "changes": self.changes,
         }
+
+
+def _lines(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    return [str(item) for item in value] if isinstance(value, list) else [str(value)]
 
 
 def parse_bundle(raw: str | bytes) -> dict:
@@ -96,12 +128,20 @@ def validate_bundle(data: dict) -> dict:
     return serializer.validated_data
 
 
-def review_import(*, data: dict, actor=None) -> ImportReport:
+@writes("review.import")
+def review_import(*, data: dict, actor=None, dry_run: bool = False) -> ImportReport:
     """Create or update the review that `data` (a parsed bundle) describes, in one transaction.
-    The audit log records the import with what it created and changed, or its refusal."""
+    The audit log records the import with what it created and changed (each changed field's
+    before and after), or its refusal. A `dry_run` is the real import, rolled back: its report
+    says what importing would do, field by field, and nothing stays written (but a refusal)."""
     try:
         review_import_check(data=data, actor=actor)
-        return _review_import(data=data, actor=actor)
+        if not dry_run:
+            return _review_import(data=data, actor=actor)
+        with transaction.atomic():
+            report = _review_import(data=data, actor=actor)
+            transaction.set_rollback(True)
+        return report
     except RecheckError as error:
         repository = data.get("repository") if isinstance(data, dict) else None
         pull_request = data.get("pull_request") if isinstance(data, dict) else None
@@ -116,11 +156,17 @@ def review_import(*, data: dict, actor=None) -> ImportReport:
 @transaction.atomic
 def _review_import(*, data: dict, actor=None) -> ImportReport:
     bundle = validate_bundle(data)
-    repository, repo_created, repo_changed = _import_repository(bundle["repository"])
-    pull_request, pr_created, pr_changed = _import_pull_request(repository, bundle["pull_request"])
-    report = ImportReport(pull_request=pull_request.reference)
-    report.record(f"repository {repository.slug}", repo_created, repo_changed)
-    report.record(f"pull request {pull_request.reference}", pr_created, pr_changed)
+    notes: list[str] = []
+    repository, repo_created, repo_before = _import_repository(bundle["repository"], actor, notes)
+    pull_request, pr_created, pr_before = _import_pull_request(repository, bundle["pull_request"])
+    report = ImportReport(pull_request=pull_request.reference, notes=notes)
+    for label, instance, created, before in (
+        (f"repository {repository.slug}", repository, repo_created, repo_before),
+        (f"pull request {pull_request.reference}", pull_request, pr_created, pr_before),
+    ):
+        report.record(label, created, bool(before))
+        for name, value in before.items():
+            report.change(label, name, value, getattr(instance, name))
     with pull_request_changes_batched(pull_request_id=pull_request.pk):
         _import_contents(bundle, repository, pull_request, actor, report)
     if len(bundle["findings"]) + sum(len(item.get("evidence", ())) for item in bundle["findings"]) >= ANALYZE_AFTER_ROWS:
@@ -144,33 +190,49 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
 
     reviewed = reviewed_pin(PinnedCommit.objects.filter(pull_request=pull_request).select_related("commit"))
     for item in bundle["tags"]:
-        tag_get_or_create(slug=item["slug"], description=item["description"])
+        # What the tag means in this repository; a description left empty is left as it is.
+        tag = tag_get_or_create(slug=item["slug"])
+        change = item["description"] and tag_description_apply(
+            tag=tag, repository=repository, description=item["description"]
+        )
+        if change:
+            report.change(f"tag {tag.slug}", "description", *change)
     saved = []
     events: list[FindingEvent] = []
     for index, item in enumerate(bundle["findings"]):
         saved.append(_import_finding(
             pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, events,
-            report.notes,
+            report,
         ))
     # The history of every finding created or edited, in one statement, before any status change
     # the bundle makes (so a finding's history reads created, then fixed).
     FindingEvent.objects.bulk_create(events, batch_size=1000)
     imported = []
     for index, (item, (finding, created, changed)) in enumerate(zip(bundle["findings"], saved, strict=True)):
+        label = f"finding {finding.number}"
+        status_before = finding.status
         status_changed = _import_status(finding, item, f"findings[{index}]", actor)
-        tags_changed = "tags" in item and finding_tags_set(finding=finding, slugs=item["tags"])
-        report.record(f"finding {finding.number}", created, changed or status_changed or tags_changed)
-        imported.append((index, finding, item))
+        if status_changed and not created:
+            report.change(label, "status", status_before, finding.status)
+        tags_change = finding_tags_apply(finding=finding, slugs=item["tags"]) if "tags" in item else None
+        if tags_change and not created:
+            report.change(label, "tags", *tags_change)
+        report.record(label, created, changed or status_changed or bool(tags_change))
+        imported.append((index, finding, item, created))
     # Links last: one may name a finding that comes later in the same bundle.
-    for index, finding, item in imported:
-        if "links" in item and _import_links(finding, item["links"], f"findings[{index}]", actor):
+    for index, finding, item, created in imported:
+        links_change = "links" in item and _import_links(finding, item["links"], f"findings[{index}]", actor)
+        if links_change:
             label = f"finding {finding.number}"
+            if not created:
+                report.change(label, "links", *links_change)
             if label in report.unchanged:
                 report.unchanged.remove(label)
                 report.updated.append(label)
+    changes = {"created": [None, report.created], "updated": [None, report.updated]} if report.created or report.updated else {}
     audit_record(
         action="review.import", actor=actor, target=pull_request.reference, repository=repository,
-        changes={"created": [None, report.created], "updated": [None, report.updated]} if report.created or report.updated else {},
+        changes={**changes, **report.audit_changes()},
         message=" ".join(["Nothing changed." if not (report.created or report.updated) else "", *report.notes]).strip(),
     )
     return report
@@ -194,17 +256,23 @@ def _analyze_imported_tables() -> None:
 
 
 def _save_by_key(model, key: dict, values: dict):
-    """The row `key` names, created or brought up to date with `values`: (row, created, changed)."""
+    """The row `key` names, created or brought up to date with `values`: (row, created, the
+    changed fields' values before, empty for a new row)."""
     instance = model.objects.filter(**key).first()
     created = instance is None
     instance = instance or model(**key)
-    changed = assign_changed(instance, values)
-    if created or changed:
+    before = {name: getattr(instance, name) for name, value in values.items() if getattr(instance, name) != value}
+    assign_changed(instance, values)
+    if created or before:
         instance.save()
-    return instance, created, changed and not created
+    return instance, created, {} if created else before
 
 
-def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
+def _import_repository(values: dict, actor, notes: list[str]) -> tuple[Repository, bool, dict]:
+    """The bundle's repository, created when new. An existing one's clone URL, web URL and
+    default branch are its settings: changed only by someone who may change them (the Admin
+    role), and otherwise left as they are, said in `notes` (importing never rewrites where a
+    repository is fetched from), as for a gitlink item's submodule repository."""
     visibility = values.get("visibility")
     existing = Repository.objects.filter(slug=values["slug"]).first()
     if existing is not None and visibility and visibility != existing.visibility:
@@ -214,6 +282,14 @@ def _import_repository(values: dict) -> tuple[Repository, bool, bool]:
             "Change it in the admin, or leave visibility out.",
         )])
     fields = _named(Repository, values, {"clone_url": "clone_url", "web_url": "web_url", "default_branch": "default_branch"})
+    refused = sorted(
+        name for name, value in fields.items()
+        if existing is not None and getattr(existing, name) != value and actor is not None
+        and not user_may(actor, Action.SETTINGS, existing)
+    )
+    if refused:
+        notes.append(f"{existing.slug} was left as it is: changing its {', '.join(refused)} needs the Admin role on it.")
+        fields = {name: value for name, value in fields.items() if name not in refused}
     if existing is None and visibility:
         fields["visibility"] = visibility
     return _save_by_key(Repository, {"slug": values["slug"]}, fields)
@@ -268,7 +344,7 @@ def _named(model, values: dict, fields: dict[str, str]) -> dict:
     return named
 
 
-def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, bool]:
+def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequest, bool, dict]:
     fields = _named(PullRequest, values, PULL_REQUEST_FIELDS)
     if "attestation" in values:
         # The attestation is one statement: given, it replaces the whole of it; null clears it.
@@ -287,18 +363,26 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
 
 
 def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor,
-                    events: list[FindingEvent], notes: list[str]) -> tuple[Finding, bool, bool]:
+                    events: list[FindingEvent], report: ImportReport) -> tuple[Finding, bool, bool]:
     """Save one finding's fields and evidence with the same services as the site's editor (once
-    per finding, never once per evidence item); its history event joins `events`. Returns the
-    finding, whether it was created and whether it changed."""
+    per finding, never once per evidence item); its history event joins `events` and its field
+    changes the report. Returns the finding, whether it was created and whether it changed."""
     try:
         saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item))
+        # Before and after, from the rows the service reads anyway: no query more a finding.
+        described: list = []
         evidence_changed = "evidence" in item and finding_evidence_set(
             finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created,
-            actor=actor, notes=notes,
+            actor=actor, notes=report.notes, described=described,
         )
     except FindingError as error:
         raise BundleInvalid([(f"{where}.{error.field}", error.message)]) from None
+    label = f"finding {saved.finding.number}"
+    for name in FINDING_FIELDS:
+        if name in saved.before:
+            report.change(label, name, saved.before[name], getattr(saved.finding, name))
+    if evidence_changed and not saved.created:
+        report.change(label, "evidence", *described)
     if saved.created or saved.before or evidence_changed:
         changed = saved.changed + (["evidence"] if evidence_changed and not saved.created else [])
         events.append(finding_event_for(
@@ -308,7 +392,7 @@ def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor
     return saved.finding, saved.created, bool(saved.before) or evidence_changed
 
 
-def _import_links(finding: Finding, items: list[dict], where: str, actor=None) -> bool:
+def _import_links(finding: Finding, items: list[dict], where: str, actor=None) -> list | None:
     # A person links only to findings they may read; one elsewhere is missing in the same words.
     readable = readable_repositories(actor) if actor is not None else None
     links = []
@@ -319,7 +403,7 @@ def _import_links(finding: Finding, items: list[dict], where: str, actor=None) -
         except RecheckError as error:
             raise BundleInvalid([(f"{where}.links[{position}].finding", str(error))]) from None
     try:
-        return finding_links_set(finding=finding, links=links)
+        return finding_links_set(finding=finding, links=links, actor=actor)
     except RecheckError as error:
         raise BundleInvalid([(f"{where}.links", str(error))]) from None
 

@@ -9,7 +9,8 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from access.audit import audit_record, audit_refusal
+from access.audit import audit_record, audit_refusal, writes
+from access.permissions import Action, actor_check
 from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from findings.signals import verification_run_changed
@@ -26,6 +27,11 @@ ENQUEUE_ERRORS = (BrokerError, OSError)
 QUEUE_RETRY_AFTER_SECONDS = 30
 
 
+# Why a run's own bookkeeping checks no person: a worker does it, for a run that
+# `verification_run_request` checked and recorded.
+WORKER = "a worker's bookkeeping of a run verification_run_request checked and recorded"
+
+
 class QueueUnavailable(RecheckError):
     """The work was recorded but could not be handed to a worker: ask again in a moment."""
 
@@ -36,6 +42,11 @@ class UnknownCommit(RecheckError):
     """A SHA that names no commit of the repository: nothing is verified or reported for it."""
 
 
+# It fetches the repository's mirror (recording the fetch), for a request or a run that checks
+# and records its actor.
+@writes("repository.fetch", within=(
+    "findings.services.runs.verification_run_request", "findings.services.runs.verification_run_begin",
+))
 def verification_commit_checked(*, repository: Repository, sha: str, fetch: bool = True) -> str:
     """The full SHA of the commit `sha` (full or abbreviated) names in the repository's mirror,
     fetching the mirror first when it does not know the commit yet (unless not `fetch`).
@@ -54,6 +65,7 @@ def verification_commit_checked(*, repository: Repository, sha: str, fetch: bool
         raise UnknownCommit(f"Commit {sha} cannot be verified in {repository.slug}: {error}") from None
 
 
+@writes("verification.request")
 def verification_run_request(
     *, pull_request: PullRequest, commit_sha: str | None = None, requested_by=None, retry_of=None,
     commit_known: bool = False,
@@ -70,7 +82,13 @@ def verification_run_request(
     A `commit_sha` must name a commit of the repository (`verification_commit_checked`), unless
     `commit_known`: the SHA came from the forge (a signed delivery, the fetched head ref), which
     vouches for it, or is an earlier run's; the verification fetches it (a webhook must answer
-    without waiting for a fetch)."""
+    without waiting for a fetch).
+
+    A person's request needs the Reviewer role on the repository; a retry the reaper queues for a
+    run that died is the server's own, whoever asked first."""
+    if retry_of is None:
+        actor_check(requested_by, Action.VERIFY, pull_request.repository, audit_action="verification.request",
+                    target=_run_target(pull_request, commit_sha))
     try:
         if commit_sha and not commit_known:
             commit_sha = verification_commit_checked(repository=pull_request.repository, sha=commit_sha)
@@ -146,6 +164,7 @@ def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_o
     return run
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_claim(run_id: int) -> VerificationRun | None:
     """Move a queued run to running and return it, or None when it is not queued any more: a
     redelivered or duplicated message finds the run claimed and does nothing twice."""
@@ -158,6 +177,7 @@ def verification_run_claim(run_id: int) -> VerificationRun | None:
     return VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_begin(
     *, pull_request: PullRequest, commit=None, commit_sha: str | None = None, requested_by=None, fetch: bool = True,
 ) -> VerificationRun:
@@ -188,11 +208,13 @@ def verification_run_begin(
     return run
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_start(run: VerificationRun, *, total: int) -> None:
     """Record how much work the claimed run has ahead of it."""
     VerificationRun.objects.filter(pk=run.pk).update(total=total, done=0, heartbeat_at=timezone.now())
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
     """Count progress and show a sign of life. Best-effort: the results are the record, so a
     database blip while reporting progress never aborts the work."""
@@ -202,6 +224,7 @@ def verification_run_advance(run: VerificationRun, *, by: int = 1) -> None:
         logger.warning("Progress of run %s not recorded: %s", run.pk, error)
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_finish(run: VerificationRun, *, message: str = "", failed: bool = False) -> None:
     """End the run, and say so (`verification_run_changed`: the forge tells GitHub what the gate now says, when the repository publishes).
     Written through a reconnect: a database that restarts while the run ends must not leave it
@@ -225,6 +248,7 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
     verification_run_changed.send(sender=VerificationRun, run=run)
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_release(run_id: int, *, message: str) -> bool:
     """Hand a claimed run back to the queue (running -> queued), for a task that retries after a
     database error. False when the run is not running any more."""
@@ -237,6 +261,7 @@ def verification_run_release(run_id: int, *, message: str) -> bool:
     )
 
 
+@writes("verification.run", system=WORKER)
 def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
     """Fail every dead run (no sign of life for longer than a task may run: its worker was killed,
     or its message lost with the broker) and queue it again once. Returns (dead run, new run or

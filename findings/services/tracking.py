@@ -4,12 +4,18 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from access.audit import writes
 from findings.models import VerificationRun
 from findings.services.runs import verification_run_request
 from findings.selectors.findings import pull_request_is_verified_at
 from reviews.mirrors import repository_fetch
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import commit_get_or_create, pull_request_pin_commit
+
+
+# Why recording a head checks no person: the forge reports it (a webhook checked by its signature,
+# or beat's tracking), and the run it queues is recorded by verification_run_request.
+FORGE = "the forge reports a new head (a signed webhook, or beat's tracking)"
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,7 @@ class HeadRecorded:
                 "run": self.run.pk if self.run else None, "detail": self.describe()}
 
 
+@writes("pull_request.head", system=FORGE)
 def pull_request_track_head(*, pull_request: PullRequest) -> dict:
     """Fetch the PR's head ref; a head not pinned yet is pinned as `head` and verified."""
     result = repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
@@ -45,6 +52,7 @@ def pull_request_track_head(*, pull_request: PullRequest) -> dict:
     return pull_request_record_head(pull_request=pull_request, sha=result.pr_head).as_dict()
 
 
+@writes("pull_request.head", system=FORGE)
 @transaction.atomic
 def pull_request_record_head(*, pull_request: PullRequest, sha: str, note: str = "") -> HeadRecorded:
     """Pin `sha` as the PR's head and queue its verification, once per head: a head that is

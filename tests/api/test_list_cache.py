@@ -62,7 +62,7 @@ def test_every_write_that_can_change_a_page_changes_it(anonymous_reader, token_w
     pull_request = import_review(repo)
     sha = repo.reviewed
     commit = Commit.objects.get(sha__startswith=sha[:8])
-    maintainer = UserFactory(username="maintainer")
+    maintainer = UserFactory(username="maintainer", groups=["Maintainer"])
 
     def check(write):
         before = answers(anonymous_reader, sha)  # cached now
@@ -109,7 +109,8 @@ def test_every_write_that_can_change_a_page_changes_it(anonymous_reader, token_w
 
     def tag():
         """A tag given."""
-        finding_tags_set(finding=Finding.objects.get(pull_request=pull_request, number=1), slugs=["silent-failure"])
+        finding_tags_set(finding=Finding.objects.get(pull_request=pull_request, number=1), slugs=["silent-failure"],
+                         actor=None)
 
     def rename_tag():
         """A tag renamed."""
@@ -155,7 +156,8 @@ def test_every_table_a_page_reads_moves_the_version_when_written(anonymous_reade
     fails here."""
     pull_request = import_review(repo)
     pull_request_verify(pull_request=pull_request, commit=Commit.objects.get(sha__startswith=repo.reviewed[:8]))
-    finding_tags_set(finding=Finding.objects.get(pull_request=pull_request, number=1), slugs=["silent-failure"])
+    finding_tags_set(finding=Finding.objects.get(pull_request=pull_request, number=1), slugs=["silent-failure"],
+                         actor=None)
     with CaptureQueriesContext(connection) as queries:
         for url in urls(repo.reviewed):
             assert anonymous_reader.get(url).status_code == 200

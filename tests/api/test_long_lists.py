@@ -75,14 +75,14 @@ def test_the_count_is_never_stale(anonymous_reader, django_assert_max_num_querie
 def test_the_tag_filters_count_follows_the_tags(anonymous_reader):
     first, second = FindingFactory(number=1), FindingFactory(number=2)
     assert count(anonymous_reader, tag="dependency") == 0
-    finding_tags_set(finding=first, slugs=["dependency"])
+    finding_tags_set(finding=first, slugs=["dependency"], actor=None)
     assert count(anonymous_reader, tag="dependency") == 1
     tag = Tag.objects.get(slug="dependency")
     tag.findings.add(second)  # from the tag's side
     assert count(anonymous_reader, tag="dependency") == 2
     tag.findings.clear()
     assert count(anonymous_reader, tag="dependency") == 0
-    finding_tags_set(finding=first, slugs=["dependency"])
+    finding_tags_set(finding=first, slugs=["dependency"], actor=None)
     tag.slug = "dependencies"
     tag.save()
     assert count(anonymous_reader, tag="dependency") == 0 and count(anonymous_reader, tag="dependencies") == 1

@@ -252,10 +252,10 @@ def test_lists_take_the_same_number_of_queries_for_3_and_30_rows(anonymous_reade
 def test_a_finding_s_detail_takes_a_fixed_number_of_queries(anonymous_reader, review, django_assert_max_num_queries):
     for position in range(1, 10):
         EvidenceFactory(finding=review.findings[1], commit=review.reviewed, position=position)
-    finding_tags_set(finding=review.findings[1], slugs=["silent-failure", "dependency", "cache"])
+    finding_tags_set(finding=review.findings[1], slugs=["silent-failure", "dependency", "cache"], actor=None)
     for other in (review.findings[2], review.findings[3]):
-        finding_link_create(source=review.findings[1], target=other, kind="same_cause")
-    finding_link_create(source=review.findings[4], target=review.findings[1], kind="follow_up_of")
+        finding_link_create(source=review.findings[1], target=other, kind="same_cause", actor=None)
+    finding_link_create(source=review.findings[4], target=review.findings[1], kind="follow_up_of", actor=None)
     # The finding, its evidence, its tags, its links made from each end, and its PR's stored state
     # (derived by the first read of the generation).
     anonymous_reader.get(f"/api/findings/{review.findings[1].pk}/")

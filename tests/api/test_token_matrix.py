@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from access.models import ApiToken
+from access.models import ApiToken, AuditEntry
 from access.tokens import api_token_create, api_token_revoke
 from findings.models import Finding, FindingLink, ImportJob, Tag, VerificationRun
 from tests.factories import (
@@ -64,8 +64,10 @@ def targets(review, secret=None, *, user=None) -> dict:
             source=finding, target=FindingFactory(pull_request=pull_request, number=2), kind="same_cause"
         )
         finding.tags.add(tag)
+    entry = AuditEntry.objects.create(action="pullrequest.edit", target=pull_request.reference, repository=repository,
+                                      changes={"title": ["Before", pull_request.title]})
     owner, name = repository.slug.split("/")
-    return {"owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk,
+    return {"owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk, "audit": entry.pk,
             "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk, "pulls": pull_request.pk,
             "imports": job.pk, "links": link.pk, "files": "src/loader.py",
             "tags": tag.slug}
@@ -101,6 +103,10 @@ def body_for(path: str, repository_slug: str) -> dict:
         return {"status": "dismissed", "note": "Not ours."}
     if path.endswith("/reviews/import"):
         return bundle(repository={"slug": repository_slug, "clone_url": f"https://github.com/{repository_slug}.git"})
+    if path.endswith("/description"):
+        return {"repository": repository_slug, "description": "What these have in common."}
+    if path.endswith("/revert"):
+        return {"change": "title"}
     return {}
 
 
@@ -154,7 +160,9 @@ def test_a_token_limited_to_one_repository_sees_nothing_of_another(review, secre
         body = body_for(path, "acme/secret")
         response = call(client, method, url, body)
         text = response.content.decode()
-        if "{" in path:
+        if path.startswith("/api/audit/"):
+            assert response.status_code == 403, (method, url)  # instance admins only, before any lookup
+        elif "{" in path:
             assert response.status_code == 404, (method, url, response.status_code, text[:200])
         elif method != "get":
             assert response.status_code == 403, (method, url, response.status_code)

@@ -298,7 +298,7 @@ def test_the_history_button_shows_each_status_change(client, staff_maintainer, t
 
     review = fetched_review(tmp_path)
     finding = review.fixed_one
-    bot = UserFactory(username="ci-bot")
+    bot = UserFactory(username="ci-bot", groups=["Maintainer"])
     finding_resolve(finding=finding, status="fixed", actor=staff_maintainer, source="site", commit_sha=review.fix,
                     note="Tolerance back to 100.")
     finding_resolve(finding=finding, status="open", actor=bot, source="api", note="Came back in the rebase.")

@@ -101,7 +101,10 @@ def test_the_4108_review_tags_its_findings_with_described_tags(db, demo_root):
 
     demo_load()
     silent = Tag.objects.get(slug="silent-failure")
-    assert silent.description.startswith("Something goes wrong and nothing says so")
+    # Described in the review's own repository (descriptions are per repository).
+    [described] = silent.descriptions.all()
+    assert described.repository.slug == "NVIDIA-NeMo/RL"
+    assert described.description.startswith("Something goes wrong and nothing says so")
     assert sorted(silent.findings.values_list("number", flat=True)) == [4, 5]
     assert Tag.objects.get(slug="dependency").findings.get().title.startswith("The Megatron-Bridge submodule")
 

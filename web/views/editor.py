@@ -9,7 +9,6 @@ from dataclasses import asdict
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.db import transaction
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,7 +17,15 @@ from django.views.decorators.http import require_http_methods, require_POST
 from access.permissions import Action, user_may
 from core import vocabulary as v
 from findings.services.authoring import finding_write
-from findings.services.review_import import MAX_BUNDLE_BYTES, BundleInvalid, parse_bundle, review_import
+from access.audit import audit_refusal
+from findings.services.review_import import (
+    MAX_BUNDLE_BYTES,
+    BundleInvalid,
+    ImportRefused,
+    parse_bundle,
+    review_import,
+    review_import_check,
+)
 from findings.exchange.schema import EvidenceSerializer, finding_validate, flatten_errors
 from findings.models import Evidence, Finding, FindingEvent
 from presentation.rendering.markdown import render_markdown
@@ -36,7 +43,6 @@ from web.forms.editor import (
 from presentation.links import Links
 from findings.services.verification.evidence_check import evidence_check as evidence_check_at
 from core.errors import BundleError, FindingError
-from reviews.models import Repository
 from reviews.selectors import reviewed_pin
 
 
@@ -225,13 +231,6 @@ def markdown_preview(request):
     return JsonResponse({"html": str(render_markdown(text))})
 
 
-class _DryRun(Exception):
-    """Raised to roll the dry run's transaction back, carrying its report."""
-
-    def __init__(self, report):
-        self.report = report
-
-
 @require_http_methods(["GET", "POST"])
 def bundle_import(request):
     """Paste or upload a bundle, see what importing it would do (the real import, rolled back),
@@ -252,9 +251,15 @@ def bundle_import(request):
         require_action(request, Action.IMPORT, None, audit_action="review.import", target="")
         context["errors"] = [(error.field, error.message)]
         return render(request, "findings/editor/bundle_import.html", context, status=400)
-    repository = _bundle_repository(data)
-    require_action(request, Action.IMPORT, repository, audit_action="review.import",
-                   target=repository.slug if repository else "")
+    # Who may import this bundle is the import's own rule (review_import_check): a repository the
+    # user may not see and one that does not exist get the same answer, and a new repository is
+    # added only by someone who may add repositories. A refusal is a 403 page, never a 500.
+    try:
+        review_import_check(data=data, actor=request.user)
+    except ImportRefused as error:
+        audit_refusal(action="review.import", target=_bundle_slug(data), message=str(error))
+        context.update(errors=[("repository.slug", str(error))], refused=True)
+        return render(request, "findings/editor/bundle_import.html", context, status=403)
     findings = data.get("findings")
     if isinstance(findings, list) and len(findings) > settings.RECHECK_IMPORT_INLINE_FINDINGS:
         context["errors"] = [("findings", (
@@ -265,10 +270,7 @@ def bundle_import(request):
         return render(request, "findings/editor/bundle_import.html", context, status=400)
     confirm = request.POST.get("confirm") == "1"
     try:
-        if confirm:
-            report = review_import(data=data, actor=request.user)
-        else:
-            report = _dry_run(data, request.user)
+        report = review_import(data=data, actor=request.user, dry_run=not confirm)
     except BundleError as error:
         context["errors"] = error.errors if isinstance(error, BundleInvalid) else [(error.field, error.message)]
         return render(request, "findings/editor/bundle_import.html", context, status=400)
@@ -281,18 +283,7 @@ def bundle_import(request):
     return render(request, "findings/editor/bundle_import.html", context)
 
 
-def _dry_run(data: dict, actor):
-    """What `review_import` would do with `data`: it runs for real inside a transaction that is
-    then rolled back, so the answer is the import's own and nothing stays written."""
-    try:
-        with transaction.atomic():
-            report = review_import(data=data, actor=actor)
-            raise _DryRun(report)
-    except _DryRun as dry_run:
-        return dry_run.report
-
-
-def _bundle_repository(data: dict) -> Repository | None:
+def _bundle_slug(data: dict) -> str:
     repository = data.get("repository")
     slug = repository.get("slug") if isinstance(repository, dict) else None
-    return Repository.objects.filter(slug=slug).first() if isinstance(slug, str) else None
+    return slug[:300] if isinstance(slug, str) else ""

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
-from findings.models import Evidence, Finding
+from findings.models import Evidence, Finding, TagDescription
 from findings.services.runs import QueueUnavailable, verification_run_request
 from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
@@ -74,7 +74,8 @@ def index(request):
 @require_GET
 @readable
 def tag_page(request, slug: str):
-    # A tag carried only by findings the reader may not read is not theirs to see.
+    # A tag carried or described only where the reader may not read is not theirs to see; its
+    # descriptions are those of the repositories they read (`readable_descriptions`).
     tag = get_object_or_404(tags_readable_by(request.user), slug=slug)
     findings = (
         tag.findings.readable_by(request.user).select_related("pull_request__repository").order_by("-created_at", "-id")
@@ -209,13 +210,27 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "has_diagrams": finding_has_diagram(view),
             "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
-            "tags": list(finding.tags.all()),
+            "tags": _described_tags(finding),
             "related": related,
             "run": pull_request_active_run(pull_request),
             "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
             "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
         },
     )
+
+
+def _described_tags(finding: Finding) -> list:
+    """The finding's tags, each with what its own repository says the tag means (`description`):
+    the one repository the reader is reading here, never another's."""
+    tags = list(finding.tags.all())
+    if tags:
+        described = dict(
+            TagDescription.objects.filter(repository=finding.pull_request.repository, tag__in=tags)
+            .values_list("tag_id", "description")
+        )
+        for tag in tags:
+            tag.description = described.get(tag.pk, "")
+    return tags
 
 
 @require_GET

@@ -9,10 +9,11 @@ from contextlib import contextmanager
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from access.audit import writes
 from core.errors import RecheckError
 from engine.verification import EvidenceChecks, prefetch_files
 from findings.models import Evidence, Finding, Verification, VerificationRun
-from findings.services.runs import verification_run_advance, verification_run_finish, verification_run_start
+from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _check, _Context
 from findings.services.verification.rows import _error_outcome, _load, _outcome
@@ -27,6 +28,7 @@ logger = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 
+@writes("verification.run", system=WORKER)
 def pull_request_verify(
     *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None,
     submodules: SubmoduleMirrors | None = None, fetch_problem: str = "",
@@ -111,6 +113,7 @@ def _fetch(pull_request: PullRequest) -> str:
 PROGRESS_INTERVAL_SECONDS = 0.25
 
 
+@writes("verification.run", system=WORKER)
 def verification_run_execute(
     *, run: VerificationRun, progress: Progress | None = None, fetch: bool = True, repository_fetched: bool = False,
 ) -> dict:

@@ -46,7 +46,12 @@ def review_rows(pull_request: PullRequest) -> dict:
                     )
                     for evidence in finding.evidence.order_by("position")
                 ],
-                sorted(finding.tags.values_list("slug", "description")),
+                # What each tag means in this repository (descriptions are per repository).
+                sorted(
+                    (tag.slug, tag.descriptions.filter(repository=repository).values_list("description", flat=True)
+                     .first() or "")
+                    for tag in finding.tags.all()
+                ),
                 sorted((link.target.reference, link.kind, link.note) for link in finding.links_out.all()),
             )
             for finding in pull_request.findings.order_by("number")

@@ -85,8 +85,8 @@ def corpus():
     verification = VerificationFactory(finding=found.renamed, commit=reviewed, verdict="present")
     EvidenceResultFactory(verification=verification, evidence=evidence, path="src/text/tokenizer_v2.py")
     VerificationFactory(finding=found.title_hit, commit=reviewed, verdict="likely_fixed")
-    finding_tags_set(finding=found.body_hit, slugs=["silent-failure"])
-    finding_tags_set(finding=found.phrase, slugs=["silent-failure", "dataset"])
+    finding_tags_set(finding=found.body_hit, slugs=["silent-failure"], actor=None)
+    finding_tags_set(finding=found.phrase, slugs=["silent-failure", "dataset"], actor=None)
     return found
 
 

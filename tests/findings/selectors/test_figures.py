@@ -53,7 +53,7 @@ def build_history(repository, pulls: int = 2):
         dismissed = FindingFactory(pull_request=pull, title=f"Dismissed {index}", path="")
         finding_resolve(finding=dismissed, status="dismissed", actor=None, source="admin", note="Out of scope.")
         for finding in (old, new):
-            finding_tags_set(finding=finding, slugs=["silent-failure"])
+            finding_tags_set(finding=finding, slugs=["silent-failure"], actor=None)
         made.update({f"old{index}": old, f"new{index}": new})
     return made
 

@@ -36,11 +36,11 @@ def family():
         return FindingFactory(pull_request=pull, title=title, path=path, summary="", body="", fix="", **fields)
 
     me = finding(pulls[0], "Failure tolerance switched off in the cooker", path="src/loader.py")
-    finding_tags_set(finding=me, slugs=["silent-failure"])
+    finding_tags_set(finding=me, slugs=["silent-failure"], actor=None)
     same_pull = finding(pulls[0], "Same file, same pull request", path="src/loader.py")
     same_file = finding(pulls[1], "Shuffle seed ignored", path="src/loader.py")
     tagged = finding(pulls[2], "Errors are logged and dropped")
-    finding_tags_set(finding=tagged, slugs=["silent-failure", "logging"])
+    finding_tags_set(finding=tagged, slugs=["silent-failure", "logging"], actor=None)
     similar = finding(pulls[3], "Failure tolerance switched off in the loader")
     # Recorded under the file's old name; verification found the evidence at the current one.
     renamed = finding(pulls[4], "Workers leak file handles", path="src/old_loader.py")
@@ -48,7 +48,7 @@ def family():
     result_of = VerificationFactory(finding=renamed, commit=evidence.commit)
     EvidenceResultFactory(verification=result_of, evidence=evidence, path="src/loader.py")
     linked = finding(pulls[0], "The cooker retries hide the same error")
-    finding_link_create(source=linked, target=me, kind="duplicate_of")
+    finding_link_create(source=linked, target=me, kind="duplicate_of", actor=None)
     unrelated = finding(pulls[1], "Docs typo in the README", path="README.md")
     return {name: value for name, value in locals().items() if hasattr(value, "pk") and name != "evidence"}
 
@@ -74,7 +74,7 @@ def test_at_most_five_findings_are_related_but_every_link_shows(family):
                        title=f"Another on the loader {number}", path="src/loader.py")
     assert len(finding_related(family["me"], reader=ANYONE)) == 5
     for number in range(6):
-        finding_link_create(source=family["me"], target=FindingFactory(title=f"Linked {number}"), kind="same_cause")
+        finding_link_create(source=family["me"], target=FindingFactory(title=f"Linked {number}"), kind="same_cause", actor=None)
     related = finding_related(family["me"], reader=ANYONE)
     assert len(related) == 7 and all(item.link for item in related)
 

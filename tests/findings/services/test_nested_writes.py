@@ -119,3 +119,22 @@ def test_a_submodule_repository_new_to_the_server_is_added_by_someone_who_may_ad
     fresh = Repository.objects.get(slug="acme/fresh")
     assert fresh.clone_url == "https://evil.example.com/x.git" and fresh.is_public
     assert AuditEntry.objects.get(action="repository.create").target == "acme/fresh"
+
+
+def test_the_bundles_own_repository_keeps_its_urls_unless_the_importer_may_change_its_settings(reviewer):
+    """Importing into a repository needs the Reviewer role; where it is fetched from is its Admin's."""
+    data = parse_bundle(BUNDLE.replace("SLUG", "acme/mine"))
+    data["findings"][0]["evidence"] = [{"kind": "note", "text": "Seen."}]
+    data["repository"]["clone_url"] = "https://evil.example.com/mine.git"
+    report = review_import(data=data, actor=reviewer)
+    mine = Repository.objects.get(slug="acme/mine")
+    assert mine.clone_url == "https://github.com/acme/mine.git"
+    assert report.notes == ["acme/mine was left as it is: changing its clone_url needs the Admin role on it."]
+    Membership.objects.filter(user=reviewer).update(role="admin")
+    del reviewer._recheck_membership_actions
+    report = review_import(data=data, actor=reviewer)
+    mine.refresh_from_db()
+    assert mine.clone_url == "https://evil.example.com/mine.git" and report.notes == []
+    entry = AuditEntry.objects.filter(action="review.import").latest("id")
+    assert entry.changes["repository acme/mine.clone_url"] == ["https://github.com/acme/mine.git",
+                                                               "https://evil.example.com/mine.git"]

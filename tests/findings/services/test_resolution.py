@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def test_marking_fixed_records_who_when_which_commit_and_why():
     finding = FindingFactory()
     commit = CommitFactory(repository=finding.pull_request.repository)
-    user = UserFactory()
+    user = UserFactory(groups=["Maintainer"])
     event = finding_resolve(
         finding=finding, status="fixed", actor=user, source="api", commit=commit, note="Tolerance back to 100."
     )

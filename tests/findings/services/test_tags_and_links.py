@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from findings.exchange.bundle import bundle_dump, bundle_export
 from findings.services.review_import import BundleInvalid, parse_bundle, review_import
-from findings.models import Finding, FindingLink, Tag
+from findings.models import Finding, FindingLink, Tag, TagDescription
 from findings.services.tags_and_links import RelationError, finding_link_create, finding_tags_set
 from reviews.models import PullRequest
 from tests.factories import store_states
@@ -77,12 +77,15 @@ def test_a_bundle_with_an_unknown_key_is_refused_naming_it_and_the_fields_expect
 
 
 def test_a_bundle_tags_findings_with_tags_shared_across_repositories(other_finding):
-    finding_tags_set(finding=other_finding, slugs=["silent-failure"])
+    finding_tags_set(finding=other_finding, slugs=["silent-failure"], actor=None)
     review_import(data=bundle())
     finding = Finding.objects.get(pull_request__number=4108, number=1)
     assert sorted(finding.tags.values_list("slug", flat=True)) == ["dependency", "silent-failure"]
     silent = Tag.objects.get(slug="silent-failure")
-    assert silent.description == "Something goes wrong and nothing says so."
+    # One slug, described by the bundle's repository only.
+    assert [(row.repository.slug, row.description) for row in silent.descriptions.all()] == [
+        ("acme/loader", "Something goes wrong and nothing says so.")
+    ]
     assert set(silent.findings.all()) == {finding, other_finding}
 
 
@@ -153,7 +156,9 @@ def test_export_then_import_round_trips_tags_and_links(other_finding):
     assert report.created
     first = Finding.objects.get(pull_request__number=4108, number=1)
     assert sorted(first.tags.values_list("slug", flat=True)) == ["dependency", "silent-failure"]
-    assert Tag.objects.get(slug="silent-failure").description == "Something goes wrong and nothing says so."
+    assert TagDescription.objects.get(tag__slug="silent-failure").description == (
+        "Something goes wrong and nothing says so."
+    )
     assert {(link.target.reference, link.kind) for link in first.links_out.all()} == {
         ("acme/loader#4108/2", "same_cause"), ("other/tool#7/3", "follow_up_of")
     }
@@ -177,9 +182,9 @@ def test_a_bundle_that_lists_fewer_links_removes_the_others(other_finding):
 
 def test_two_findings_are_linked_once_whichever_way_round(other_finding):
     finding = FindingFactory()
-    finding_link_create(source=finding, target=other_finding, kind="duplicate_of")
+    finding_link_create(source=finding, target=other_finding, kind="duplicate_of", actor=None)
     with pytest.raises(RelationError, match="already linked"):
-        finding_link_create(source=other_finding, target=finding, kind="same_cause")
+        finding_link_create(source=other_finding, target=finding, kind="same_cause", actor=None)
     assert FindingLink.objects.count() == 1
 
 
@@ -229,24 +234,29 @@ def test_a_link_made_through_the_api_shows_from_both_ends_and_goes_from_either(e
 
 
 def test_the_api_describes_a_tag_with_permission_only(other_finding):
-    # Describing a tag is writing (user_may's WRITE): a Reviewer's role, here instance-wide.
+    # Describing a tag in a repository is writing there (user_may's WRITE): a Reviewer's role,
+    # here instance-wide.
     curator = token_client(UserFactory(username="curator", groups=["Reviewer"]))
     reader = token_client(UserFactory(username="reader"))
     url = "/api/tags/silent-failure/description"
-    assert reader.put(url, {"description": "x"}, format="json").status_code == 403
-    response = curator.put(url, {"description": "Nothing says so."}, format="json")
+    described = {"repository": "other/tool", "description": "Nothing says so."}
+    assert reader.put(url, described, format="json").status_code == 403
+    response = curator.put(url, described, format="json")
     assert response.status_code == 200
     assert (response.json()["slug"], response.json()["description"]) == ("silent-failure", "Nothing says so.")
-    assert curator.put(url, {"description": ""}, format="json").json()["description"] == ""
-    bad = curator.put("/api/tags/Not_A_Slug/description", {"description": "x"}, format="json")
+    assert response.json()["descriptions"] == [{"repository": "other/tool", "description": "Nothing says so."}]
+    cleared = curator.put(url, {**described, "description": ""}, format="json").json()
+    assert (cleared["description"], cleared["descriptions"]) == ("", [])
+    bad = curator.put("/api/tags/Not_A_Slug/description", described, format="json")
     assert bad.status_code == 400 and "hyphens" in bad.json()["detail"]
     assert not Tag.objects.filter(slug="Not_A_Slug").exists()
 
 
 def test_the_tag_list_reads_in_bounded_queries(client, django_assert_max_num_queries):
     for index in range(30):
-        finding_tags_set(finding=FindingFactory(), slugs=[f"tag-{index}", "shared"])
-    with django_assert_max_num_queries(2):
+        finding_tags_set(finding=FindingFactory(), slugs=[f"tag-{index}", "shared"], actor=None)
+    # The count, the page, and the page's descriptions.
+    with django_assert_max_num_queries(3):
         body = client.get("/api/tags/", {"ordering": "-findings_count"}).json()
     assert body["count"] == 31 and body["results"][0] == {
         **body["results"][0], "slug": "shared", "findings_count": 30
@@ -265,7 +275,7 @@ def test_a_link_to_an_unknown_finding_is_a_clear_400(editor, other_finding):
 
 def test_a_link_shows_on_the_pages_of_both_findings(client, other_finding):
     finding = FindingFactory(title="Tolerance lowered to 0")
-    finding_link_create(source=finding, target=other_finding, kind="follow_up_of", note="Same loader.")
+    finding_link_create(source=finding, target=other_finding, kind="follow_up_of", note="Same loader.", actor=None)
     source_page = text_of(client.get(finding.get_absolute_url()).content.decode())
     assert "Follow-up of other/tool#7/3 The tolerance was zero there too Open — Same loader." in source_page
     target_page = text_of(client.get(other_finding.get_absolute_url()).content.decode())
@@ -280,15 +290,16 @@ def test_the_tag_page_describes_the_tag_and_lists_its_findings_newest_first(
     newer = FindingFactory(title="A newer silent failure")
     Finding.objects.filter(pk=older.pk).update(created_at=other_finding.created_at.replace(year=2020))
     for finding in (older, newer):
-        finding_tags_set(finding=finding, slugs=["silent-failure"])
-    Tag.objects.filter(slug="silent-failure").update(description="Nothing says so.")
+        finding_tags_set(finding=finding, slugs=["silent-failure"], actor=None)
+    TagDescription.objects.create(tag=Tag.objects.get(slug="silent-failure"), repository=older.pull_request.repository,
+                                  description="Nothing says so.")
     for index in range(30):
-        finding_tags_set(finding=FindingFactory(title=f"Filler {index}"), slugs=["silent-failure"])
+        finding_tags_set(finding=FindingFactory(title=f"Filler {index}"), slugs=["silent-failure"], actor=None)
     store_states()  # the page reads each finding's state from its PR's: one more query
     with django_assert_max_num_queries(5):
         response = client.get(reverse("findings:tag", args=["silent-failure"]))
     text = text_of(response.content.decode())
-    assert "silent-failure" in text and "Nothing says so." in text
+    assert "silent-failure" in text and f"In {older.pull_request.repository.slug} Nothing says so." in text
     assert "32 findings with this tag" in text
     assert text.index("Filler 29") < text.index("Filler 5 ")
     assert "silent failure" not in text.replace("silent-failure", "")  # the two first tagged are on page 2

@@ -18,9 +18,9 @@ def test_a_reader_searches_then_follows_related_findings_to_the_file_and_reposit
                            body="The tolerance is zero, so a broken dataset never stops the job.")
     second = FindingFactory(pull_request=PullRequestFactory(repository=repository, number=2),
                             title="Retries hide a broken dataset", path="src/loader.py", body="Same loader.")
-    finding_tags_set(finding=first, slugs=["silent-failure"])
-    finding_tags_set(finding=second, slugs=["silent-failure"])
-    finding_link_create(source=second, target=first, kind="follow_up_of")
+    finding_tags_set(finding=first, slugs=["silent-failure"], actor=None)
+    finding_tags_set(finding=second, slugs=["silent-failure"], actor=None)
+    finding_link_create(source=second, target=first, kind="follow_up_of", actor=None)
     with chromium() as browser:
         page = browser.new_page(viewport=DESKTOP)
         page.goto(live_server.url + "/")

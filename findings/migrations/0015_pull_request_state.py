@@ -19,7 +19,7 @@ def add_possibly_regressed(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('findings', '0013_finding_indexes_in_list_order'),
+        ('findings', '0014_tag_descriptions_per_repository'),
         ('reviews', '0005_pull_request_generation'),
     ]
 
