@@ -2,7 +2,6 @@
 link and describing a tag. Each is recorded with who, from where and what changed (before and
 after), and each checks its actor in the service, whatever interface calls it."""
 import pytest
-from django.core.cache import cache
 
 from access.models import AuditEntry
 from access.permissions import ActionRefused
@@ -12,13 +11,6 @@ from tests.factories import FindingFactory, PullRequestFactory, RepositoryFactor
 from tests.personas import api_client, member_of
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ of B or C changes."""
 import json
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -24,13 +23,6 @@ pytestmark = pytest.mark.django_db
 A, B, C = "acme/alpha", "hidden-org/quokka", "acme/public-lib"
 B_SHA = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0"
 OUTSIDERS = ["anonymous", "no_role", "reader_a", "reviewer_a", "maintainer_a", "admin_a", "token_limited_a"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ a later change."""
 import json
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -26,13 +25,6 @@ BUNDLE = {
     "tags": [{"slug": "loops", "description": "Never stops."}],
     "findings": [{"number": 1, "kind": "blocker", "title": "Tolerance 0 never stops", "summary": "One line."}],
 }
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _import(**pull_request) -> AuditEntry:

@@ -8,7 +8,7 @@ import pytest
 from django.contrib import admin
 from django.test import Client, override_settings
 
-from tests.access.test_persona_matrix import SITE_WRITES, _fill, _site_url, _world, api_operations, site_routes
+from tests.access.persona_world import SITE_WRITES, _fill, _site_url, _world, api_operations, site_routes
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from findings.models import TagDescription
@@ -17,13 +16,6 @@ from tests.personas import api_client, member_of
 pytestmark = pytest.mark.django_db
 
 SECRET = "Quokka cache keys that ignore the dtype"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
