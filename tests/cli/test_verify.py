@@ -40,6 +40,21 @@ def test_json_output_has_the_documented_shape(repo):
     assert PinnedCommit.objects.get(commit__sha=rebased).role == "rebased"
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_json_is_indented_on_a_terminal_and_one_line_into_a_pipe(repo):
+    import_review(repo)
+    piped = run_verify("acme/loader", "7", "--commit", repo.reviewed[:9], "--json")
+    terminal = Terminal()
+    call_command("verify", "acme/loader", "7", "--commit", repo.reviewed[:9], "--json", stdout=terminal)
+    assert piped.strip().count("\n") == 0
+    assert terminal.getvalue().startswith('{\n  "pull_request"')
+    assert json.loads(piped) == json.loads(terminal.getvalue())
+
+
 def test_without_a_commit_it_verifies_every_pinned_commit(repo):
     import_review(repo)
     output = run_verify("acme/loader", "7")
