@@ -3,7 +3,8 @@ where the evidence moved, was fixed or broke again, fixed, fixed anyway, dismiss
 evidence edited), and after every step every interface reports what the pull request's stored
 state says, and the stored state is what a fresh derivation makes of the facts.
 
-The interfaces: the three companion pages, the needs-a-decision page, the admin's changelist and
+The interfaces: the three companion pages, each finding's page, the site's search (by verdict and
+the flags of every result), the file page, the needs-a-decision page, the admin's changelist and
 its filter, the REST API's findings, pull request and gate, the GitHub check's content, and the
 SARIF, Markdown and bundle exports, against a real git repository fetched into a mirror."""
 import re
@@ -239,6 +240,28 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
             str(expected["open_blockers"]), str(expected["open_cleanups"])
         ]
     assert static.count('<p class="resolution resolution-regressed">') == len(expected["regressed"])
+    for page in ("blockers/", "cleanups/"):
+        html = site.get(pull_request.get_absolute_url() + page).content.decode()
+        assert re.findall(r'<span class="count" title="open">(\d+)</span>', html) == [
+            str(expected["open_blockers"]), str(expected["open_cleanups"])
+        ], page
+    # Each finding's own page: its status, its flag and its verdict beside its title.
+    for number, item in expected["findings"].items():
+        page = site.get(f"{pull_request.get_absolute_url()}findings/{number}/").content.decode()
+        badges = page.split('<p class="badges">', 1)[1].split("</p>", 1)[0]
+        assert ("Possibly regressed" in badges) == item["possibly_regressed"], (number, badges)
+        assert ("Fixed anyway" in badges) == (item["resolution"] == "fixed_anyway"), (number, badges)
+        assert f"verdict-{item['verdict'] or 'none'}" in badges, (number, badges)
+    # Search on the site: `verdict:` finds the findings whose verdict the state names, and every
+    # result, like the file page's list, wears the state's flags.
+    for verdict in {item["verdict"] for item in expected["findings"].values() if item["verdict"]} | {"likely_fixed"}:
+        found = results_of(site.get("/", {"q": f"verdict:{verdict} repo:acme/loader"}).content.decode())
+        assert set(found) == {n for n, item in expected["findings"].items() if item["verdict"] == verdict}, verdict
+        assert_flags(found, expected)
+    assert_flags(results_of(site.get("/", {"q": "repo:acme/loader"}).content.decode()), expected, every=True)
+    on_file = results_of(site.get("/acme/loader/files/src/loader.py").content.decode())
+    assert 1 in on_file  # finding 1's snippet is in src/loader.py
+    assert_flags(on_file, expected)
     decisions = site.get("/decisions/").content.decode()
     assert {n for n in TITLES if f">{title_of(expected, n)}<" in decisions} == expected["needs_decision"]
 
@@ -268,6 +291,22 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
     assert markdown.count("marked fixed anyway") == len(expected["anyway"])
     exported = {item["number"]: item["status"] for item in bundle_export(pull_request=pull_request)["findings"]}
     assert exported == {n: item["status"] for n, item in expected["findings"].items()}
+
+
+def results_of(html: str) -> dict[int, str]:
+    """A result list's entries by finding number: each one's title line and badges."""
+    return {int(part.split("<", 1)[0]): part.split("</li>", 1)[0]
+            for part in html.split('<li class="result">')[1:]
+            for part in [part.split('<span class="glance-number">', 1)[1]]}
+
+
+def assert_flags(results: dict[int, str], expected: dict, *, every: bool = False) -> None:
+    if every:
+        assert set(results) == set(expected["findings"])
+    for number, entry in results.items():
+        item = expected["findings"][number]
+        assert ("Possibly regressed" in entry) == item["possibly_regressed"], (number, entry)
+        assert ("Fixed anyway" in entry) == (item["resolution"] == "fixed_anyway"), (number, entry)
 
 
 def title_of(expected: dict, number: int) -> str:
