@@ -4,9 +4,8 @@ finding editor's links for a reviewer and none for a reader. Screenshots land in
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from django.test import Client
 
-from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot
+from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot, signed_in
 from tests.factories import FindingFactory, UserFactory
 from tests.web.test_code_browser import browsed_pull_request
 
@@ -20,15 +19,6 @@ def browsed(tmp_path, settings):
     FindingFactory(pull_request=browsed.pull_request, number=1, title="The loader drops a row")
     FindingFactory(pull_request=browsed.pull_request, number=2, title="Seven is a string")
     return browsed
-
-
-def signed_in(browser, live_server, user):
-    """A browser context with `user`'s session (signing in through the form is tested elsewhere)."""
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
-    return context
 
 
 def selected_lines(page) -> list[int]:

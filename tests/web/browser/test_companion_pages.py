@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connections
+from django.test import Client
 
 from presentation.companion import companion_render
 from tests.factories import USER_PASSWORD, reviewed_pull_request
@@ -62,6 +63,15 @@ def chromium(refusals: Refusals | None = None):
             # Playwright's loop gives ORM calls made inside this block their own connection,
             # which the test database teardown cannot see: close it here.
             connections.close_all()
+
+
+def signed_in(browser, live_server, user):
+    """A browser context with `user`'s session (signing in through the form is `sign_in`'s)."""
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    return context
 
 
 def sign_in(page, live_server, username: str, next_url: str, *, sent_there: bool = True) -> None:

@@ -3,7 +3,6 @@ editor, the code browser, Mermaid's diagrams, a run's progress, the admin and th
 with the policy in their header and nothing refused, no script error on the console. (Every other
 browser test fails on a refusal too: `chromium()` watches each page.)"""
 import pytest
-from django.test import Client
 
 from findings.models import Finding, VerificationRun
 from reviews.mirrors import repository_fetch
@@ -11,7 +10,7 @@ from tests.factories import (
     CommitFactory, PinnedCommitFactory, PullRequestFactory, RepositoryFactory, UserFactory, reviewed_pull_request,
 )
 from tests.gitrepo import GitRepoBuilder
-from tests.web.browser.test_companion_pages import DESKTOP, chromium, sign_in
+from tests.web.browser.test_companion_pages import DESKTOP, chromium, sign_in, signed_in
 from tests.web.browser.test_diagrams import BROKEN, GOOD, HOSTILE, diagram_review, wait_for_diagrams
 from tests.web.browser.violations import Refusals
 from tests.web.test_code_browser import browsed_pull_request
@@ -34,14 +33,6 @@ def opened(page, url: str):
 def assert_nothing_refused(refusals: Refusals) -> None:
     assert refusals.violations == [], refusals.violations
     assert refusals.errors == [], refusals.errors
-
-
-def session_context(browser, live_server, user):
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
-    return context
 
 
 def test_the_editor_previews_and_tries_a_pattern_under_the_policy(live_server, tmp_path):
@@ -74,7 +65,7 @@ def test_the_code_browser_selects_lines_under_the_policy(live_server, tmp_path, 
     browsed = browsed_pull_request(tmp_path)
     refusals = Refusals()
     with chromium(refusals) as browser:
-        page = session_context(browser, live_server, UserFactory(username="rita", groups=["Reviewer"])).new_page()
+        page = signed_in(browser, live_server, UserFactory(username="rita", groups=["Reviewer"])).new_page()
         opened(page, live_server.url + browsed.url(path="src/app.py"))
         page.click('a[data-line="7"]')
         page.click('a[data-line="8"]', modifiers=["Shift"])
@@ -134,7 +125,7 @@ def test_the_admin_the_api_s_pages_and_the_site_s_others_load_under_the_policy(l
     reviewed_pull_request(blockers=1, cleanups=1)
     refusals = Refusals()
     with chromium(refusals) as browser:
-        page = session_context(browser, live_server, UserFactory(username="root", is_staff=True,
+        page = signed_in(browser, live_server, UserFactory(username="root", is_staff=True,
                                                                  is_superuser=True)).new_page()
         for path in PAGES:
             refusals.violations.clear(), refusals.errors.clear(), refusals.failed.clear()
