@@ -67,6 +67,7 @@ urlpatterns = [
     path("audit/", audit.AuditLog.as_view(), name="audit-log"),
     path("audit/<int:pk>/revert", audit.AuditEntryRevert.as_view(), name="audit-revert"),
     path("hooks/github", webhooks.GitHubWebhook.as_view(), name="github-webhook"),
+    path("hooks/gitlab", webhooks.GitLabWebhook.as_view(), name="gitlab-webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),

@@ -45,6 +45,11 @@ class Repository(models.Model):
         max_length=500, help_text="https:// or ssh URL (a local path only where local repositories are allowed)."
     )
     web_url = models.URLField(blank=True, help_text="Base of permalinks, e.g. https://github.com/owner/name")
+    # GitLab's project id, from its webhooks: API calls name the project by it, so a project moved
+    # or renamed on GitLab is still reached (and its new path said on the delivery's outcome).
+    forge_project_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The project's id on GitLab, remembered from its webhooks."
+    )
     default_branch = models.CharField(max_length=200, default="main")
     fetched_at = models.DateTimeField(null=True, blank=True)
     fetch_error = models.TextField(blank=True)
