@@ -5,12 +5,9 @@ retry can change is kept, failed, with GitLab's own message and what to fix."""
 import pytest
 
 from forge.models import GitHubCall
-from tests.forge.gitlab_world import (  # noqa: F401 (fixtures used by name)
+from tests.forge.gitlab_world import (
     IID,
     PROJECT_ID,
-    fake_gitlab,
-    gitlab_repo,
-    merge_request,
 )
 from tests.forge.scenario import verify
 

@@ -6,15 +6,12 @@ import pytest
 from findings.models import VerificationRun, WebhookDelivery
 from forge.models import GitHubCall
 from reviews.models import PinnedCommit, PullRequest
-from tests.forge.gitlab_world import (  # noqa: F401 (fixtures used by name)
+from tests.forge.gitlab_world import (
     IID,
     PROJECT_ID,
     SLUG,
     deliver_hook,
     example,
-    fake_gitlab,
-    gitlab_repo,
-    merge_request,
     merge_request_event,
 )
 from tests.forge.scenario import deliver as send_due
