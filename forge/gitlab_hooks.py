@@ -10,8 +10,8 @@ transaction as its effect, so GitLab's retries and "Resend request" change nothi
   as GitHub's `synchronize` does: a new head is pinned with role `head` and verified once.
   `merge` and `close` record the state. A merge request from a fork is pinned the same way: its
   head is in the target project as refs/merge-requests/N/head, which the mirror fetches.
-- `Push Hook`: a push to a tracked project refreshes its mirror (queued after the commit), so the
-  commits are there for the verifications that follow.
+- `Push Hook`: a push to a tracked project refreshes its mirror (queued after the commit, for a
+  worker), so the commits are there for the verifications that follow.
 
 A project is found by GitLab's project id once one of its hooks told it, so a project moved or
 renamed on GitLab is still tracked (the outcome says where GitLab has it now), else by its path."""
@@ -25,7 +25,7 @@ from django.db import transaction
 from core.documents import DocumentError, load_json
 from core.errors import RecheckError
 from core.forges import GITLAB
-from findings.enqueue import enqueue
+from findings.enqueue import enqueue, tasks_run_in_process
 from findings.models import WebhookDelivery
 from findings.services.runs import QueueUnavailable
 from findings.services.tracking import pull_request_record_head
@@ -185,6 +185,10 @@ def _push(repository: Repository, payload: dict) -> str:
     ref = str(payload.get("ref", ""))
     if str(payload.get("after", "")) == DELETED_SHA:
         return f"Ignored: {ref} was deleted from {repository.slug}."
+    if tasks_run_in_process():
+        # Without a worker the fetch would run inside this request, and GitLab waits 10 s at most
+        # (and turns off a hook that keeps timing out).
+        return f"Push to {ref} of {repository.slug}: its mirror is fetched by the next verification."
     transaction.on_commit(lambda: _refresh(repository))
     return f"Push to {ref} of {repository.slug}: its mirror is fetched."
 

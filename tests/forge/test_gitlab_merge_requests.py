@@ -176,10 +176,22 @@ def test_a_push_hook_refreshes_the_mirror(client, merge_request, fake_gitlab, dj
                                           monkeypatch):
     fetched = []
     monkeypatch.setattr("forge.gitlab_hooks.enqueue", lambda name, *args: fetched.append((name, args)))
+    monkeypatch.setattr("forge.gitlab_hooks.tasks_run_in_process", lambda: False)
     response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Push Hook")
 
     assert response.status_code == 200 and "mirror is fetched" in response.json()["detail"]
     assert fetched == [("findings.tasks.fetch_repository", (merge_request.repository_id,))]
+
+
+def test_a_push_hook_without_a_worker_fetches_nothing_in_the_request(
+    client, merge_request, fake_gitlab, django_capture_on_commit_callbacks, monkeypatch
+):
+    fetched = []
+    monkeypatch.setattr("forge.gitlab_hooks.enqueue", lambda name, *args: fetched.append((name, args)))
+    response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Push Hook")
+
+    assert response.status_code == 200 and "by the next verification" in response.json()["detail"]
+    assert fetched == []
 
 
 @pytest.mark.parametrize(("token", "status", "words"), [

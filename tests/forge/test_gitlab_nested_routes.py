@@ -151,3 +151,15 @@ def test_a_subgroup_named_like_a_route_is_refused():
 def test_github_keeps_owner_name_slugs():
     with pytest.raises(ValidationError, match="GitHub names a repository owner/name"):
         Repository(slug=SLUG, forge="github", clone_url="https://github.com/x.git").full_clean()
+
+
+def test_the_admin_registers_a_nested_group_project_on_gitlab_only():
+    from tests.personas import superuser
+
+    client = site_client(superuser())
+    form = {"slug": "platform/tools/loader", "clone_url": "https://gitlab.com/platform/tools/loader.git",
+            "default_branch": "main", "visibility": "public"}
+    refused = client.post("/admin/reviews/repository/add/", form)
+    assert refused.status_code == 200 and "GitHub names a repository owner/name" in refused.content.decode()
+    assert client.post("/admin/reviews/repository/add/", {**form, "forge": "gitlab"}).status_code == 302
+    assert Repository.objects.get(slug="platform/tools/loader").forge == "gitlab"
