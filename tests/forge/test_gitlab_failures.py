@@ -95,3 +95,16 @@ def test_a_status_gitlab_already_has_counts_as_sent(merge_request, gitlab_repo, 
     running = GitHubCall.objects.filter(kind=GitHubCall.Kind.COMMIT_STATUS, state="running").get()
     assert running.status == GitHubCall.Status.SENT and running.response_status == 400
     assert [status["status"] for status in fake_gitlab.statuses] == ["running", "failed"]
+
+
+def test_a_refused_call_is_shown_on_the_merge_requests_page_in_gitlabs_words(
+    merge_request, gitlab_repo, fake_gitlab, settings, django_capture_on_commit_callbacks
+):
+    from tests.personas import site_client, superuser
+
+    settings.RECHECK_GITLAB_TOKEN = fake_gitlab.read_only_token
+    verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
+
+    page = site_client(superuser()).get(merge_request.get_absolute_url()).content.decode()
+    assert "Reporting to GitLab failed" in page and "GitLab answered 403" in page
+    assert "lacks the api scope" in page
