@@ -34,3 +34,13 @@ def test_load_demo_loads_and_verifies_a_gitlab_merge_request_in_nested_groups(de
 
     call_command("load_demo", "--no-verify", stdout=io.StringIO())
     assert PullRequest.objects.filter(repository__slug=SLUG).count() == 1
+
+
+def test_verify_takes_a_nested_group_slug(demo_root):
+    call_command("load_demo", "--no-verify", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("verify", SLUG, str(NUMBER), "--json", stdout=out)
+
+    assert SLUG in out.getvalue()
+    merge_request = PullRequest.objects.get(repository__slug=SLUG, number=NUMBER)
+    assert Verification.objects.filter(finding__pull_request=merge_request).exists()
