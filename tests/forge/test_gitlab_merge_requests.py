@@ -229,3 +229,29 @@ def test_a_body_that_is_not_an_event_is_a_clear_400(client, merge_request, fake_
 def test_other_events_are_acknowledged(client, merge_request, fake_gitlab, django_capture_on_commit_callbacks):
     response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Pipeline Hook")
     assert response.status_code == 200 and "not Pipeline Hook events" in response.json()["detail"]
+
+
+def test_a_head_the_gate_allows_is_reported_as_success(client, merge_request, gitlab_repo, fake_gitlab,
+                                                       django_capture_on_commit_callbacks):
+    from findings.services.review_import import review_import
+
+    # A second merge request of the project, with no blocker recorded: the gate lets it merge.
+    review_import(data={"repository": {"slug": SLUG, "forge": "gitlab", "clone_url": str(gitlab_repo.path)},
+                        "pull_request": {"number": 13, "title": "Docs only"},
+                        "commits": [{"sha": gitlab_repo.reviewed, "role": "reviewed"}]}, actor=None)
+    fake_gitlab.projects[PROJECT_ID].merge_requests.add(13)
+    gitlab_repo.write("README.md", "docs\n")
+    head = gitlab_repo.commit("docs")
+    response = hook(client, django_capture_on_commit_callbacks,
+                    merge_request_event("update", head, oldrev=gitlab_repo.reviewed, iid=13))
+
+    assert response.status_code == 202, response.json()
+    assert [status["status"] for status in statuses(fake_gitlab, head)] == ["running", "success"]
+
+
+def test_every_conclusion_of_the_gate_has_a_gitlab_state_and_only_success_passes():
+    from forge import content
+    from forge.forges.gitlab import STATUS_STATES
+
+    assert set(STATUS_STATES) == set(content.STATUS_STATES)
+    assert [conclusion for conclusion, state in STATUS_STATES.items() if state == "success"] == [content.SUCCESS]
