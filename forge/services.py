@@ -16,6 +16,7 @@ from django.utils import timezone
 from access.audit import audit_record, audit_refusal
 from access.permissions import Action, refusal, user_may
 from core.errors import RecheckError
+from core.forges import GITHUB
 from findings.models import VerificationRun
 from forge import content
 from forge.github import Failure, credentials_kind, retry_delay
@@ -198,7 +199,7 @@ def repository_installation_record(*, installation_id: int | None, slugs: list[s
     """Remember (or with None, forget) the App's installation on these repositories."""
     query = Repository.objects.none()
     for slug in slugs:
-        query = query | Repository.objects.filter(slug__iexact=slug)
+        query = query | Repository.objects.filter(slug__iexact=slug, forge=GITHUB)
     return query.update(github_installation_id=installation_id)
 
 

@@ -255,3 +255,24 @@ def test_every_conclusion_of_the_gate_has_a_gitlab_state_and_only_success_passes
 
     assert set(STATUS_STATES) == set(content.STATUS_STATES)
     assert [conclusion for conclusion, state in STATUS_STATES.items() if state == "success"] == [content.SUCCESS]
+
+
+def test_a_github_delivery_never_touches_a_gitlab_project_of_the_same_path(
+    client, settings, gitlab_repo, fake_gitlab, django_capture_on_commit_callbacks
+):
+    from findings.services.review_import import review_import
+    from tests.api.test_webhooks import SECRET as GITHUB_SECRET
+    from tests.api.test_webhooks import deliver as deliver_github
+    from tests.api.test_webhooks import pull_request_event
+
+    settings.RECHECK_GITHUB_WEBHOOK_SECRET = GITHUB_SECRET
+    review_import(data={"repository": {"slug": "acme/loader", "forge": "gitlab", "clone_url": str(gitlab_repo.path)},
+                        "pull_request": {"number": 7, "title": "Loader"}}, actor=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        pushed = deliver_github(client, pull_request_event(slug="acme/loader", number=7, sha=gitlab_repo.reviewed))
+        closed = deliver_github(client, pull_request_event("closed", slug="acme/loader", number=7), delivery="d-2")
+
+    assert pushed.status_code == 200 and "not tracked" in pushed.json()["detail"]
+    assert closed.status_code == 200 and "not tracked" in closed.json()["detail"]
+    pull_request = PullRequest.objects.get(repository__slug="acme/loader", number=7)
+    assert not pull_request.pins.exists() and pull_request.state == PullRequest.State.OPEN
