@@ -20,6 +20,7 @@ from findings.models import VerificationRun, WebhookDelivery
 from findings.services.runs import QueueUnavailable
 from findings.services.tracking import pull_request_record_head
 from core.errors import RecheckError
+from core.forges import GITHUB
 from forge.events import (
     EventOutcome,
     EventPayloadError,
@@ -97,7 +98,8 @@ def _pull_request_event(payload: dict) -> tuple[str, str, int, str]:
 
 
 def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
-    pull_requests = PullRequest.objects.select_related("repository").filter(number=number)
+    # A GitLab project of the same path is not GitHub's repository.
+    pull_requests = PullRequest.objects.select_related("repository").filter(number=number, repository__forge=GITHUB)
     # GitHub keeps the owner's and name's case as typed; a slug recorded in another case still matches.
     return pull_requests.filter(repository__slug=slug).first() or pull_requests.filter(
         repository__slug__iexact=slug

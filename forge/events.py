@@ -13,6 +13,7 @@ from findings.services.runs import verification_run_request
 from core.errors import RecheckError
 from forge.content import CHECK_NAME
 from forge.services import installation_forget, repository_installation_record
+from core.forges import GITHUB
 from reviews.models import PinnedCommit, PullRequest, Repository
 from reviews.services import commit_sha_checked, pull_request_state_record
 
@@ -48,7 +49,9 @@ def _sha(payload: dict, *path: str) -> str:
 
 def _repository(payload: dict) -> tuple[str, Repository | None]:
     slug = str(_field(payload, "repository", "full_name"))
-    repository = Repository.objects.filter(slug=slug).first() or Repository.objects.filter(slug__iexact=slug).first()
+    # GitHub's events name GitHub's repositories: a GitLab project of the same path is not one.
+    github = Repository.objects.filter(forge=GITHUB)
+    repository = github.filter(slug=slug).first() or github.filter(slug__iexact=slug).first()
     return slug, repository
 
 

@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core.forges import DEFAULT_FORGE, FORGE_CHOICES
 from reviews.models import PullRequest, Repository
 
 
@@ -47,17 +48,23 @@ class GitHubCall(models.Model):
     pull_request = models.ForeignKey(
         PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
     )
+    # The forge the call was written for (its repository's when it was written): the forge that
+    # sends it, and whose rate limit holds it back; a repository moved to another forge since does
+    # not send an old call to the new one.
+    forge = models.CharField(max_length=20, choices=FORGE_CHOICES, default=DEFAULT_FORGE)
     sha = models.CharField(max_length=40)
     kind = models.CharField(max_length=15, choices=Kind.choices)
     state = models.CharField(max_length=40, help_text="What is reported, e.g. in_progress or completed: failure.")
     digest = models.CharField(max_length=64, help_text="Of the whole report: the same report is not posted twice.")
-    body = models.JSONField(help_text="The request body, as GitHub's schema has it.")
+    body = models.JSONField(help_text="The request body, as the forge's API has it.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     response_status = models.PositiveIntegerField(null=True, blank=True)
-    response_message = models.TextField(blank=True, help_text="GitHub's own message, from its last answer.")
+    response_message = models.TextField(blank=True, help_text="The forge's own message, from its last answer.")
     hint = models.TextField(blank=True, help_text="What to fix, when the call failed.")
-    github_id = models.BigIntegerField(null=True, blank=True, help_text="The check run or comment on GitHub.")
+    github_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The check run, status or comment (GitLab: note) on the forge."
+    )
     due_at = models.DateTimeField(
         default=timezone.now,
         help_text="Not sent before this time: a retry's backoff, GitHub's Retry-After, or a sender's lease.",

@@ -309,6 +309,12 @@ if bool(RECHECK_GITHUB_APP_ID) != bool(RECHECK_GITHUB_APP_PRIVATE_KEY):
 RECHECK_GITHUB_TOKEN = env_str("RECHECK_GITHUB_TOKEN").strip()
 # Seconds to wait for one answer from GitHub (fractions allowed).
 RECHECK_GITHUB_TIMEOUT = float(env_str("RECHECK_GITHUB_TIMEOUT", "10"))
+# Reporting to GitLab: a token with the `api` scope (a project or group access token, Developer
+# role, or a bot's personal one) for commit statuses and the merge request note; the webhook's
+# secret token. A repository's forge_url names a self-managed GitLab, else RECHECK_GITLAB_URL.
+RECHECK_GITLAB_TOKEN = env_str("RECHECK_GITLAB_TOKEN").strip()
+RECHECK_GITLAB_WEBHOOK_SECRET = env_str("RECHECK_GITLAB_WEBHOOK_SECRET")
+RECHECK_GITLAB_TIMEOUT = float(env_str("RECHECK_GITLAB_TIMEOUT", "10"))
 # The outbox of calls to GitHub: a call that failed is due again after an exponential backoff with
 # jitter (from the base, doubling, up to the maximum) or when GitHub said (Retry-After, the
 # rate-limit reset), and fails for good after so many attempts: with the defaults about 15 hours

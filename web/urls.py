@@ -1,5 +1,7 @@
 from django.urls import path
 
+from reviews.converters import REPOSITORY
+
 from web.views import audit as audit_views
 
 from web.views import code as code_views
@@ -12,7 +14,7 @@ from web.views import pages as views
 
 app_name = "findings"
 
-PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
+PULL_REQUEST = REPOSITORY + "/pull/<int:number>/"
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -43,10 +45,10 @@ urlpatterns = [
     path("decisions/", decision_views.decisions, name="decisions"),
     path(PULL_REQUEST + "findings/<int:finding_number>/decide/", decision_views.finding_decide,
          name="finding_decide"),
-    path("<str:owner>/<str:name>/decisions/", decision_views.repository_decisions, name="repository_decisions"),
+    path(REPOSITORY + "/decisions/", decision_views.repository_decisions, name="repository_decisions"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
-    path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
-    path("<str:owner>/<str:name>/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
+    path(REPOSITORY + "/", views.repository_page, name="repository"),
+    path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),
-    path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
+    path(REPOSITORY + "/files/<path:path>", views.file_page, name="file"),
 ]

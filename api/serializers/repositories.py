@@ -18,10 +18,10 @@ class RepositorySerializer(serializers.ModelSerializer):
         model = Repository
         # The clone URL and fetch errors stay out: either may carry credentials or server paths.
         fields = [
-            "url", "html_url", "slug", "owner", "name", "web_url", "default_branch", "fetched_at", "pulls_url",
-            "figures_url", "visibility", "publish_checks", "publish_comment",
+            "url", "html_url", "slug", "owner", "name", "forge", "web_url", "default_branch", "fetched_at",
+            "pulls_url", "figures_url", "visibility", "publish_checks", "publish_comment",
         ]
-        read_only_fields = ["visibility", "publish_checks", "publish_comment"]
+        read_only_fields = ["forge", "visibility", "publish_checks", "publish_comment"]
 
 
 class PublishingSerializer(serializers.Serializer):

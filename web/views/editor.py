@@ -278,7 +278,7 @@ def bundle_import(request):
     if confirm:
         messages.success(request, f"Imported {report.pull_request}.")
         slug, pr_number = report.pull_request.rsplit("#", 1)
-        owner, name = slug.split("/", 1)
+        owner, name = slug.rsplit("/", 1)
         context["pull_request_url"] = f"/{owner}/{name}/pull/{pr_number}/"
     return render(request, "findings/editor/bundle_import.html", context)
 
