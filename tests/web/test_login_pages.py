@@ -28,9 +28,9 @@ def test_a_user_logs_in_with_a_password_and_out_with_a_post(settings):
     )
     assert response.status_code == 302
     home = client.get("/").content.decode()
-    assert "rita" in home and "Log out" in home
+    assert "rita" in home and "Sign out" in home
     assert client.get(reverse("account_logout")).status_code == 200  # a page that asks, never a GET that logs out
     assert client.post(reverse("account_logout")).status_code == 403  # without the CSRF token
     token = client.cookies["csrftoken"].value
     assert client.post(reverse("account_logout"), {"csrfmiddlewaretoken": token}).status_code == 302
-    assert "Log in" in client.get("/").content.decode()
+    assert "Sign in" in client.get("/").content.decode()

@@ -220,7 +220,7 @@ def _first_error(errors: dict) -> str:
 def markdown_preview(request):
     """The Markdown of a body or a fix as the pages show it: `render_markdown`, the one sanitiser."""
     if not request.user.is_authenticated:
-        return JsonResponse({"error": "Log in to preview."}, status=403)
+        return JsonResponse({"error": "Sign in to preview."}, status=403)
     if not user_may(request.user, Action.WRITE):
         return JsonResponse({"error": "Previews are for those who write findings."}, status=403)
     text = request.POST.get("text", "")
