@@ -258,7 +258,6 @@ def _site_url(route: str, ids: dict) -> str:
 # until it is added here.
 SITE_WRITES = {
     "{owner}/{name}/pull/{number}/verify/": Action.VERIFY,
-    "accounts/tokens/{token_key}/revoke": None,  # a user's own tokens, no repository
     "{owner}/{name}/pull/{number}/evidence/check/": Action.WRITE,
     "preview/": Action.WRITE,
     "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
