@@ -427,6 +427,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI would ask validator.swagger.io for a badge about the schema on any host but
+    # localhost: the docs load nothing from other hosts.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # Several models have a `kind`, `status` or `state` with different choices: name each enum.
     "ENUM_NAME_OVERRIDES": {
         "FindingKindEnum": "findings.models.Finding.Kind",

@@ -38,7 +38,7 @@ def test_a_user_signs_in_makes_a_token_uses_it_and_revokes_it(live_server):
         shoot(page, "token-revoke-confirm")
         assert not ApiToken.objects.get().is_revoked  # asked, not done
         page.click("button:has-text('Revoke Dashboard')")
-        page.wait_for_selector("text=Revoked Dashboard")
+        page.wait_for_selector(".message-success:has-text('it stops working at once')")
         shoot(page, "token-revoked")
         assert "revoked" in page.locator("table.tokens").inner_text()
         api = requests.get(f"{live_server.url}/api/findings/", headers={"Authorization": f"Token {secret}"}, timeout=10)
