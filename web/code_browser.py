@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from django.urls import reverse
-from django.utils.safestring import SafeString
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from findings.models import Finding
+from findings.selectors.code_marks import LineMark, finding_line_marks
 from presentation.rendering.highlight import highlight_file
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError, UnsafePath
 from engine.git import GitReader, validate_repo_path
@@ -179,6 +181,8 @@ class CodeFilePage:
     too_many_lines: bool = False
     # The PR's findings a selection can be added to as evidence (only for users who may write).
     findings: list[Finding] = field(default_factory=list)
+    # The PR's findings on lines of this file at this commit, marked in the gutter.
+    marks: list[LineMark] = field(default_factory=list)
 
     @property
     def path(self) -> str:
@@ -207,6 +211,22 @@ class CodeFilePage:
     @property
     def forge_link(self) -> str:
         return self.code.repository.permalink(self.code.sha, self.read.path)
+
+
+def gutter_marks(marks: list[LineMark]) -> tuple[dict[int, SafeString], set[int]]:
+    """The gutter's links to the findings, at the first line of each one's range, and every line
+    the findings cover (shaded)."""
+    gutter: dict[int, list[str]] = {}
+    marked: set[int] = set()
+    for mark in marks:
+        where = f"line {mark.start}" if mark.start == mark.end else f"lines {mark.start}–{mark.end}"
+        gutter.setdefault(mark.start, []).append(format_html(
+            '<a class="finding-marker finding-marker-{}" href="{}" title="{} {}: {} ({})" aria-label="{} {}: {}, {}">{}</a>',
+            mark.kind, mark.url, mark.kind_label, mark.number, mark.title, where,
+            mark.kind_label, mark.number, mark.title, where, mark.number,
+        ))
+        marked.update(mark.lines)
+    return {line: mark_safe("".join(links)) for line, links in gutter.items()}, marked
 
 
 def code_url(pull_request: PullRequest, sha: str, path: str = "") -> str:
@@ -402,7 +422,10 @@ def code_file_page(
         if page.line_count > MAX_LINES:
             page.too_many_lines = True
         elif page.line_count:
-            page.highlighted = highlight_file(text, path=read.path)
+            page.marks = finding_line_marks(pull_request, sha=code.sha, paths=[read.path]).get(read.path, [])
+            gutter, marked = gutter_marks(page.marks)
+            page.highlighted = highlight_file(text, path=read.path, gutter=gutter if page.marks else None,
+                                              marked=marked)
             if with_findings:
                 page.findings = list(
                     Finding.objects.for_pull_request(pull_request).order_by("number").only("id", "number", "title")
