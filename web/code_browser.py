@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from findings.models import Finding
@@ -125,6 +126,17 @@ class CodeContext:
         return code_url(self.pull_request, self.base_pin.commit.sha) if self.base_pin is not None else ""
 
     @property
+    def compare_url(self) -> str:
+        """The diff view from the base pin (or the first) to this commit; from this one to the
+        latest pin when this is that first one."""
+        first = self.base_pin or (self.pins[0] if self.pins else None)
+        if first is None or len(self.pins) < 2:
+            return ""
+        if first.pk == self.pin.pk:
+            return diff_url(self.pull_request, self.sha, self.pins[-1].commit.sha)
+        return diff_url(self.pull_request, first.commit.sha, self.sha)
+
+    @property
     def is_base(self) -> bool:
         return self.base_pin is not None and self.base_pin.pk == self.pin.pk
 
@@ -213,20 +225,33 @@ class CodeFilePage:
         return self.code.repository.permalink(self.code.sha, self.read.path)
 
 
+def finding_marker(mark: LineMark) -> SafeString:
+    """A finding's link in the gutter: its number, with its kind, title and lines to read."""
+    where = f"line {mark.start}" if mark.start == mark.end else f"lines {mark.start}–{mark.end}"
+    return format_html(
+        '<a class="finding-marker finding-marker-{}" href="{}" title="{} {}: {} ({})" aria-label="{} {}: {}, {}">{}</a>',
+        mark.kind, mark.url, mark.kind_label, mark.number, mark.title, where,
+        mark.kind_label, mark.number, mark.title, where, mark.number,
+    )
+
+
 def gutter_marks(marks: list[LineMark]) -> tuple[dict[int, SafeString], set[int]]:
     """The gutter's links to the findings, at the first line of each one's range, and every line
     the findings cover (shaded)."""
     gutter: dict[int, list[str]] = {}
     marked: set[int] = set()
     for mark in marks:
-        where = f"line {mark.start}" if mark.start == mark.end else f"lines {mark.start}–{mark.end}"
-        gutter.setdefault(mark.start, []).append(format_html(
-            '<a class="finding-marker finding-marker-{}" href="{}" title="{} {}: {} ({})" aria-label="{} {}: {}, {}">{}</a>',
-            mark.kind, mark.url, mark.kind_label, mark.number, mark.title, where,
-            mark.kind_label, mark.number, mark.title, where, mark.number,
-        ))
+        gutter.setdefault(mark.start, []).append(finding_marker(mark))
         marked.update(mark.lines)
     return {line: mark_safe("".join(links)) for line, links in gutter.items()}, marked
+
+
+def diff_url(pull_request: PullRequest, old_sha: str, new_sha: str) -> str:
+    """The diff view from the pinned commit `old_sha` to `new_sha`."""
+    repository = pull_request.repository
+    base = reverse("findings:code_diff", kwargs={"owner": repository.owner, "name": repository.name,
+                                                 "number": pull_request.number})
+    return f"{base}?{urlencode({'from': old_sha, 'to': new_sha})}"
 
 
 def code_url(pull_request: PullRequest, sha: str, path: str = "") -> str:

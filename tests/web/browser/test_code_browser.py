@@ -166,3 +166,28 @@ def test_lines_carrying_findings_are_marked_in_the_gutter_and_link_to_them(live_
         shoot(page, "code-browser-gutter")
         marker.click()
         page.wait_for_url(f"{live_server.url}{finding.get_absolute_url()}")
+
+
+def test_the_diff_view_between_two_pins_places_the_findings_and_switches_pins(live_server, browsed):
+    from reviews.models import Commit
+
+    finding = browsed.pull_request.findings.get(number=2)
+    finding.evidence.create(position=1, kind="snippet", path="src/app.py", start_line=7, end_line=7,
+                            commit=Commit.objects.get(sha=browsed.reviewed), text="value_7 = 'seven'")
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(live_server.url + browsed.url(path="src/app.py"))
+        page.click("text=See what changed between two pins")
+        page.wait_for_url("**/diff/**")
+        assert page.locator(".diff-summary").inner_text() == "4 files changed, +2 −2; findings on 1 of them."
+        added = page.locator("tr.diff-added.has-finding")
+        assert added.count() == 1 and "value_7 = 'seven'" in added.inner_text()
+        assert added.locator("a.finding-marker").get_attribute("href") == finding.get_absolute_url()
+        shoot(page, "code-browser-diff")
+        # The other way round, from the pins' selects (a plain GET form).
+        page.select_option("#diff-from", browsed.reviewed)
+        page.select_option("#diff-to", browsed.base)
+        page.click(".diff-pins button")
+        page.wait_for_url(f"**from={browsed.reviewed}**")
+        assert page.locator("tr.diff-removed.has-finding").count() == 1
+        assert page.locator("h1").inner_text().startswith(f"From {browsed.reviewed[:8]}")
