@@ -80,7 +80,7 @@ def commit_diff(reader: GitReader, old: str, new: str, *, context: int = 3, max_
         raise RepositoryError(f"cannot compare {key[0]} with {key[1]}: {stderr_text(completed)}")
     blocks = _per_change(_file_blocks(completed.stdout), changes)
     files, shown, cut = [], 0, 0
-    for change, block in zip(changes, blocks):
+    for change, block in zip(changes, blocks, strict=True):
         path = change.new_path if change.new_path is not None else change.old_path
         diff = FileDiff(path=path or "", status=STATUS_WORDS.get(change.status, "modified"),
                         old_path=change.old_path if change.status in ("R", "C") else None)

@@ -30,7 +30,7 @@ from presentation.charts import bar_chart
 from presentation.matrix import verification_matrix
 from presentation.finding_views import finding_has_diagram, finding_views
 from presentation.links import Links
-from presentation.pages import page_context, pull_request_page
+from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
 from web.forms.search import FindingSearchForm
@@ -145,7 +145,13 @@ def file_page(request, owner: str, name: str, path: str):
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     pull_request = pull_request_for(request, owner, name, number)
-    page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
+    try:
+        page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
+                                 at=request.GET.get("commit", ""))
+    except PinUnknown as problem:
+        pins = [(pin, f"{request.path}?commit={pin.commit.sha}") for pin in problem.pins]
+        return render(request, "findings/pull_request/unknown_commit.html",
+                      {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
     context = page_context(page, current=current)
     context.update(
         run=pull_request_active_run(pull_request),
