@@ -11,7 +11,8 @@ def admin_login(request):
     user = request.user
     if user.is_authenticated and not (user.is_active and user.is_staff):
         return render(request, "access/admin_refused.html", status=403)
-    query = request.GET.urlencode()
+    # The query string as it came (as Django's RedirectView passes it on): `next` stays readable.
+    query = request.META.get("QUERY_STRING", "")
     return redirect(reverse("account_login") + (f"?{query}" if query else ""))
 
 
