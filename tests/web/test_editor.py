@@ -376,3 +376,20 @@ def test_every_finding_page_has_verify_now_for_those_who_may_and_it_comes_back_t
     assert response.redirect_chain[-1][0] == finding_url
     assert "Verification of acme/rl#7 done" in response.content.decode()
     assert reviewer.post(verify, {"next": "https://evil.example/"})["Location"] == review.get_absolute_url()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_a_worker_a_saved_finding_s_page_shows_its_run_queued_with_progress(review, monkeypatch):
+    from findings import tasks
+    from tests.queued import record_queued
+
+    queued = record_queued(monkeypatch, tasks.run_verification)  # handed to a worker, not run here
+    reviewer = login("rae", "Reviewer")
+    response = reviewer.post(url("finding_new", review), new_finding_post(review), follow=True)
+    run = review.verification_runs.get()
+    assert queued == [run.pk] and run.status == "queued"
+    page = response.content.decode()
+    assert "Verification of acme/rl#7 queued: the page shows its progress." in page
+    progress = page.split('class="run-progress"', 1)[1].split("</section>", 1)[0]
+    assert "<progress" in progress and "Verification <span data-run-status>queued</span>" in progress
+    assert "A verification is queued." in page  # beside the disabled Verify now
