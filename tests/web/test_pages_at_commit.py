@@ -52,3 +52,20 @@ def test_a_commit_that_is_not_pinned_is_a_clear_404_listing_the_pins(client, ver
         words = text(response)
         assert "is not a commit pinned to acme/app#7" in words and "Choose one" in words
         assert f'href="{overview}?commit={verified.base}"' in response.content.decode()
+
+
+def test_the_pages_at_a_pin_read_in_a_number_of_queries_that_does_not_grow_with_the_findings(client, verified):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    blockers = f"{verified.pull_request.get_absolute_url()}blockers/"
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(blockers, {"commit": verified.base}).status_code == 200
+        return len(captured)
+
+    few = queries()
+    for number in range(2, 12):
+        FindingFactory(pull_request=verified.pull_request, number=number, kind="cleanup", title=f"Cleanup {number}")
+    assert queries() == few
