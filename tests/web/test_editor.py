@@ -393,3 +393,12 @@ def test_with_a_worker_a_saved_finding_s_page_shows_its_run_queued_with_progress
     progress = page.split('class="run-progress"', 1)[1].split("</section>", 1)[0]
     assert "<progress" in progress and "Verification <span data-run-status>queued</span>" in progress
     assert "A verification is queued." in page  # beside the disabled Verify now
+
+
+def test_a_form_sent_back_with_errors_is_unsaved_from_the_start_for_the_leaving_guard(review):
+    reviewer = login("rae", "Reviewer")
+    fresh = reviewer.get(url("finding_new", review)).content.decode()
+    assert "data-unsaved" not in fresh.split('id="finding-editor"', 1)[1].split(">", 1)[0]
+    refused = reviewer.post(url("finding_new", review), new_finding_post(review, title=""))
+    assert refused.status_code == 400
+    assert "data-unsaved" in refused.content.decode().split('id="finding-editor"', 1)[1].split(">", 1)[0]
