@@ -150,13 +150,40 @@ def resolution_label(resolution: str) -> str:
     return RESOLUTION_LABELS.get(resolution) or status_label(resolution)
 
 
+# --- A verification run's status ----------------------------------------------------------------
+
+RUN_QUEUED = "queued"
+RUN_RUNNING = "running"
+RUN_DONE = "done"
+RUN_FAILED = "failed"
+RUN_STATUS_LABELS = {RUN_QUEUED: "Queued", RUN_RUNNING: "Running", RUN_DONE: "Done", RUN_FAILED: "Failed"}
+# What a request to verify says it led to, by the run's status when the answer is written: with the
+# tasks run in-process the run has already ended, and its results are on the page the answer
+# shows, so it must not say "queued" then.
+RUN_REQUEST_PHRASES = {
+    RUN_QUEUED: "queued: the page shows its progress",
+    RUN_RUNNING: "under way: the page shows its progress",
+    RUN_DONE: "done: the results below are new",
+    RUN_FAILED: "failed",
+}
+
+
+def run_status_label(status: str) -> str:
+    return RUN_STATUS_LABELS.get(status, str(status or "").capitalize())
+
+
+def run_request_phrase(status: str) -> str:
+    return RUN_REQUEST_PHRASES.get(status, run_status_label(status).lower())
+
+
 # --- One way to name any of them ---------------------------------------------------------------
 
-LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label}
+LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label,
+          "run": run_status_label}
 
 
 def label(kind: str, value: str | None) -> str:
-    """`value` of the vocabulary `kind` (verdict, state, status, resolution) as a badge or a cell
+    """`value` of the vocabulary `kind` (verdict, state, status, resolution, run) as a badge or a cell
     says it."""
     try:
         return LABELS[kind](value)

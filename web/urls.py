@@ -31,6 +31,7 @@ urlpatterns = [
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
     # The code browser: the repository at a commit pinned to the PR, and one file there.
+    path(PULL_REQUEST + "diff/", code_views.code_diff, name="code_diff"),
     path(PULL_REQUEST + "code/<str:sha>/", code_views.code_tree, name="code_tree"),
     path(PULL_REQUEST + "code/<str:sha>/<path:path>", code_views.code_file, name="code_file"),
     # Writing findings: the editor, checking evidence, the Markdown preview and the bundle page.

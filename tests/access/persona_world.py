@@ -258,7 +258,6 @@ def _site_url(route: str, ids: dict) -> str:
 # until it is added here.
 SITE_WRITES = {
     "{owner}/{name}/pull/{number}/verify/": Action.VERIFY,
-    "accounts/tokens/{token_key}/revoke": None,  # a user's own tokens, no repository
     "{owner}/{name}/pull/{number}/evidence/check/": Action.WRITE,
     "preview/": Action.WRITE,
     "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
@@ -285,7 +284,8 @@ SITE_ADMIN_PAGES = ("audit/", "audit/{entry}/")
 # Site pages about a repository in general rather than one named in the URL.
 SITE_GENERAL_FORMS = {"import/": Action.IMPORT}
 # The code browser reads the mirror, which this world has not fetched: a reader of A is told so.
-SITE_MIRROR_PAGES = ("{owner}/{name}/pull/{number}/code/{sha}/", "{owner}/{name}/pull/{number}/code/{sha}/{path}")
+SITE_MIRROR_PAGES = ("{owner}/{name}/pull/{number}/code/{sha}/", "{owner}/{name}/pull/{number}/code/{sha}/{path}",
+                     "{owner}/{name}/pull/{number}/diff/")
 
 
 # --- Expectations ---------------------------------------------------------------------------------
