@@ -18,6 +18,7 @@ from api.views import (
     verifications,
 )
 from api.views.annotations import PullRequestAnnotations
+from api.views.follow_ups import RepositoryFollowUpList
 
 app_name = "api"
 
@@ -67,6 +68,7 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("repos/<str:owner>/<str:name>/follow-ups/", RepositoryFollowUpList.as_view(), name="repository-follow-ups"),
     # Last: any other URL under /api/ answers with a JSON 404 rather than the site's HTML one.
     re_path(r"^(?P<path>.*)$", navigation.api_not_found, name="not-found"),
 ]

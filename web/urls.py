@@ -50,3 +50,11 @@ urlpatterns = [
          name="github_call_resend"),
     path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
 ]
+
+# Follow-ups: what merged pull requests left to do, checked on the default branch.
+from web.views import follow_ups as follow_up_views  # noqa: E402
+
+urlpatterns.append(path("<str:owner>/<str:name>/follow-ups/", follow_up_views.repository_follow_ups_page,
+                        name="repository_follow_ups"))
+urlpatterns.append(path(PULL_REQUEST + "findings/<int:finding_number>/follow-up/", follow_up_views.follow_up_decide,
+                        name="follow_up_decide"))

@@ -30,7 +30,7 @@ class FollowUpQuerySet(models.QuerySet):
 
     def with_origin(self):
         return self.select_related(
-            "finding", "pull_request", "repository", "merge_commit", "checked_commit", "fixed_commit", "decided_by",
+            "finding__pull_request__repository", "pull_request__repository", "repository", "merge_commit", "checked_commit", "fixed_commit", "decided_by",
         )
 
 
