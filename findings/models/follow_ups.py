@@ -103,7 +103,8 @@ class FollowUp(models.Model):
         return f"Follow-up of {self.finding.reference}"
 
     def get_absolute_url(self) -> str:
-        return f"{self.repository.get_absolute_url()}follow-ups/{self.pk}/"
+        # A follow-up is shown, with its history, on its finding's page.
+        return f"{self.finding.get_absolute_url()}#follow-up"
 
 
 class FollowUpEvent(models.Model):

@@ -41,7 +41,7 @@ from presentation.pages import page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.search import FindingSearchForm
 from core.errors import RecheckError
-from forge.models import GitHubCall
+from forge.models import FollowUpIssue, GitHubCall
 from forge.selectors import pull_request_failed_calls, repository_failed_calls
 from forge.services import github_call_resend
 from reviews.models import Repository
@@ -233,7 +233,11 @@ def _follow_up_context(finding) -> dict:
     follow_up = follow_up_of_finding(finding)
     if follow_up is None:
         return {"follow_up": None}
-    return {"follow_up": follow_up_summary(follow_up), "follow_up_history": follow_up_history(follow_up)}
+    issue = FollowUpIssue.objects.filter(follow_up=follow_up, number__isnull=False).first()
+    return {"follow_up": follow_up_summary(follow_up), "follow_up_history": follow_up_history(follow_up),
+            "follow_up_issue": issue,
+            "follow_up_issue_url": f"{finding.pull_request.repository.web_url.rstrip('/')}/issues/{issue.number}"
+            if issue and finding.pull_request.repository.web_url else ""}
 
 
 def _described_tags(finding: Finding) -> list:
