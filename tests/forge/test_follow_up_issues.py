@@ -137,3 +137,25 @@ def test_the_finding_page_names_its_issue(world, fake_github):
     number = issue_of(world, 2).number
     html = site_client().get("/acme/loader/pull/7/findings/2/").content.decode()
     assert f'href="https://github.com/acme/loader/issues/{number}"' in html and f"Issue #{number}" in html
+    follow_up_close(actor=None, follow_up=world.follow_up(2), reason="Done elsewhere.")
+    deliver()
+    html = site_client().get("/acme/loader/pull/7/findings/2/").content.decode()
+    history = html[html.index('class="history follow-up-history"'):]
+    steps = [step for step in ("Recorded in review", "Merged with its pull request", f"Issue #{number} opened on GitHub",
+                               "Closed", f"Issue #{number} closed on GitHub") if step in history]
+    assert len(steps) == 5 and history.index(steps[2]) < history.index(steps[4])
+
+
+def test_an_issue_made_by_a_create_whose_answer_was_lost_is_found_not_made_twice(tmp_path, fake_github, settings):
+    fake_github.install(SLUG)
+    world = merged_world(tmp_path, merge=False)
+    follow_up_issues_update(actor=None, repository=world.pull_request.repository, open_issues=True)
+    # GitHub makes the issue, and answers after the client gave up.
+    settings.RECHECK_GITHUB_TIMEOUT = 0.3
+    fake_github.answer_slowly("POST", r"/issues$", 0.8, times=2)
+    follow_ups_open_on_merge(pull_request=world.pull_request, merge_sha=world.merge)
+    deliver()
+    assert len(fake_github.issues_of(SLUG)) == 2
+    assert sorted(FollowUpIssue.objects.values_list("number", flat=True)) == sorted(fake_github.issues_of(SLUG))
+    assert len(fake_github.calls("POST", r"/issues$")) == 2  # one create each: the retry looked first
+    assert fake_github.calls("GET", r"/issues$") and all(c.status == "sent" for c in GitHubCall.objects.all())

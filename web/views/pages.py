@@ -42,7 +42,7 @@ from presentation.paging import finding_list_page
 from web.forms.search import FindingSearchForm
 from core.errors import RecheckError
 from forge.models import FollowUpIssue, GitHubCall
-from forge.selectors import pull_request_failed_calls, repository_failed_calls
+from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
 from forge.services import github_call_resend
 from reviews.models import Repository
 
@@ -234,7 +234,8 @@ def _follow_up_context(finding) -> dict:
     if follow_up is None:
         return {"follow_up": None}
     issue = FollowUpIssue.objects.filter(follow_up=follow_up, number__isnull=False).first()
-    return {"follow_up": follow_up_summary(follow_up), "follow_up_history": follow_up_history(follow_up),
+    history = sorted(follow_up_history(follow_up) + follow_up_issue_history(follow_up), key=lambda entry: entry["at"])
+    return {"follow_up": follow_up_summary(follow_up), "follow_up_history": history,
             "follow_up_issue": issue,
             "follow_up_issue_url": f"{finding.pull_request.repository.web_url.rstrip('/')}/issues/{issue.number}"
             if issue and finding.pull_request.repository.web_url else ""}
