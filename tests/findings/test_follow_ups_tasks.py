@@ -81,3 +81,17 @@ def test_head_tracking_of_an_unmerged_head_pins_it_as_before(tmp_path):
     result = pull_request_track_head(pull_request=world.pull_request)
     assert "Pinned" in result["detail"] or "already" in result["detail"]
     assert not FollowUp.objects.exists()
+
+
+def test_a_sweep_whose_worker_died_is_failed_by_beat(tmp_path):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    merged_world(tmp_path)
+    sweep = FollowUpSweep.objects.get()
+    follow_up_sweep_claim(sweep.pk)
+    FollowUpSweep.objects.filter(pk=sweep.pk).update(started_at=timezone.now() - timedelta(hours=2))
+    check_follow_ups_everywhere()
+    sweep.refresh_from_db()
+    assert sweep.status == "failed" and "stopped" in sweep.message

@@ -1,7 +1,9 @@
 """Asking for a check of a repository's follow-ups at its default branch's head (a push, a
 merge, beat) and claiming it for a worker (decision record 0003: a conditional update)."""
 import logging
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -58,8 +60,20 @@ def follow_up_sweep_finish(sweep: FollowUpSweep, *, message: str, failed: bool =
 
 
 @writes("follow_up.sweep", system=SWEEP)
+def follow_up_sweeps_reap(*, now=None) -> int:
+    """Fail the sweeps a worker claimed and never finished (it died): longer running than any task
+    may run. Their follow-ups are checked again by the next push or beat."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+    return FollowUpSweep.objects.filter(status=FollowUpSweep.Status.RUNNING, started_at__lt=stale).update(
+        status=FollowUpSweep.Status.FAILED, finished_at=now, message="The worker stopped before it finished.")
+
+
+@writes("follow_up.sweep", system=SWEEP)
 def follow_up_sweeps_request_all() -> int:
-    """Beat's job: a check at the head of every repository that has follow-ups to check."""
+    """Beat's job: a check at the head of every repository that has follow-ups to check (and the
+    sweeps whose worker died are failed first)."""
+    follow_up_sweeps_reap()
     repositories = Repository.objects.filter(
         pk__in=FollowUp.objects.checked_on_the_default_branch().values("repository_id")
     )
