@@ -114,3 +114,8 @@ def test_a_finding_of_a_pull_request_closed_unmerged_says_it_is_not_followed_up(
     world.pull_request.save()
     html = text(site_client().get("/acme/loader/pull/7/findings/2/").content.decode())
     assert "was closed without merging: what it left open is not followed up" in html
+
+
+def test_the_cleanups_page_of_a_merged_pull_request_points_at_its_follow_ups(world):
+    html = text(site_client().get("/acme/loader/pull/7/cleanups/").content.decode())
+    assert "#7 has merged: what it left open is followed up on main , checked at every push" in html
