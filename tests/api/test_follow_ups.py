@@ -1,10 +1,12 @@
 """`GET /api/repos/{owner}/{name}/follow-ups/`: a repository's follow-ups with their verdict at
 the default branch's head, read from a real repository after the merge and two pushes."""
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from findings.models import FollowUp
 from reviews.models import Repository
-from tests.factories import UserFactory
+from tests.factories import FindingFactory, UserFactory
 from tests.findings.follow_up_world import check, merged_world, push_the_move_and_the_fix
 from tests.personas import api_client
 
@@ -56,3 +58,12 @@ def test_the_list_reads_in_a_bounded_number_of_queries(world, django_assert_max_
     with django_assert_max_num_queries(8):
         response = APIClient().get(URL)
     assert response.json()["count"] == 2
+    # Ten more, each decided by someone, read in as many queries as two.
+    for number in range(10, 20):
+        finding = FindingFactory(pull_request=world.pull_request, number=number, kind="cleanup")
+        FollowUp.objects.create(repository=world.pull_request.repository, finding=finding,
+                                pull_request=world.pull_request, origin="open_cleanup", state="closed",
+                                reason="no", decided_at=timezone.now(), decided_by=UserFactory())
+    with django_assert_max_num_queries(8):
+        response = APIClient().get(URL)
+    assert response.json()["count"] == 12

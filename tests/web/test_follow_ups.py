@@ -87,10 +87,21 @@ def test_the_state_filter_keeps_one_state(world):
 
 
 def test_the_page_reads_in_a_bounded_number_of_queries(world, django_assert_max_num_queries):
-    client = site_client()
+    from django.utils import timezone
+
+    from tests.factories import FindingFactory
+
+    client = site_client(UserFactory(groups=["Maintainer"]))
     client.get(PAGE)
     with django_assert_max_num_queries(12):
         client.get(PAGE)
+    for number in range(10, 20):
+        finding = FindingFactory(pull_request=world.pull_request, number=number, kind="cleanup")
+        FollowUp.objects.create(repository=world.pull_request.repository, finding=finding,
+                                pull_request=world.pull_request, origin="open_cleanup", state="closed",
+                                reason="no", decided_at=timezone.now(), decided_by=UserFactory())
+    with django_assert_max_num_queries(12):
+        assert len(rows(client.get(PAGE).content.decode())) == 12
 
 
 def test_the_repository_page_draws_open_follow_ups_over_time_and_links_the_page(world):
