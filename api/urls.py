@@ -19,6 +19,7 @@ from api.views import (
 )
 from api.views.annotations import PullRequestAnnotations
 from reviews.converters import REPOSITORY
+from api.views.follow_ups import RepositoryFollowUpList
 
 app_name = "api"
 
@@ -34,6 +35,7 @@ urlpatterns = [
          name="repository-file"),
     path(f"repos/{REPOSITORY}/publishing", repositories.RepositoryPublishing.as_view(),
          name="repository-publishing"),
+    path(f"repos/{REPOSITORY}/follow-ups/", RepositoryFollowUpList.as_view(), name="repository-follow-ups"),
     # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
     # the figures of group/sub/project, not a project named figures.
     path(f"repos/{REPOSITORY}/", repositories.RepositoryDetail.as_view(), name="repository-detail"),

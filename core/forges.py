@@ -60,7 +60,7 @@ SLUG_MAX_LENGTH = 500
 # The words of the site's and the API's routes after a repository's slug: a subgroup or a nested
 # project named so would make `/group/sub/decisions/` mean two pages, so in a slug of more than two
 # parts no part after the first may be one (a two-part slug's name may: nothing follows it).
-ROUTE_WORDS = frozenset({"pull", "pulls", "decisions", "files", "figures", "publishing", "github-calls"})
+ROUTE_WORDS = frozenset({"pull", "pulls", "decisions", "files", "figures", "publishing", "github-calls", "follow-ups"})
 
 
 # The owner part of a route (`reviews.converters`): the first part, then subgroups that are not a

@@ -28,6 +28,7 @@ from forge.events import (
     installation_handle,
     merge_group_handle,
     pull_request_closed_handle,
+    push_handle,
 )
 from reviews.models import PullRequest
 from reviews.services import pull_request_state_record
@@ -108,7 +109,7 @@ def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
 
 # The events whose deliveries are acted on (and recorded, so a redelivery has no further effect).
 HANDLED_EVENTS = frozenset(
-    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories"}
+    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories", "push"}
 )
 # The actions of those events that reach a handler; the others are acknowledged and recorded.
 HANDLED_ACTIONS = {
@@ -171,6 +172,8 @@ def _dispatch(event: str, payload: dict) -> EventOutcome:
         return check_rerequest_handle(event=event, payload=payload)
     if event == "merge_group":
         return merge_group_handle(payload=payload)
+    if event == "push":
+        return push_handle(payload=payload)
     return installation_handle(event=event, payload=payload)
 
 

@@ -13,6 +13,8 @@ class GitHubCallQuerySet(models.QuerySet):
         """The calls that post to the same thing on GitHub as `call`: a check run or status is per
         commit, the comment is per pull request."""
         rows = self.filter(repository_id=call.repository_id, kind=call.kind)
+        if call.kind == GitHubCall.Kind.ISSUE:
+            return rows.filter(body__follow_up=call.body.get("follow_up"))
         if call.kind == GitHubCall.Kind.COMMENT:
             return rows.filter(pull_request_id=call.pull_request_id)
         return rows.filter(sha=call.sha)
@@ -36,6 +38,8 @@ class GitHubCall(models.Model):
         COMMENT = "comment", "Pull request comment"
         # Building a report failed (a database error): preparing it again is the call.
         REPORT = "report", "Report to prepare"
+        # A follow-up's issue: opened, closed with a comment, or reopened (forge.issues).
+        ISSUE = "issue", "Follow-up issue"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting to be sent"
@@ -80,7 +84,7 @@ class GitHubCall(models.Model):
         permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["check_run", "commit_status", "comment", "report"]),
+                condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "issue"]),
                 name="github_call_kind_valid",
             ),
             models.CheckConstraint(
@@ -99,3 +103,37 @@ class GitHubCall(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.SENT, self.Status.FAILED)
+
+
+class FollowUpIssueSetting(models.Model):
+    """Whether a repository's follow-ups each get an issue on GitHub: opt-in, like every report."""
+
+    repository = models.OneToOneField(Repository, on_delete=models.CASCADE, related_name="follow_up_issue_setting")
+    open_issues = models.BooleanField(
+        default=False, help_text="Open a GitHub issue for each follow-up, close it when it is marked fixed or closed, "
+        "reopen it when its evidence comes back.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.repository} follow-up issues: {'on' if self.open_issues else 'off'}"
+
+
+class FollowUpIssue(models.Model):
+    """The GitHub issue of one follow-up, as far as Recheck knows it."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+        # What GitHub answered when the issue was touched: deleted (404, 410) or locked (403, 422).
+        DELETED = "deleted", "Deleted on GitHub"
+        LOCKED = "locked", "Locked on GitHub"
+
+    follow_up = models.OneToOneField("findings.FollowUp", on_delete=models.CASCADE, related_name="issue")
+    number = models.PositiveIntegerField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    problem = models.TextField(blank=True, help_text="What GitHub answered, when the issue could not be changed.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Issue #{self.number} of {self.follow_up_id} ({self.state})"

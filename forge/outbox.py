@@ -181,6 +181,7 @@ PERMISSIONS = {
     GitHubCall.Kind.CHECK_RUN: "checks: write",
     GitHubCall.Kind.COMMIT_STATUS: "commit statuses: write",
     GitHubCall.Kind.COMMENT: "pull requests: write",
+    GitHubCall.Kind.ISSUE: "issues: write",
 }
 
 

@@ -291,6 +291,9 @@ RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", _laptop)
 RECHECK_GITHUB_WEBHOOK_SECRET = env_str("RECHECK_GITHUB_WEBHOOK_SECRET")
 RECHECK_TRACK_INTERVAL_SECONDS = env_int("RECHECK_TRACK_INTERVAL_SECONDS", 900)
+# How often beat checks the follow-ups of merged pull requests at each default branch's head
+# (pushes to the default branch check them at once, when the push webhook is delivered).
+RECHECK_FOLLOW_UP_INTERVAL_SECONDS = env_int("RECHECK_FOLLOW_UP_INTERVAL_SECONDS", 3600)
 # API tokens: how long a new one lasts unless its creator says otherwise, and the longest allowed.
 RECHECK_API_TOKEN_DAYS = env_int("RECHECK_API_TOKEN_DAYS", 90)
 RECHECK_API_TOKEN_MAX_DAYS = env_int("RECHECK_API_TOKEN_MAX_DAYS", 366)
@@ -373,6 +376,10 @@ CELERY_BEAT_SCHEDULE = {
     "track-open-pull-requests": {
         "task": "findings.tasks.track_open_pull_requests",
         "schedule": float(RECHECK_TRACK_INTERVAL_SECONDS),
+    },
+    "check-follow-ups": {
+        "task": "findings.tasks.check_follow_ups_everywhere",
+        "schedule": float(RECHECK_FOLLOW_UP_INTERVAL_SECONDS),
     },
     "reap-dead-runs": {
         "task": "findings.tasks.reap_dead_runs",

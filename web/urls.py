@@ -1,15 +1,11 @@
 from django.urls import path
 
 from reviews.converters import REPOSITORY
-
 from web.views import audit as audit_views
-
 from web.views import code as code_views
-
 from web.views import decisions as decision_views
-
 from web.views import editor as editor_views
-
+from web.views import follow_ups as follow_up_views
 from web.views import pages as views
 
 app_name = "findings"
@@ -47,9 +43,14 @@ urlpatterns = [
     path(PULL_REQUEST + "findings/<int:finding_number>/decide/", decision_views.finding_decide,
          name="finding_decide"),
     path(REPOSITORY + "/decisions/", decision_views.repository_decisions, name="repository_decisions"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/follow-up/", follow_up_views.follow_up_decide,
+         name="follow_up_decide"),
+    # Follow-ups: what merged pull requests left to do, checked on the default branch.
+    path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path(REPOSITORY + "/", views.repository_page, name="repository"),
     path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),
     path(REPOSITORY + "/files/<path:path>", views.file_page, name="file"),
 ]
+

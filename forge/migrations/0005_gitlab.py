@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reporting', '0002_github_call_due_at'),
+        ('reporting', '0004_follow_up_issues'),
     ]
 
     operations = [

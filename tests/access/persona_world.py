@@ -263,12 +263,15 @@ SITE_WRITES = {
     "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
     # Sending a GitHub call again: a refusal is said on the repository's page it redirects to.
     "{owner}/{name}/github-calls/{call_id}/resend/": None,
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/follow-up/": Action.RESOLVE,
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
 # evidence check and the preview answer in place (an empty item is refused for what it lacks).
 SITE_WRITE_DONE = {
     "{owner}/{name}/pull/{number}/evidence/check/": {400},
     "preview/": {200},
+    # The persona world merged nothing: the role is checked first, then there is no follow-up.
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/follow-up/": {404},
 }
 
 # Site pages that are forms for a write: a reader of A who may not do it is refused (403), and

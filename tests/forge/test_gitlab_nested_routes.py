@@ -12,7 +12,7 @@ from findings.exchange.bundle import bundle_export
 from findings.exchange.schema import BundleSerializer
 from forge.models import GitHubCall
 from reviews.models import Repository
-from tests.access.persona_world import SITE_MIRROR_PAGES, _fill, api_operations, site_routes
+from tests.access.persona_world import SITE_MIRROR_PAGES, SITE_WRITE_DONE, _fill, api_operations, site_routes
 from tests.api.test_actions import bundle
 from tests.factories import reviewed_pull_request
 from tests.personas import api_client, member_of, site_client, user_with_role
@@ -66,7 +66,9 @@ def test_every_site_page_of_a_nested_group_project_reaches_it(nested):
         if response.status_code == 405:
             response = client.post(url)
         assert response.status_code < 500, (url, response.status_code)
-        if route not in SITE_MIRROR_PAGES:
+        # A write whose object the world lacks (a follow-up of a PR that never merged) is a 404
+        # that the persona matrix expects too; the route still resolved to the nested project.
+        if route not in SITE_MIRROR_PAGES and 404 not in SITE_WRITE_DONE.get(route, ()):
             assert response.status_code != 404, (url, response.content[:300])
 
 

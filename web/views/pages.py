@@ -26,7 +26,13 @@ from findings.selectors.findings import (
 )
 from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable, require_action
-from presentation.charts import bar_chart
+from presentation.charts import bar_chart, line_chart
+from findings.selectors.follow_ups import (
+    follow_up_history,
+    follow_up_of_finding,
+    follow_up_summary,
+    open_follow_ups_over_time,
+)
 from presentation.matrix import verification_matrix
 from presentation.finding_views import finding_has_diagram, finding_views
 from presentation.links import Links
@@ -37,8 +43,8 @@ from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
 from core.errors import RecheckError
-from forge.models import GitHubCall
-from forge.selectors import pull_request_failed_calls, repository_failed_calls
+from forge.models import FollowUpIssue, GitHubCall
+from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
 from forge.services import github_call_resend
 from reviews.models import Repository
 
@@ -112,6 +118,8 @@ def repository_page(request, owner: str, name: str):
             "pull_requests": repository.pull_requests.order_by("-number"),
             "github_failures": repository_failed_calls(repository),
             "may_resend": user_may(request.user, Action.VERIFY, repository),
+            "follow_ups_chart": line_chart(title="Open follow-ups over time", unit="open follow-ups",
+                                           points=open_follow_ups_over_time(repository)),
         },
     )
 
@@ -224,8 +232,22 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
             "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
             "can_verify": user_may(request.user, Action.VERIFY, pull_request.repository),
+            **_follow_up_context(finding),
         },
     )
+
+
+def _follow_up_context(finding) -> dict:
+    """The finding's life after its pull request merged: its follow-up and that whole history."""
+    follow_up = follow_up_of_finding(finding)
+    if follow_up is None:
+        return {"follow_up": None}
+    issue = FollowUpIssue.objects.filter(follow_up=follow_up, number__isnull=False).first()
+    history = sorted(follow_up_history(follow_up) + follow_up_issue_history(follow_up), key=lambda entry: entry["at"])
+    return {"follow_up": follow_up_summary(follow_up), "follow_up_history": history,
+            "follow_up_issue": issue,
+            "follow_up_issue_url": f"{finding.pull_request.repository.web_url.rstrip('/')}/issues/{issue.number}"
+            if issue and finding.pull_request.repository.web_url else ""}
 
 
 def _described_tags(finding: Finding) -> list:
