@@ -15,6 +15,7 @@ from presentation.rendering.pictures import GridCell, GridRow, grid_svg
 from findings.selectors.findings import findings_of, pull_request_pins, pull_request_verifications
 from findings.state.stored import pull_request_state
 from presentation import wording
+from presentation.change_chart import changes_view
 from presentation.finding_views import (
     FindingSummary,
     FindingView,
@@ -291,8 +292,9 @@ PAGE_TEMPLATES = {name: f"findings/pull_request/{name}.html" for name in PAGES}
 
 
 def page_context(page: PullRequestPage, *, current: str) -> dict:
-    """The context every companion page template gets, live or static."""
-    return {
+    """The context every companion page template gets, live or static; the overview also gets
+    what git says the PR changes (`changes`)."""
+    context = {
         "page": page,
         "pull_request": page.pull_request,
         "links": page.links,
@@ -300,3 +302,8 @@ def page_context(page: PullRequestPage, *, current: str) -> dict:
         "static_render": page.static,
         "has_diagrams": page.has_diagrams(current),
     }
+    if current == "overview":
+        context["changes"] = changes_view(
+            page.pull_request, links=page.links, pins=[view.pin for view in page.pins]
+        )
+    return context
