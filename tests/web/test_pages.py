@@ -275,7 +275,10 @@ def test_a_snippet_not_read_yet_says_when_it_will_be(client):
     evidence = EvidenceFactory(text="", path="generic_sft.py", start_line=259, end_line=259)
     pull_request = evidence.finding.pull_request
     page = client.get(f"{pull_request.get_absolute_url()}blockers/").content.decode()
-    assert "is read from the repository at" in page and evidence.commit.short_sha in page
+    # What was recorded, in one line, and when its code will be read: not an empty box.
+    assert "What the review recorded at" in page and evidence.commit.short_sha in page
+    assert "read from the repository when this pull request is first verified" in page
+    assert "generic_sft.py:259" in page and "evidence-pending" not in page
 
 
 def test_only_pages_with_a_diagram_load_the_local_mermaid(client):

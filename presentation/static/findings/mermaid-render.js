@@ -16,7 +16,8 @@
     securityLevel: "strict",
     theme: "neutral",
     htmlLabels: false,
-    flowchart: { htmlLabels: false },
+    // Tight spacing: a picture sits beside its finding's text and should not outgrow it.
+    flowchart: { htmlLabels: false, nodeSpacing: 22, rankSpacing: 26, padding: 6, wrappingWidth: 240 },
   });
 
   function sourceDetails(source) {
