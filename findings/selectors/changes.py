@@ -8,17 +8,20 @@ The base is the PR's base pin, or else where its head forks from the repository'
 never changes, so the listing is cached by them."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from core.errors import RecheckError
+from core.errors import AmbiguousCommit, CommitNotFound, RecheckError
 from engine.git.diffstat import DirectoryStat, FileStat, by_directory, diff_numstat
 from engine.git.globs import glob_matcher, is_glob
 from engine.git.history import merge_base
 from findings.models import Finding
-from reviews.mirrors import repository_reader
+from reviews.mirrors import FETCH_FAILED_PUBLIC, repository_reader
 from reviews.models import PinnedCommit, PullRequest
+
+logger = logging.getLogger(__name__)
 
 CACHE_SECONDS = 24 * 3600
 BASE_PIN = "base pin"
@@ -123,12 +126,26 @@ def pull_request_changes(pull_request: PullRequest, *, pins=None) -> PullRequest
     except RecheckError as error:
         raise ChangesUnavailable(
             f"The repository {repository.slug} could not be read, so what {pull_request.reference} changes is not "
-            f"shown: {error}"
+            f"shown: {_why(repository, error)}"
         ) from error
     return PullRequestChanges(
         pull_request=pull_request, base_sha=base, head_sha=head, base_source=source,
         files=_touched(pull_request, stats),
     )
+
+
+def _why(repository, error: RecheckError) -> str:
+    """Why the mirror could not answer, in words fit for any reader: a failed fetch is the cause
+    when there was one (not the commit it left missing), and git's own messages, which name this
+    server's paths, go to the log."""
+    if repository.fetch_error:
+        return f"{FETCH_FAILED_PUBLIC}."
+    if isinstance(error, (CommitNotFound, AmbiguousCommit)):
+        return f"{error}."
+    if "has not been fetched yet" in str(error):
+        return str(error)
+    logger.warning("Reading what a pull request changes from the mirror of %s failed: %s", repository.slug, error)
+    return "its mirror could not be read just now; retry in a moment."
 
 
 def _touched(pull_request: PullRequest, stats: list[FileStat]) -> list[TouchedFile]:

@@ -58,3 +58,20 @@ def test_an_unreadable_repository_is_said_so_on_the_page(client, tmp_path):
     page = overview(client, changed)
     assert ROW.findall(page) == []
     assert "could not be read, so what acme/changes#12 changes is not shown" in html.unescape(page)
+
+
+def test_when_the_fetch_failed_the_page_blames_the_fetch_not_a_missing_commit(client, tmp_path):
+    changed = changed_pull_request(tmp_path)
+    repository = changed.pull_request.repository
+    pushed = changed.repo.checkout("feature").write("src/app.py", "pushed = True\n").commit("pushed again")
+    from reviews.models import Commit, PinnedCommit
+
+    PinnedCommit.objects.create(
+        pull_request=changed.pull_request, role="head",
+        commit=Commit.objects.create(repository=repository, sha=pushed, resolved=True, message="pushed"),
+    )
+    repository.fetch_error = "fatal: could not read from /srv/mirrors/acme-changes.git"
+    repository.save()
+    page = " ".join(html.unescape(strip_tags(overview(client, changed))).split())
+    assert "the repository could not be fetched" in page
+    assert "no commit" not in page.lower() and "/srv/mirrors" not in page

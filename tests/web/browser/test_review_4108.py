@@ -46,6 +46,8 @@ def test_the_4108_blockers_page_shows_nine_pictures_one_beside_each_blocker(live
         page.wait_for_selector("html[data-diagrams=done]", state="attached", timeout=60_000)
         shoot(page, "review-4108-blockers-wide")
 
+        # Blocker 1 starts above the fold, as the seed's does.
+        assert page.locator("#finding-1 .finding-head").bounding_box()["y"] < WIDE["height"] - 100
         articles = page.locator("article.finding")
         assert articles.count() == 9
         assert page.locator(".finding .mermaid-diagram[data-state=drawn] svg").count() == 9
