@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString
 from core import vocabulary
 from findings.models import Finding
 from presentation.rendering.markdown import has_diagram
-from presentation.rendering.pictures import GridCell, GridRow, grid_svg
+from presentation.rendering.pictures import GridCell, GridRow, grid_pictures
 from findings.selectors.findings import findings_of, pull_request_pins, pull_request_verifications
 from findings.state.stored import pull_request_state
 from presentation import wording
@@ -211,7 +211,7 @@ class PullRequestPage:
                                       marks=tuple(mark for mark in vocabulary.MARKS if mark in marks)))
             rows.append(GridRow(label=f"{view.finding.number}. {view.finding.title}", cells=cells,
                                 link=view.detail_url or view.anchor_url))
-        return grid_svg(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,
+        return grid_pictures(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,
                         title=f"Verification of {self.pull_request.reference}: {len(rows)} findings by "
                               f"{len(columns)} pinned commits")
 

@@ -10,7 +10,7 @@ Plain data in, markup out; every picture has a <title> and a <desc> that say in 
 """
 from dataclasses import dataclass, field
 
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from presentation.rendering.svg import Svg
 from core.vocabulary import MARKS
@@ -177,26 +177,45 @@ class GridRow:
     link: str = ""
 
 
+def grid_pictures(**arguments) -> SafeString | str:
+    """The grid twice: as it is drawn on a wide screen, labels beside their cells, and stacked for
+    a phone, each label above its cells, so a narrow screen shows whole columns rather than the
+    labels and a sliver of one (the stylesheet shows one or the other)."""
+    wide = grid_svg(**arguments)
+    if not wide:
+        return ""
+    stacked = grid_svg(**{**arguments, "id_prefix": arguments["id_prefix"] + "-stacked"}, stacked=True)
+    return mark_safe(wide + stacked)
+
+
 def grid_svg(
     *, rows: list[GridRow], columns: list[str], title: str, id_prefix: str, cell_width: int = 76,
-    label_width: int = 300,
+    label_width: int = 300, stacked: bool = False,
 ) -> SafeString | str:
     """Rows by columns (a column is "<sha> <role>"), each cell coloured by its state and marked
     M (moved), R (renamed) or I (re-indented). Every cell has its own <title> (row, column, state
-    and marks in words)."""
+    and marks in words). `stacked` puts each row's label above its cells, for a narrow screen."""
     if not rows or not columns:
         return ""
     head, cell_height, gap = 48, 28, 4
-    # As wide as the longest label needs, within bounds (the cell's <title> has the whole label).
-    label_width = min(label_width, max(160, 32 + int(6.6 * max(len(row.label) for row in rows))))
-    width = label_width + len(columns) * (cell_width + gap) + 12
-    legend_y = head + len(rows) * (cell_height + gap) + 18
+    cells_width = len(columns) * (cell_width + gap)
+    if stacked:
+        # The label over the row's cells, as wide as they are (and at least a phone's width).
+        label_width, label_room, row_step = 8, max(cells_width, 300), 18 + cell_height + gap + 4
+        width = label_room + 16
+    else:
+        # As wide as the longest label needs, within bounds (the cell's <title> has the whole label).
+        label_width = min(label_width, max(160, 32 + int(6.6 * max(len(row.label) for row in rows))))
+        label_room, row_step = label_width - 16, cell_height + gap
+        width = label_width + cells_width + 12
+    legend_y = head + len(rows) * row_step + 18
     height = legend_y + 22
     words = []
     for row in rows:
         described = "; ".join(f"{column}: {_cell_words(cell)}" for column, cell in zip(columns, row.cells, strict=True))
         words.append(f"{row.label} — {described}.")
-    svg = Svg(width=width, height=height, id_prefix=id_prefix, css_class="picture grid", title=title,
+    svg = Svg(width=width, height=height, id_prefix=id_prefix,
+              css_class="picture grid-stacked" if stacked else "picture grid", title=title,
               description=" ".join(words), role="group" if any(row.link for row in rows) else "img")
     svg.root.set("font-family", FONT)
     background = svg.add("rect", x=0, y=0, width=width, height=height, fill="#ffffff")
@@ -209,12 +228,16 @@ def grid_svg(
             svg.add("text", x=cx, y=head - 8, font_size=11, fill=MUTED, text_anchor="middle", text=role)
     used_states, used_marks = {}, set()
     for row_index, row in enumerate(rows):
-        y = head + row_index * (cell_height + gap)
+        y = head + row_index * row_step
         group = svg.add("g", class_="grid-row")
         if row.link:
             group = svg.add("a", group, href=row.link)
-        svg.add("text", group, x=8, y=y + cell_height / 2 + 4, font_size=12, fill=TEXT,
-                text=_fit(row.label, label_width - 16))
+        if stacked:
+            svg.add("text", group, x=8, y=y + 12, font_size=12, fill=TEXT, text=_fit(row.label, label_room))
+            y += 18
+        else:
+            svg.add("text", group, x=8, y=y + cell_height / 2 + 4, font_size=12, fill=TEXT,
+                    text=_fit(row.label, label_room))
         for column_index, (column, cell) in enumerate(zip(columns, row.cells, strict=True)):
             fill, stroke, ink = PALETTE.get(cell.state, NONE)
             used_states.setdefault(cell.state, cell.label)

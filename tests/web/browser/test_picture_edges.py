@@ -1,7 +1,7 @@
 """The pictures at their edges, in a real Chromium, on the demo's sample review: the verification
 grid's legend stays inside the picture with no entry running into the next; the pin history's
-fork label keeps clear of the pin's line; at phone width a grid scrolls inside its frame (every
-column reachable) while the page does not; the focus ring stands out from the page (3:1)."""
+fork label keeps clear of the pin's line; at phone width a grid is stacked (each label above its
+cells, whole columns in view) and scrolls inside its frame while the page does not; the focus ring stands out from the page (3:1)."""
 import io
 
 import pytest
@@ -79,6 +79,11 @@ def test_the_pictures_keep_their_labels_inside_and_apart(live_server, settings, 
         for url in (base, base + "findings/1/"):
             page.goto(url)
             assert not scrolls_sideways(page), url
+            # The grid stacked for the phone, each label above its cells: whole columns, not a sliver.
+            assert page.locator("svg.grid-stacked").first.is_visible() and not page.locator("svg.grid").first.is_visible()
+            first_cell = page.locator("svg.grid-stacked rect.cell").first.bounding_box()
+            frame_box = page.locator(".picture-frame").first.bounding_box()
+            assert first_cell["x"] + first_cell["width"] <= frame_box["x"] + frame_box["width"], url
             frame = page.locator(".picture-frame").first
             # A grid wider than the phone scrolls inside its frame, so its last column is reachable.
             width, scroll = frame.evaluate("f => [f.clientWidth, f.scrollWidth]")
