@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from api import webhooks
 from api.views import (
     audit,
+    changes,
     exports,
     findings,
     gate,
@@ -44,6 +45,7 @@ urlpatterns = [
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
     path(f"{PULL}/export", exports.PullRequestExport.as_view(), name="pull-request-export"),
+    path(f"{PULL}/changes", changes.PullRequestChanges.as_view(), name="pull-request-changes"),
     path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),
     path("findings/", findings.FindingList.as_view(), name="finding-list"),
