@@ -6,6 +6,8 @@ from django.utils import timezone
 
 from reviews.models import PullRequest, Repository
 
+from forge.thread_models import ReviewComment, ReviewThread, ThreadSettings, ThreadSync  # noqa: F401  (the app's models)
+
 
 class GitHubCallQuerySet(models.QuerySet):
     def for_target(self, call: "GitHubCall"):
@@ -14,6 +16,8 @@ class GitHubCallQuerySet(models.QuerySet):
         rows = self.filter(repository_id=call.repository_id, kind=call.kind)
         if call.kind == GitHubCall.Kind.COMMENT:
             return rows.filter(pull_request_id=call.pull_request_id)
+        if call.kind in GitHubCall.THREAD_KINDS:
+            return rows.filter(review_thread_id=call.review_thread_id)
         return rows.filter(sha=call.sha)
 
     def unfinished(self):
@@ -35,6 +39,11 @@ class GitHubCall(models.Model):
         COMMENT = "comment", "Pull request comment"
         # Building a report failed (a database error): preparing it again is the call.
         REPORT = "report", "Report to prepare"
+        # A review thread's verdict reply (created, then edited in place), and resolving it.
+        THREAD_REPLY = "thread_reply", "Review thread reply"
+        THREAD_RESOLVE = "thread_resolve", "Review thread resolution"
+
+    THREAD_KINDS = (Kind.THREAD_REPLY, Kind.THREAD_RESOLVE)
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting to be sent"
@@ -46,6 +55,10 @@ class GitHubCall(models.Model):
     # Null for a merge group's commit, which belongs to the queue rather than to one pull request.
     pull_request = models.ForeignKey(
         PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
+    )
+    # The thread a reply or a resolution is about (null for the other kinds).
+    review_thread = models.ForeignKey(
+        "reporting.ReviewThread", null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
     )
     sha = models.CharField(max_length=40)
     kind = models.CharField(max_length=15, choices=Kind.choices)
@@ -73,7 +86,8 @@ class GitHubCall(models.Model):
         permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["check_run", "commit_status", "comment", "report"]),
+                condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "thread_reply",
+                                      "thread_resolve"]),
                 name="github_call_kind_valid",
             ),
             models.CheckConstraint(

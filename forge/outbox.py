@@ -179,6 +179,8 @@ PERMISSIONS = {
     GitHubCall.Kind.CHECK_RUN: "checks: write",
     GitHubCall.Kind.COMMIT_STATUS: "commit statuses: write",
     GitHubCall.Kind.COMMENT: "pull requests: write",
+    GitHubCall.Kind.THREAD_REPLY: "pull requests: write",
+    GitHubCall.Kind.THREAD_RESOLVE: "pull requests: write",
 }
 
 

@@ -1,0 +1,70 @@
+"""What Recheck says in review threads, through the outbox: rows written in the caller's
+transaction, sent by `forge.outbox` with its leases, backoff and Retry-After.
+
+- A verdict reply (`thread_reply`, state `verdict`) is one per thread: created once, then edited
+  in place (its id is kept on the thread, at once, so a later failure of the call never makes a
+  second one); a reply that was deleted on GitHub (404 on the edit) is made again.
+- Any other reply (state `answer`: who may triage) is a new reply, once.
+- A resolution (`thread_resolve`) asks GitHub's GraphQL to resolve or unresolve the thread,
+  finding its id first when no webhook has told it yet. Resolving twice is harmless."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from forge.github import Failure
+from forge.github_threads import thread_node_id, thread_reply_create, thread_reply_edit, thread_resolution_set
+from forge.models import GitHubCall
+from forge.thread_models import ReviewThread
+from forge.wake import outbox_wake
+
+VERDICT, ANSWER = "verdict", "answer"
+
+
+def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dict) -> GitHubCall:
+    """A call about `thread`, due now; the sender is woken once the caller's transaction commits."""
+    pull_request = thread.pull_request
+    call = GitHubCall.objects.create(
+        repository_id=pull_request.repository_id, pull_request=pull_request, review_thread=thread,
+        sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,
+        digest=hashlib.sha256(json.dumps([kind, thread.pk, body], sort_keys=True).encode()).hexdigest(), body=body,
+    )
+    outbox_wake([call])
+    return call
+
+
+def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
+    """Send a thread's call; returns GitHub's id of the reply (None for a resolution) and its answer."""
+    thread = ReviewThread.objects.select_related("pull_request__repository").get(pk=call.review_thread_id)
+    repository = thread.pull_request.repository
+    if call.kind == GitHubCall.Kind.THREAD_RESOLVE:
+        return None, _resolve(call, thread)
+    body = call.body["body"]
+    if call.state == VERDICT and thread.reply_comment_id:
+        try:
+            return thread_reply_edit(repository, thread.reply_comment_id, body)
+        except Failure as failure:
+            if failure.status != 404:
+                raise
+    if call.github_id:  # an earlier attempt made it, and the call failed after
+        return call.github_id, None
+    reply_id, answer = thread_reply_create(repository, thread.pull_request.number, thread.root_comment_id, body)
+    GitHubCall.objects.filter(pk=call.pk).update(github_id=reply_id)
+    if call.state == VERDICT:
+        ReviewThread.objects.filter(pk=thread.pk).update(reply_comment_id=reply_id)
+    return reply_id, answer
+
+
+def _resolve(call: GitHubCall, thread: ReviewThread):
+    repository = thread.pull_request.repository
+    node_id = thread.node_id
+    if not node_id:
+        found = thread_node_id(repository, thread.pull_request.number, thread.root_comment_id)
+        if found is None:
+            raise Failure(404, f"GitHub shows no review thread starting with comment {thread.root_comment_id}.",
+                          retryable=False)
+        node_id = found[0]
+        ReviewThread.objects.filter(pk=thread.pk).update(node_id=node_id)
+    resolved = thread_resolution_set(repository, node_id, bool(call.body["resolved"]))
+    ReviewThread.objects.filter(pk=thread.pk).update(resolved=resolved)
+    return None
