@@ -19,11 +19,15 @@ from forge.thread_models import ReviewThread
 from forge.wake import outbox_wake
 
 VERDICT, ANSWER = "verdict", "answer"
+# Recheck's own replies carry this, so reading them back never takes them for a reviewer's.
+REPLY_MARKER = "<!-- recheck:thread-reply -->"
 
 
 def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dict) -> GitHubCall:
     """A call about `thread`, due now; the sender is woken once the caller's transaction commits."""
     pull_request = thread.pull_request
+    if kind == GitHubCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
+        body = {**body, "body": f"{REPLY_MARKER}\n{body['body']}"}
     call = GitHubCall.objects.create(
         repository_id=pull_request.repository_id, pull_request=pull_request, review_thread=thread,
         sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,

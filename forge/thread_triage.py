@@ -202,7 +202,7 @@ def thread_command_handle(*, comment: ReviewComment) -> str:
     user = _forge_user(comment)
     if user is None or not user_may(user, Action.WRITE, repository):
         why = ("has not signed in to Recheck with GitHub" if user is None
-               else "does not hold the Reviewer role on this repository")
+               else f"does not hold the Reviewer role on {repository.slug}")
         audit_refusal(action="review_thread.triage", actor=user, source="webhook",
                       target=f"{thread.pull_request.reference} review thread {thread.root_comment_id}",
                       repository=repository, message=f"/recheck by @{comment.author_login}, who {why}.")

@@ -21,14 +21,13 @@ from access.audit import audit_record, writes
 from access.permissions import Action, actor_check
 from forge.github import Failure, retry_delay
 from forge.github_threads import WireComment, review_comments_read
+from forge.thread_calls import REPLY_MARKER
 from forge.thread_models import ReviewComment, ReviewThread, ThreadSync
 from forge.thread_triage import COMMAND_PREFIX, thread_command_handle
 from reviews.models import PullRequest
 
 logger = logging.getLogger(__name__)
 
-# Recheck's own replies carry this, so reading them back never takes them for a reviewer's.
-REPLY_MARKER = "<!-- recheck:thread-reply -->"
 
 # The fields of a thread taken from its first comment (or, when that is gone, from a reply).
 THREAD_FIELDS = ("path", "side", "subject_type", "original_commit_id", "original_start_line", "original_line",
