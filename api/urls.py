@@ -15,6 +15,7 @@ from api.views import (
     repositories,
     review_imports,
     tags,
+    threads,
     verifications,
 )
 from api.views.annotations import PullRequestAnnotations
@@ -39,6 +40,7 @@ urlpatterns = [
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
     path(f"{PULL}/export", exports.PullRequestExport.as_view(), name="pull-request-export"),
+    path(f"{PULL}/threads/", threads.PullRequestThreads.as_view(), name="pull-request-threads"),
     path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),
     path("findings/", findings.FindingList.as_view(), name="finding-list"),

@@ -91,6 +91,11 @@ class ReviewThread(models.Model):
         return f"{self.pull_request} thread {self.root_comment_id}"
 
     @property
+    def where(self) -> str:
+        """Where the comment was written: `path:40–42`, as every place is written."""
+        return v.location(self.path, self.original_start_line or self.original_line, self.original_line)
+
+    @property
     def is_triaged(self) -> bool:
         return self.state != self.State.NEW
 

@@ -1,0 +1,61 @@
+"""A pull request's inbox of review threads: each thread's state (new, triaged as a finding,
+attached, not a finding), what could not be done with it, its finding and its comments."""
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api import docs
+from api.views.reading import ReadMixin
+from forge.thread_selectors import pull_request_thread_sync, pull_request_threads
+
+
+class ReviewCommentSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="github_id", help_text="GitHub's id of the comment.")
+    author = serializers.CharField(source="author_login")
+    body = serializers.CharField(help_text="Markdown as written on GitHub (not sanitised: render it safely).")
+    html_url = serializers.CharField()
+    created_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField(allow_null=True)
+    deleted = serializers.BooleanField(help_text="Gone from GitHub; kept here.")
+    by_recheck = serializers.BooleanField()
+
+
+class ReviewThreadSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="root_comment_id", help_text="GitHub's id of the thread's first comment.")
+    state = serializers.CharField(help_text="new, finding, attached or not_a_finding.")
+    state_label = serializers.CharField(source="get_state_display")
+    problem = serializers.CharField(help_text="'' or what could not be done: first_deleted, commit_missing, "
+                                              "file_missing, line_beyond, binary.")
+    problem_detail = serializers.CharField()
+    placement = serializers.CharField(help_text="How the finding's evidence was taken from the comment.")
+    path = serializers.CharField()
+    side = serializers.CharField()
+    original_commit_id = serializers.CharField()
+    original_start_line = serializers.IntegerField(allow_null=True)
+    original_line = serializers.IntegerField(allow_null=True)
+    html_url = serializers.CharField()
+    resolved = serializers.BooleanField()
+    finding = serializers.IntegerField(source="finding.number", allow_null=True, default=None)
+    comments = ReviewCommentSerializer(many=True, source="comments.all")
+
+
+class ThreadInboxSerializer(serializers.Serializer):
+    pull_request = serializers.CharField()
+    sync_status = serializers.CharField()
+    sync_message = serializers.CharField()
+    synced_at = serializers.DateTimeField(allow_null=True)
+    threads = ReviewThreadSerializer(many=True)
+
+
+class PullRequestThreads(ReadMixin, APIView):
+    @extend_schema(tags=["review threads"], operation_id="pull_request_threads", parameters=docs.PULL_REQUEST_PATH,
+                   responses={200: ThreadInboxSerializer, **docs.DETAIL_ERRORS},
+                   summary="The pull request's review threads (its inbox)")
+    def get(self, request, owner: str, name: str, number: int):
+        pull_request = self.pull_request(owner=owner, name=name, number=number)
+        sync = pull_request_thread_sync(pull_request)
+        return Response(ThreadInboxSerializer({
+            "pull_request": pull_request.reference, "sync_status": sync.status, "sync_message": sync.message,
+            "synced_at": sync.synced_at, "threads": list(pull_request_threads(pull_request)),
+        }).data)
