@@ -69,6 +69,7 @@ class ReviewThread(models.Model):
     # Recheck's own reply with the finding's verdict: edited in place, never a second one.
     reply_comment_id = models.BigIntegerField(null=True, blank=True)
     reply_body = models.TextField(blank=True, help_text="What the reply says (or will say once sent).")
+    reply_state = models.CharField(max_length=700, blank=True, help_text="The verdict and place the reply is about.")
     # What Recheck last asked of the forge: resolved (True), unresolved (False) or nothing (None).
     resolve_wanted = models.BooleanField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
