@@ -35,6 +35,8 @@ urlpatterns = [
          name="repository-file"),
     path("repos/<str:owner>/<str:name>/publishing", repositories.RepositoryPublishing.as_view(),
          name="repository-publishing"),
+    path("repos/<str:owner>/<str:name>/thread-settings", threads.RepositoryThreadSettings.as_view(),
+         name="repository-thread-settings"),
     path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/gate", gate.PullRequestGate.as_view(), name="pull-request-gate"),
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),

@@ -14,7 +14,8 @@ import logging
 
 from django.db import transaction
 
-from access.audit import writes
+from access.audit import audit_changes, audit_record, writes
+from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.state.stored import finding_state
@@ -133,3 +134,27 @@ def finding_threads_follow(*, finding: Finding, status: str) -> list[GitHubCall]
             continue  # reopening unresolves only what Recheck resolved
         calls += _ask_resolution(thread, wanted)
     return calls
+
+
+THREAD_SETTINGS_FIELDS = ("publish_verdicts", "resolve_when_verified")
+
+
+@writes("repository.settings")
+def thread_settings_update(*, repository, actor, publish_verdicts: bool | None = None,
+                           resolve_when_verified: bool | None = None) -> ThreadSettings:
+    """Turn the replies in review threads on or off for `repository`, and whether a verified fix
+    resolves its thread (None leaves a setting as it is). Needs the Admin role, as the check run's
+    setting does; the audit log keeps each change, before and after."""
+    actor_check(actor, Action.SETTINGS, repository, audit_action="repository.settings", target=repository.slug)
+    wanted = {name: value for name, value in (("publish_verdicts", publish_verdicts),
+                                              ("resolve_when_verified", resolve_when_verified)) if value is not None}
+    with transaction.atomic():
+        settings, _ = ThreadSettings.objects.select_for_update().get_or_create(repository=repository)
+        before = {name: getattr(settings, name) for name in wanted}
+        if any(before[name] != value for name, value in wanted.items()):
+            for name, value in wanted.items():
+                setattr(settings, name, value)
+            settings.save()
+            audit_record(action="repository.settings", actor=actor, target=repository.slug, repository=repository,
+                         changes=audit_changes(before, wanted))
+    return settings

@@ -1,13 +1,19 @@
 """A pull request's inbox of review threads: each thread's state (new, triaged as a finding,
 attached, not a finding), what could not be done with it, its finding and its comments."""
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from access.permissions import Action
 from api import docs
+from api.permissions import object_action_check, visible_to
 from api.views.reading import ReadMixin
+from api.views.writing import ActionView
 from forge.thread_selectors import pull_request_thread_sync, pull_request_threads
+from forge.thread_verdicts import THREAD_SETTINGS_FIELDS, thread_settings_update
+from reviews.models import Repository
 
 
 class ReviewCommentSerializer(serializers.Serializer):
@@ -59,3 +65,35 @@ class PullRequestThreads(ReadMixin, APIView):
             "pull_request": pull_request.reference, "sync_status": sync.status, "sync_message": sync.message,
             "synced_at": sync.synced_at, "threads": list(pull_request_threads(pull_request)),
         }).data)
+
+
+class ThreadSettingsSerializer(serializers.Serializer):
+    publish_verdicts = serializers.BooleanField(
+        required=False, help_text="After each verification, one reply per triaged thread with its finding's verdict, "
+        "edited in place.")
+    resolve_when_verified = serializers.BooleanField(
+        required=False, help_text="Resolve a thread once its finding is verified fixed (otherwise when a maintainer "
+        "marks it fixed).")
+
+    def validate(self, data):
+        if not data:
+            raise serializers.ValidationError("Send publish_verdicts, resolve_when_verified or both.")
+        return data
+
+
+class RepositoryThreadSettings(ActionView):
+    required_action = Action.SETTINGS
+
+    @extend_schema(tags=["review threads"], operation_id="repository_thread_settings_update",
+                   summary="What Recheck says in a repository's review threads", parameters=docs.REPOSITORY_PATH,
+                   request=ThreadSettingsSerializer,
+                   responses={200: ThreadSettingsSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+                   description="Off until turned on. Needs the Admin role on the repository, and a token the "
+                               "`settings` scope.")
+    def patch(self, request, owner: str, name: str):
+        repository = get_object_or_404(visible_to(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
+        object_action_check(request, self, repository)
+        body = ThreadSettingsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        settings = thread_settings_update(repository=repository, actor=request.user, **body.validated_data)
+        return Response({name: getattr(settings, name) for name in THREAD_SETTINGS_FIELDS})

@@ -4,6 +4,8 @@ sanitised as all Markdown is."""
 import pytest
 from django.urls import reverse
 
+from access.models import AuditEntry
+
 from forge.thread_models import ReviewThread
 from forge.thread_triage import review_thread_triage
 from tests.forge.threads_scenario import comment_on, inbox, sync
@@ -104,3 +106,20 @@ def test_the_finding_page_links_to_its_thread_and_shows_its_replies_sanitised(pu
 
     assert thread.html_url in page and "The thread on GitHub" in page
     assert "<strong>sure</strong>" in page and "<script>alert(1)</script>" not in page
+
+
+def test_the_thread_settings_are_changed_by_an_admin_of_the_repository_only(pull_request, reviewer):
+    admin = member_of(pull_request.repository, user_with_role("no_role", username="ada"), "admin")
+    url = "/api/repos/acme/loader/thread-settings"
+
+    refused = api_client(reviewer, scopes=("settings",)).patch(url, {"publish_verdicts": True}, format="json")
+    client = api_client(admin, scopes=("settings",))
+    answer = client.patch(url, {"publish_verdicts": True}, format="json")
+    empty = client.patch(url, {}, format="json")
+
+    assert refused.status_code == 403 and empty.status_code == 400
+    assert answer.status_code == 200 and answer.json() == {"publish_verdicts": True, "resolve_when_verified": False}
+    settings = pull_request.repository.thread_settings
+    assert settings.publish_verdicts and not settings.resolve_when_verified
+    entry = AuditEntry.objects.get(action="repository.settings", actor=admin)
+    assert entry.changes == {"publish_verdicts": [False, True]}
