@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import timedelta
+
+from django.db.models import Max
+from django.utils import timezone
 
 from forge.github import Failure
 from forge.github_threads import thread_node_id, thread_reply_create, thread_reply_edit, thread_resolution_set
@@ -19,22 +23,39 @@ from forge.thread_models import ReviewThread
 from forge.wake import outbox_wake
 
 VERDICT, ANSWER = "verdict", "answer"
+# GitHub's secondary rate limit allows about 80 content-creating requests a minute: thread calls
+# are spaced so that a verification of a pull request with many threads stays under it.
+PACE = timedelta(seconds=60 / 80)
 # Recheck's own replies carry this, so reading them back never takes them for a reviewer's.
 REPLY_MARKER = "<!-- recheck:thread-reply -->"
 
 
 def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dict) -> GitHubCall:
-    """A call about `thread`, due now; the sender is woken once the caller's transaction commits."""
+    """A call about `thread`, due as soon as the pace allows; the sender is woken once the caller's
+    transaction commits."""
     pull_request = thread.pull_request
     if kind == GitHubCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
         body = {**body, "body": f"{REPLY_MARKER}\n{body['body']}"}
     call = GitHubCall.objects.create(
-        repository_id=pull_request.repository_id, pull_request=pull_request, review_thread=thread,
+        due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
+        review_thread=thread,
         sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,
         digest=hashlib.sha256(json.dumps([kind, thread.pk, body], sort_keys=True).encode()).hexdigest(), body=body,
     )
     outbox_wake([call])
     return call
+
+
+def _paced(repository):
+    """Now, or one PACE after the last thread call still waiting for the same installation."""
+    now = timezone.now()
+    waiting = GitHubCall.objects.unfinished().filter(kind__in=GitHubCall.THREAD_KINDS)
+    if repository.github_installation_id:
+        waiting = waiting.filter(repository__github_installation_id=repository.github_installation_id)
+    else:
+        waiting = waiting.filter(repository=repository)
+    last = waiting.aggregate(last=Max("due_at"))["last"]
+    return max(now, last + PACE) if last else now
 
 
 def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:

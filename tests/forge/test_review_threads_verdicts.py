@@ -8,6 +8,7 @@ import pytest
 from findings.models import Finding
 from findings.services.resolution import finding_resolve
 from forge.models import GitHubCall
+from forge.thread_calls import PACE
 from forge.thread_models import ReviewThread, ThreadSettings
 from forge.thread_triage import review_thread_triage
 from reviews.models import Commit
@@ -145,4 +146,19 @@ def test_a_reply_deleted_on_github_is_made_again_and_a_thread_gone_from_github_i
     verify(pull_request, fixed, django_capture_on_commit_callbacks)
     failed = GitHubCall.objects.filter(kind=GitHubCall.Kind.THREAD_REPLY).latest("id")
     assert (failed.status, failed.response_status) == ("failed", 404)
-    assert "GitHub shows no" in failed.hint
+    assert "The review thread is gone on GitHub" in failed.hint
+
+
+def test_the_replies_of_many_threads_are_spaced_within_github_s_secondary_rate_limit(
+    pull_request, repo, fake_github, thread, reviewer, django_capture_on_commit_callbacks
+):
+    for line in (3, 5):
+        first = comment_on(fake_github, pull_request, repo.reviewed, body=f"Line {line}", line=line)
+        sync(pull_request)
+        review_thread_triage(thread=inbox(pull_request)[first], actor=reviewer, outcome="cleanup")
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    sent = [at for at, status in fake_github.answers("POST", r"/replies$") if status == 201]
+    assert len(sent) == 3
+    assert all(later - earlier >= PACE.total_seconds() * 0.9 for earlier, later in zip(sent, sent[1:], strict=False))
