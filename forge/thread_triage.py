@@ -41,7 +41,8 @@ class TriageError(RecheckError):
 
 def _title(text: str) -> str:
     for line in text.splitlines():
-        line = re.sub(r"[`*_#>\[\]]", "", COMMAND.sub("", line)).strip()
+        # A title is plain text (pages escape it): Markdown's heading and quote marks and emphasis go.
+        line = re.sub(r"[`*_]", "", re.sub(r"^[\s#>]+", "", COMMAND.sub("", line))).strip()
         if line and not line.startswith("<!--"):
             return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
     return ""

@@ -31,6 +31,8 @@ class ThreadsMixin:
 
     def _threads_init(self) -> None:
         self.review_comments: dict[int, dict] = {}
+        # Comment ids listed on two pages (GitHub's pages shift when comments are added meanwhile).
+        self.listed_twice: set[int] = set()
         self._thread_ids = itertools.count(1)
 
     # --- what a test arranges ----------------------------------------------------------------
@@ -100,6 +102,7 @@ class ThreadsMixin:
                     if c["repo"] == f"{owner}/{repo}" and c["number"] == int(number)]
         per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
         shown = sorted(comments, key=lambda c: c["id"])[(page - 1) * per_page : page * per_page]
+        shown += [c for c in shown if c["id"] in self.listed_twice]
         headers = {}
         if page * per_page < len(comments):  # GitHub names the next page in a Link header
             headers["link"] = f'</repos/{owner}/{repo}/pulls/{number}/comments?per_page={per_page}&page={page + 1}>; ' \

@@ -121,3 +121,23 @@ def test_the_command_reads_the_threads_and_says_what_changed(pull_request, repo,
     fake_github.fail("GET", r"/pulls/7/comments$", 404, "Not Found")
     with pytest.raises(CommandError, match="GitHub answered 404"):
         call_command("sync_review_threads", "acme/loader", "7")
+
+
+def test_a_comment_listed_twice_is_recorded_once(pull_request, repo, fake_github):
+    first = comment_on(fake_github, pull_request, repo.reviewed, body="Tolerance 0 never stops")
+    reply = comment_on(fake_github, pull_request, repo.reviewed, body="Agreed", reply_to=first)
+    fake_github.listed_twice = {first, reply}
+
+    outcome = sync(pull_request)
+
+    assert (outcome.created, outcome.changed) == (1, 2)
+    assert ReviewComment.objects.count() == 2
+
+
+def test_a_body_of_any_size_and_content_is_kept_whole(pull_request, repo, fake_github):
+    body = "<img src=x onerror=alert(1)>" + "ü" * 65000
+    first = comment_on(fake_github, pull_request, repo.reviewed, body=body)
+
+    sync(pull_request)
+
+    assert inbox(pull_request)[first].first_comment.body == body

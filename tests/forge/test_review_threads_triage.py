@@ -153,3 +153,25 @@ def test_a_recheck_command_by_someone_without_the_role_gets_a_polite_answer_once
     assert GitHubCall.objects.filter(kind="thread_reply", status="sent").count() == 2
     # Recheck's own answers are read back as its own, never as a command or a reviewer's comment.
     assert inbox(pull_request)[first].comments.filter(by_recheck=True).count() == 2
+
+
+def test_a_comment_on_a_binary_file_at_a_commit_newer_than_the_mirror_is_a_note(pull_request, repo, fake_github,
+                                                                                reviewer):
+    newer = repo.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00binary").commit("a logo")
+    first = comment_on(fake_github, pull_request, newer, body="Too big", path="logo.png", line=1)
+    sync(pull_request)
+
+    thread = review_thread_triage(thread=inbox(pull_request)[first], actor=reviewer, outcome="cleanup")
+
+    assert thread.problem == ReviewThread.Problem.BINARY_FILE  # fetched, then found binary
+    assert thread.finding.evidence.get().kind == Evidence.Kind.NOTE
+
+
+def test_a_long_hostile_body_becomes_the_finding_s_body_with_a_plain_title(pull_request, repo, fake_github, reviewer):
+    body = "## <img src=x onerror=alert(1)> **Loops** " + "forever " * 100 + "\n\n" + "x" * 70000
+    thread = thread_of(fake_github, pull_request, repo, body=body)
+
+    finding = review_thread_triage(thread=thread, actor=reviewer, outcome="blocker").finding
+
+    assert finding.body == body
+    assert len(finding.title) == 300 and finding.title.startswith("<img src=x onerror=alert(1)> Loops forever")

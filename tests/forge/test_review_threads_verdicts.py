@@ -10,7 +10,7 @@ from findings.services.resolution import finding_resolve
 from forge.models import GitHubCall
 from forge.thread_calls import PACE
 from forge.thread_models import ReviewThread, ThreadSettings
-from forge.thread_triage import review_thread_triage
+from forge.thread_triage import review_thread_attach, review_thread_triage
 from reviews.models import Commit
 from tests.findings.services.test_verification import LOADER
 from tests.forge.scenario import deliver, verify
@@ -162,3 +162,20 @@ def test_the_replies_of_many_threads_are_spaced_within_github_s_secondary_rate_l
     sent = [at for at, status in fake_github.answers("POST", r"/replies$") if status == 201]
     assert len(sent) == 3
     assert all(later - earlier >= PACE.total_seconds() * 0.9 for earlier, later in zip(sent, sent[1:], strict=False))
+
+
+def test_a_thread_attached_to_a_finding_that_is_partly_fixed_says_how_much_is_gone(
+    pull_request, repo, fake_github, reviewer, django_capture_on_commit_callbacks
+):
+    ThreadSettings.objects.create(repository=pull_request.repository, publish_verdicts=True)
+    first = comment_on(fake_github, pull_request, repo.reviewed, body="Same as the tolerance one", line=10)
+    sync(pull_request)
+    thread = review_thread_attach(thread=inbox(pull_request)[first], actor=reviewer,
+                                  finding=Finding.objects.get(pull_request=pull_request, number=1))
+    partly = repo.write("src/loader.py", LOADER.replace("    tolerance = 0\n", "    tolerance = 0.5\n")).commit("half")
+
+    verify(pull_request, partly, django_capture_on_commit_callbacks)
+
+    [reply] = recheck_replies(fake_github, thread)
+    assert f"Partly fixed: 1 of 2 items gone at {partly[:8]}" in reply["body"]
+    assert "[Blocker 1 on Recheck]" in reply["body"]
