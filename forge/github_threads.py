@@ -21,7 +21,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $after) {
         pageInfo { hasNextPage endCursor }
-        nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+        nodes { id isResolved isOutdated comments(first: 1) { nodes { databaseId } } }
       }
     }
   }
@@ -135,8 +135,17 @@ def _graphql(repository: Repository, query: str, variables: dict) -> dict:
     return github_call(repository, ask)
 
 
-def thread_node_id(repository: Repository, number: int, root_id: int) -> tuple[str, bool] | None:
-    """The GraphQL id of the thread whose first comment is `root_id`, and whether it is resolved."""
+@dataclass(frozen=True)
+class WireThread:
+    node_id: str
+    resolved: bool
+    outdated: bool
+
+
+def review_threads_read(repository: Repository, number: int, *, until: int | None = None) -> dict[int, WireThread]:
+    """The pull request's threads as GraphQL has them (REST has no threads), by their first
+    comment's id; pages stop early once the thread starting with comment `until` is found."""
+    found: dict[int, WireThread] = {}
     after = None
     while True:
         data = _graphql(repository, THREAD_OF_COMMENT,
@@ -144,12 +153,20 @@ def thread_node_id(repository: Repository, number: int, root_id: int) -> tuple[s
         threads = ((data.get("repository") or {}).get("pullRequest") or {}).get("reviewThreads") or {}
         for node in threads.get("nodes") or []:
             first = ((node.get("comments") or {}).get("nodes") or [{}])[0]
-            if first.get("databaseId") == root_id:
-                return node["id"], bool(node.get("isResolved"))
+            if first.get("databaseId") is not None:
+                found[int(first["databaseId"])] = WireThread(node_id=str(node["id"]),
+                                                             resolved=bool(node.get("isResolved")),
+                                                             outdated=bool(node.get("isOutdated")))
         page = threads.get("pageInfo") or {}
-        if not page.get("hasNextPage"):
-            return None
+        if (until is not None and until in found) or not page.get("hasNextPage"):
+            return found
         after = page.get("endCursor")
+
+
+def thread_node_id(repository: Repository, number: int, root_id: int) -> tuple[str, bool] | None:
+    """The GraphQL id of the thread whose first comment is `root_id`, and whether it is resolved."""
+    thread = review_threads_read(repository, number, until=root_id).get(root_id)
+    return (thread.node_id, thread.resolved) if thread else None
 
 
 def thread_resolution_set(repository: Repository, node_id: str, resolved: bool) -> bool:

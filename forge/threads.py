@@ -20,7 +20,7 @@ from django.utils import timezone
 from access.audit import audit_record, writes
 from access.permissions import Action, actor_check
 from forge.github import Failure, retry_delay
-from forge.github_threads import WireComment, review_comments_read
+from forge.github_threads import WireComment, WireThread, review_comments_read, review_threads_read
 from forge.thread_calls import REPLY_MARKER
 from forge.thread_models import ReviewComment, ReviewThread, ThreadSync
 from forge.thread_triage import COMMAND_PREFIX, thread_command_handle
@@ -63,8 +63,16 @@ def review_threads_sync(*, pull_request: PullRequest, actor=None) -> SyncOutcome
         })
         return SyncOutcome(pull_request, ok=False, message=_failure_message(failure),
                            retry_in=retry_delay(failure, 1) if failure.retryable else None)
+    try:
+        threads = review_threads_read(repository, pull_request.number)
+    except Failure as failure:
+        # Only whether each thread is resolved is lost; the webhook's events still say it.
+        logger.warning("Reading the review threads' resolution of %s failed: %s", pull_request.reference, failure)
+        threads = None
     with transaction.atomic():
         outcome = _apply(pull_request, comments)
+        if threads is not None:
+            _resolutions_apply(pull_request, threads)
         ThreadSync.objects.update_or_create(pull_request=pull_request, defaults={
             "status": ThreadSync.Status.OK, "message": "", "response_status": 200, "tried_at": tried,
             "synced_at": timezone.now(),
@@ -127,6 +135,13 @@ def _apply(pull_request: PullRequest, comments: list[WireComment]) -> SyncOutcom
 
 
 _NULLABLE = {"original_start_line", "original_line", "line"}
+
+
+def _resolutions_apply(pull_request: PullRequest, threads: dict[int, WireThread]) -> None:
+    for thread in ReviewThread.objects.of(pull_request).filter(root_comment_id__in=list(threads)):
+        wire = threads[thread.root_comment_id]
+        if (thread.node_id, thread.resolved) != (wire.node_id, wire.resolved):
+            ReviewThread.objects.filter(pk=thread.pk).update(node_id=wire.node_id, resolved=wire.resolved)
 
 
 def _assign(instance, values: dict) -> bool:

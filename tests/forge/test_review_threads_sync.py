@@ -141,3 +141,21 @@ def test_a_body_of_any_size_and_content_is_kept_whole(pull_request, repo, fake_g
     sync(pull_request)
 
     assert inbox(pull_request)[first].first_comment.body == body
+
+
+def test_whether_a_thread_is_resolved_is_read_from_graphql_and_its_failure_loses_nothing_else(
+    pull_request, repo, fake_github
+):
+    first = comment_on(fake_github, pull_request, repo.reviewed, body="Tolerance 0 never stops")
+    fake_github.review_comments[first]["resolved"] = True
+
+    sync(pull_request)
+
+    thread = inbox(pull_request)[first]
+    assert thread.resolved and thread.node_id == fake_github.review_comments[first]["thread"]
+    fake_github.review_comments[first]["resolved"] = False
+    fake_github.edit_review_comment(first, "Edited")
+    fake_github.fail("POST", r"^/graphql$", 502, "Bad Gateway")
+    assert sync(pull_request).ok
+    thread = inbox(pull_request)[first]
+    assert thread.resolved and thread.first_comment.body == "Edited"

@@ -53,19 +53,25 @@ def test_a_resolved_and_an_unresolved_thread_are_recorded(
 ):
     first = comment_on(fake_github, pull_request, repo.reviewed, body="Tolerance 0 never stops")
     sync(pull_request)
+    node_id = fake_github.review_comments[first]["thread"]
 
     def this_thread(payload):
         on_pull_request_7(payload)
-        payload["thread"]["node_id"] = "PRRT_kwDOthread"
+        payload["thread"]["node_id"] = node_id
         payload["thread"]["comments"] = payload["thread"]["comments"][:1]
         payload["thread"]["comments"][0].update(id=first, in_reply_to_id=None)
         payload["thread"]["comments"][0].pop("in_reply_to_id")
 
+    # Resolved on GitHub, which then says so: in the event, and to the reading it starts. The
+    # reading's GraphQL fails here: the event alone records it.
+    fake_github.review_comments[first]["resolved"] = True
+    fake_github.fail("POST", r"^/graphql$", 502, "Bad Gateway")
     send(client, "pull_request_review_thread", example("pull_request_review_thread.resolved", this_thread),
          django_capture_on_commit_callbacks, "rt-1")
     thread = ReviewThread.objects.get(root_comment_id=first)
-    assert (thread.resolved, thread.node_id) == (True, "PRRT_kwDOthread")
+    assert (thread.resolved, thread.node_id) == (True, node_id)
 
+    fake_github.review_comments[first]["resolved"] = False
     send(client, "pull_request_review_thread", example("pull_request_review_thread.unresolved", this_thread),
          django_capture_on_commit_callbacks, "rt-2")
     thread.refresh_from_db()
