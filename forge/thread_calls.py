@@ -5,6 +5,8 @@ transaction, sent by `forge.outbox` with its leases, backoff and Retry-After.
   in place (its id is kept on the thread, at once, so a later failure of the call never makes a
   second one); a reply that was deleted on GitHub (404 on the edit) is made again.
 - Any other reply (state `answer`: who may triage) is a new reply, once.
+- A reply tried again after GitHub did not answer in time is looked for in the thread first (the
+  same text), so it is never made twice.
 - A resolution (`thread_resolve`) asks GitHub's GraphQL to resolve or unresolve the thread,
   finding its id first when no webhook has told it yet. Resolving twice is harmless."""
 from __future__ import annotations
@@ -17,7 +19,13 @@ from django.db.models import Max
 from django.utils import timezone
 
 from forge.github import Failure
-from forge.github_threads import thread_node_id, thread_reply_create, thread_reply_edit, thread_resolution_set
+from forge.github_threads import (
+    review_comments_read,
+    thread_node_id,
+    thread_reply_create,
+    thread_reply_edit,
+    thread_resolution_set,
+)
 from forge.models import GitHubCall
 from forge.thread_models import ReviewThread
 from forge.wake import outbox_wake
@@ -73,11 +81,24 @@ def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
                 raise
     if call.github_id:  # an earlier attempt made it, and the call failed after
         return call.github_id, None
-    reply_id, answer = thread_reply_create(repository, thread.pull_request.number, thread.root_comment_id, body)
+    made = _made_unanswered(call, thread) if call.attempts > 1 else None
+    if made is not None:
+        reply_id, answer = made, None
+    else:
+        reply_id, answer = thread_reply_create(repository, thread.pull_request.number, thread.root_comment_id,
+                                               body)
     GitHubCall.objects.filter(pk=call.pk).update(github_id=reply_id)
     if call.state == VERDICT:
         ReviewThread.objects.filter(pk=thread.pk).update(reply_comment_id=reply_id)
     return reply_id, answer
+
+
+def _made_unanswered(call: GitHubCall, thread: ReviewThread) -> int | None:
+    """The reply an earlier attempt of `call` made without Recheck hearing GitHub's answer (it
+    answered after the client's timeout): the same text in the same thread."""
+    comments = review_comments_read(thread.pull_request.repository, thread.pull_request.number)
+    return next((comment.id for comment in comments if comment.in_reply_to_id == thread.root_comment_id
+                 and comment.body == call.body["body"]), None)
 
 
 def _resolve(call: GitHubCall, thread: ReviewThread):

@@ -184,3 +184,18 @@ def test_a_thread_attached_to_a_finding_that_is_partly_fixed_says_how_much_is_go
     [reply] = recheck_replies(fake_github, thread)
     assert f"Partly fixed: 1 of 2 items gone at {partly[:8]}" in reply["body"]
     assert "[Blocker 1 on Recheck]" in reply["body"]
+
+
+def test_a_reply_github_made_but_answered_too_late_is_not_made_twice(
+    pull_request, repo, fake_github, thread, settings, django_capture_on_commit_callbacks
+):
+    settings.RECHECK_GITHUB_TIMEOUT = 0.3
+    fake_github.answer_slowly("POST", r"/replies$", 0.8)
+
+    verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
+
+    [reply] = recheck_replies(fake_github, thread)
+    call = GitHubCall.objects.get(kind=GitHubCall.Kind.THREAD_REPLY)
+    assert (call.status, call.github_id) == ("sent", reply["id"]) and call.attempts >= 2
+    assert len(fake_github.calls("POST", r"/replies$")) == 1
+    assert ReviewThread.objects.get(pk=thread.pk).reply_comment_id == reply["id"]

@@ -57,6 +57,8 @@ def thread_triage_now(request, owner: str, name: str, number: int, thread_id: in
     outcome = request.POST.get("outcome", "")
     attach = request.POST.get("attach", "").strip() if outcome == "attach" else ""
     try:
+        if outcome == "attach" and not attach:
+            raise RecheckError("Choose the finding to attach the thread to.")
         if attach:
             finding = Finding.objects.filter(pull_request=pull_request, number=int(attach)).first() \
                 if attach.isdigit() else None
