@@ -86,6 +86,7 @@ def test_the_site_triages_a_thread_and_syncs_for_a_reviewer_only(pull_request, t
     with django_capture_on_commit_callbacks(execute=True):
         assert site_client(reviewer).post(f"{INBOX}sync/").status_code == 302
     assert inbox(pull_request)[first].first_comment.body == "Edited on GitHub"
+    assert AuditEntry.objects.filter(action="review_threads.sync", actor=reviewer).exists()
 
 
 def test_attaching_to_a_finding_from_the_site(pull_request, threads, reviewer):

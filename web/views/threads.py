@@ -43,7 +43,8 @@ def threads_sync_now(request, owner: str, name: str, number: int):
     require_action(request, Action.WRITE, pull_request.repository, audit_action="review_threads.sync",
                    target=pull_request.reference)
     # In the background: a request never waits on GitHub.
-    transaction.on_commit(lambda: enqueue("forge.tasks.sync_review_threads", pull_request.pk))
+    actor_id = request.user.pk
+    transaction.on_commit(lambda: enqueue("forge.tasks.sync_review_threads", pull_request.pk, actor_id))
     messages.info(request, f"Reading the review threads of {pull_request.reference} from GitHub.")
     return redirect(_inbox_url(pull_request))
 
