@@ -7,7 +7,8 @@ import pytest
 from findings.models import WebhookDelivery
 from forge.thread_models import ReviewThread
 from tests.forge.test_webhook_events import example, hook_secret, send  # noqa: F401  (hook_secret is a fixture)
-from tests.forge.threads_scenario import comment_on, inbox, sync
+from tests.forge.threads_scenario import comment_on, inbox, signed_in_with_github, sync
+from tests.personas import member_of, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +90,22 @@ def test_an_event_of_an_untracked_pull_request_is_ignored(
 
     assert "acme/loader#99 is not tracked here" in response.json()["detail"]
     assert fake_github.calls("GET", r"/comments$") == []
+
+
+def test_a_recheck_command_written_on_github_triages_its_thread_through_the_webhook(
+    client, hook_secret, pull_request, repo, fake_github, django_capture_on_commit_callbacks  # noqa: F811
+):
+    reviewer = member_of(pull_request.repository, user_with_role("no_role", username="rita"), "reviewer")
+    signed_in_with_github(reviewer, 501, "alice")
+    first = comment_on(fake_github, pull_request, repo.reviewed, body="Tolerance 0 never stops")
+    command = comment_on(fake_github, pull_request, repo.reviewed, body="/recheck cleanup", reply_to=first)
+
+    def the_command(payload):
+        on_pull_request_7(payload)
+        payload["comment"].update(id=command, in_reply_to_id=first, body="/recheck cleanup")
+
+    send(client, "pull_request_review_comment", example("pull_request_review_comment.created", the_command),
+         django_capture_on_commit_callbacks, "rc-cmd")
+
+    thread = inbox(pull_request)[first]
+    assert (thread.state, thread.finding.kind, thread.triaged_by) == ("finding", "cleanup", reviewer)
