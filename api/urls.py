@@ -43,6 +43,8 @@ urlpatterns = [
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
     path(f"{PULL}/export", exports.PullRequestExport.as_view(), name="pull-request-export"),
     path(f"{PULL}/threads/", threads.PullRequestThreads.as_view(), name="pull-request-threads"),
+    path(f"{PULL}/threads/<int:thread_id>/triage", threads.PullRequestThreadTriage.as_view(),
+         name="pull-request-thread-triage"),
     path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),
     path("findings/", findings.FindingList.as_view(), name="finding-list"),

@@ -8,10 +8,14 @@ from rest_framework.views import APIView
 
 from access.permissions import Action
 from api import docs
-from api.permissions import object_action_check, visible_to
+from api.lookups import pull_request_by_number
+from api.permissions import object_action_check, repository_limit, visible_to
 from api.views.reading import ReadMixin
 from api.views.writing import ActionView
+from findings.models import Finding
+from forge.thread_models import ReviewThread
 from forge.thread_selectors import pull_request_thread_sync, pull_request_threads
+from forge.thread_triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
 from forge.thread_verdicts import THREAD_SETTINGS_FIELDS, thread_settings_update
 from reviews.models import Repository
 
@@ -97,3 +101,43 @@ class RepositoryThreadSettings(ActionView):
         body.is_valid(raise_exception=True)
         settings = thread_settings_update(repository=repository, actor=request.user, **body.validated_data)
         return Response({name: getattr(settings, name) for name in THREAD_SETTINGS_FIELDS})
+
+
+class ThreadTriageSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=[*TRIAGE_OUTCOMES, "attach"],
+                                      help_text="blocker, cleanup, not_a_finding, or attach (with `finding`).")
+    finding = serializers.IntegerField(required=False, min_value=1,
+                                       help_text="With attach: the number of the pull request's finding.")
+
+    def validate(self, data):
+        if data["outcome"] == "attach" and "finding" not in data:
+            raise serializers.ValidationError({"finding": "Name the finding to attach the thread to."})
+        return data
+
+
+class PullRequestThreadTriage(ActionView):
+    required_action = Action.WRITE
+    audit_action = "review_thread.triage"
+
+    @extend_schema(tags=["review threads"], operation_id="pull_request_thread_triage",
+                   summary="Triage a review thread: a finding, attached to one, or not a finding",
+                   parameters=docs.PULL_REQUEST_PATH, request=ThreadTriageSerializer,
+                   responses={200: ReviewThreadSerializer, **docs.WRITE_ERRORS, 404: docs.NOT_FOUND},
+                   description="Needs the Reviewer role on the repository, and a token the `import` scope. A "
+                               "thread triaged already is refused (400).")
+    def post(self, request, owner: str, name: str, number: int, thread_id: int):
+        pull_request = pull_request_by_number(owner=owner, name=name, number=number,
+                                              repository_ids=repository_limit(request))
+        thread = get_object_or_404(ReviewThread.objects.select_related("pull_request__repository"),
+                                   pull_request=pull_request, root_comment_id=thread_id)
+        object_action_check(request, self, pull_request.repository)
+        body = ThreadTriageSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if body.validated_data["outcome"] == "attach":
+            finding = get_object_or_404(Finding, pull_request=pull_request, number=body.validated_data["finding"])
+            review_thread_attach(thread=thread, finding=finding, actor=request.user, source="api")
+        else:
+            review_thread_triage(thread=thread, actor=request.user, outcome=body.validated_data["outcome"],
+                                 source="api")
+        [thread] = pull_request_threads(pull_request).filter(pk=thread.pk)
+        return Response(ReviewThreadSerializer(thread).data)

@@ -349,6 +349,8 @@ def _body(method: str, path: str, slug: str, world_ids: dict) -> dict:
         return {"kind": "follow_up_of", "finding": f"{A_SLUG}#41/3"}
     if path.endswith("/description"):
         return {"repository": slug, "description": "What these have in common."}
+    if path.endswith("/triage"):
+        return {"outcome": "not_a_finding"}
     return {}
 
 

@@ -124,3 +124,21 @@ def test_the_thread_settings_are_changed_by_an_admin_of_the_repository_only(pull
     assert settings.publish_verdicts and not settings.resolve_when_verified
     entry = AuditEntry.objects.get(action="repository.settings", actor=admin)
     assert entry.changes == {"publish_verdicts": [False, True]}
+
+
+def test_the_api_triages_a_thread_for_a_reviewer_and_refuses_twice_and_a_reader(pull_request, threads, reviewer):
+    first, beyond = threads
+    reader = member_of(pull_request.repository, user_with_role("no_role", username="rex"), "reader")
+    url = f"/api/repos/acme/loader/pulls/7/threads/{first}/triage"
+    client = api_client(reviewer, scopes=("import",))
+
+    refused = api_client(reader, scopes=("import",)).post(url, {"outcome": "blocker"}, format="json")
+    done = client.post(url, {"outcome": "blocker"}, format="json")
+    again = client.post(url, {"outcome": "cleanup"}, format="json")
+    attached = client.post(f"/api/repos/acme/loader/pulls/7/threads/{beyond}/triage", {"outcome": "attach", "finding": 2},
+                           format="json")
+
+    assert refused.status_code == 403
+    assert done.status_code == 200 and (done.json()["state"], done.json()["finding"]) == ("finding", 4)
+    assert again.status_code == 400 and "already" in again.json()["detail"]
+    assert attached.status_code == 200 and attached.json()["finding"] == 2
