@@ -210,7 +210,7 @@ def refusal(user, action: Action, repository: Repository | None = None) -> str:
     action = Action(action)
     where = repository.slug if repository is not None else "this server"
     if user is None or not user.is_authenticated:
-        return f"Log in to {ACTION_PHRASES[action]} {where}."
+        return f"Sign in to {ACTION_PHRASES[action]} {where}."
     role = ACTION_ROLES[action]
     whom = "an admin of the repository or of this server" if repository is not None else "an admin of this server"
     return (

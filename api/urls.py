@@ -19,24 +19,29 @@ from api.views import (
     verifications,
 )
 from api.views.annotations import PullRequestAnnotations
+from reviews.converters import REPOSITORY
+from api.views.follow_ups import RepositoryFollowUpList
 
 app_name = "api"
 
-PULL = "repos/<str:owner>/<str:name>/pulls/<int:number>"
+PULL = f"repos/{REPOSITORY}/pulls/<int:number>"
 
 urlpatterns = [
     path("", navigation.ApiRoot.as_view(), name="root"),
     path("repos/", repositories.RepositoryList.as_view(), name="repository-list"),
-    path("repos/<str:owner>/<str:name>/", repositories.RepositoryDetail.as_view(), name="repository-detail"),
-    path("repos/<str:owner>/<str:name>/pulls/", pull_requests.RepositoryPullRequestList.as_view(),
+    path(f"repos/{REPOSITORY}/pulls/", pull_requests.RepositoryPullRequestList.as_view(),
          name="repository-pulls"),
-    path("repos/<str:owner>/<str:name>/figures/", repositories.RepositoryFigures.as_view(), name="repository-figures"),
-    path("repos/<str:owner>/<str:name>/files/<path:path>", repositories.RepositoryFile.as_view(),
+    path(f"repos/{REPOSITORY}/figures/", repositories.RepositoryFigures.as_view(), name="repository-figures"),
+    path(f"repos/{REPOSITORY}/files/<path:path>", repositories.RepositoryFile.as_view(),
          name="repository-file"),
-    path("repos/<str:owner>/<str:name>/publishing", repositories.RepositoryPublishing.as_view(),
+    path(f"repos/{REPOSITORY}/publishing", repositories.RepositoryPublishing.as_view(),
          name="repository-publishing"),
-    path("repos/<str:owner>/<str:name>/thread-settings", threads.RepositoryThreadSettings.as_view(),
+    path(f"repos/{REPOSITORY}/thread-settings", threads.RepositoryThreadSettings.as_view(),
          name="repository-thread-settings"),
+    path(f"repos/{REPOSITORY}/follow-ups/", RepositoryFollowUpList.as_view(), name="repository-follow-ups"),
+    # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
+    # the figures of group/sub/project, not a project named figures.
+    path(f"repos/{REPOSITORY}/", repositories.RepositoryDetail.as_view(), name="repository-detail"),
     path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/gate", gate.PullRequestGate.as_view(), name="pull-request-gate"),
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
@@ -70,6 +75,7 @@ urlpatterns = [
     path("audit/", audit.AuditLog.as_view(), name="audit-log"),
     path("audit/<int:pk>/revert", audit.AuditEntryRevert.as_view(), name="audit-revert"),
     path("hooks/github", webhooks.GitHubWebhook.as_view(), name="github-webhook"),
+    path("hooks/gitlab", webhooks.GitLabWebhook.as_view(), name="gitlab-webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),

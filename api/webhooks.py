@@ -4,11 +4,9 @@ session authentication applies) and refuses anything unsigned. The delivery only
 enqueues: the verification is queued on commit, and what to tell GitHub is written to the outbox,
 which a sender sends later (never this request), so GitHub gets its answer well within its
 ten-second timeout whatever GitHub's API is doing."""
-from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
-from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
@@ -16,9 +14,30 @@ from rest_framework.views import APIView
 
 from api.serializers.errors import ErrorSerializer, ValidationErrorSerializer
 from api.serializers.writes import WebhookResponseSerializer
-from forge.deliveries import github_delivery_handle, github_payload_parse, github_signature_is_valid
+from core.forges import GITHUB, GITLAB
+from forge.interface import WebhookRefused, forge_named
 
-MAX_DELIVERY_ID_LENGTH = 100
+
+def forge_webhook_answer(request, forge_name: str) -> Response:
+    """One delivery to the forge's hook, through the forge interface: its secret checked, acted
+    on at most once, answered with what was done (202 when a verification was queued)."""
+    try:
+        outcome = forge_named(forge_name).webhook_receive(
+            headers=request.headers, body=request.body, content_type=request.content_type or ""
+        )
+    except WebhookRefused as refused:
+        # Answered here, not raised: DRF turns a 401 of a view without authentication into a 403.
+        return Response({"detail": str(refused)}, status=refused.status)
+    run = outcome.run
+    data = {
+        "detail": outcome.message,
+        "duplicate": outcome.duplicate,
+        "run": run.pk if run else None,
+        "status_url": reverse("api:run-detail", kwargs={"pk": run.pk}, request=request) if run else None,
+    }
+    return Response(
+        WebhookResponseSerializer(data).data, status=status.HTTP_202_ACCEPTED if run else status.HTTP_200_OK
+    )
 
 
 @extend_schema_view(
@@ -62,35 +81,44 @@ class GitHubWebhook(APIView):
     throttle_classes = []
 
     def post(self, request):
-        secret = settings.RECHECK_GITHUB_WEBHOOK_SECRET
-        if not secret:
-            raise PermissionDenied(
-                "The GitHub webhook is not configured on this server: set RECHECK_GITHUB_WEBHOOK_SECRET to the "
-                "secret entered on GitHub."
-            )
-        # The raw bytes, as GitHub signed them: never the parsed and re-serialised data.
-        body = request.body
-        if not github_signature_is_valid(
-            secret=secret, body=body, signature=request.headers.get("X-Hub-Signature-256")
-        ):
-            raise PermissionDenied(
-                "Missing or wrong X-Hub-Signature-256: the webhook's secret on GitHub must equal "
-                "RECHECK_GITHUB_WEBHOOK_SECRET."
-            )
-        delivery_id = request.headers.get("X-GitHub-Delivery", "").strip()
-        if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID_LENGTH:
-            raise ValidationError({"X-GitHub-Delivery": "GitHub sends a delivery id in this header; it is missing."})
-        payload = github_payload_parse(body, request.content_type or "")
-        outcome = github_delivery_handle(
-            delivery_id=delivery_id, event=request.headers.get("X-GitHub-Event", "").strip(), payload=payload
-        )
-        run = outcome.run
-        data = {
-            "detail": outcome.message,
-            "duplicate": outcome.duplicate,
-            "run": run.pk if run else None,
-            "status_url": reverse("api:run-detail", kwargs={"pk": run.pk}, request=request) if run else None,
-        }
-        return Response(
-            WebhookResponseSerializer(data).data, status=status.HTTP_202_ACCEPTED if run else status.HTTP_200_OK
-        )
+        return forge_webhook_answer(request, GITHUB)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        tags=["webhooks"],
+        operation_id="gitlab_webhook",
+        summary="GitLab webhook (merge request and push events)",
+        description=(
+            "Point a GitLab project's (or group's) webhook here with the secret token set in "
+            "RECHECK_GITLAB_WEBHOOK_SECRET, for merge request events and push events. `Merge Request Hook` "
+            "open, reopen and update with new commits of a tracked merge request pin its new head (role `head`) "
+            "and queue its verification (202); merge and close record its state. `Push Hook` refreshes the "
+            "project's mirror. Other events and actions are acknowledged and ignored (200). A delivery with an "
+            "X-Gitlab-Event-UUID already handled has no further effect. No X-Gitlab-Token gets 401; a wrong one, "
+            "or any delivery while no secret is configured, gets 403; neither changes anything."
+        ),
+        auth=[],
+        parameters=[
+            OpenApiParameter("X-Gitlab-Token", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
+                             description="The webhook's secret token."),
+            OpenApiParameter("X-Gitlab-Event", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True),
+            OpenApiParameter("X-Gitlab-Event-UUID", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True),
+        ],
+        request={"application/json": OpenApiTypes.OBJECT},
+        responses={
+            200: OpenApiResponse(WebhookResponseSerializer, description="Acknowledged: ignored, or a redelivery."),
+            202: OpenApiResponse(WebhookResponseSerializer, description="Head pinned and verification queued."),
+            400: OpenApiResponse(ValidationErrorSerializer, description="Not a GitLab event delivery."),
+            401: OpenApiResponse(ErrorSerializer, description="No X-Gitlab-Token."),
+            403: OpenApiResponse(ErrorSerializer, description="Wrong X-Gitlab-Token, or no secret configured."),
+        },
+    )
+)
+class GitLabWebhook(APIView):
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = []
+
+    def post(self, request):
+        return forge_webhook_answer(request, GITLAB)

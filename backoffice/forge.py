@@ -13,7 +13,7 @@ class GitHubCallAdmin(RepositoryScopedAdmin):
 
     list_display = ["__str__", "repository", "pull_request", "status", "attempts", "response_status",
                     "response_message", "due_at", "sent_at"]
-    list_filter = ["status", "kind", ("repository", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", "forge", "kind", ("repository", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["sha", "repository__slug", "response_message"]
     list_select_related = ["repository", "pull_request__repository"]
     readonly_fields = [field.name for field in GitHubCall._meta.fields]

@@ -4,6 +4,7 @@ from django.contrib import admin
 from backoffice.audited import AuditedModelAdmin
 from access.permissions import Action
 from core.errors import RecheckError
+from core.forges import DEFAULT_FORGE
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import repository_clone_url_check, repository_slug_check
 
@@ -14,6 +15,15 @@ class RepositoryForm(forms.ModelForm):
     class Meta:
         model = Repository
         fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Omitted, as in a bundle: GitHub for a new repository, and an existing one keeps its forge.
+        if "forge" in self.fields:  # a reader's view of the form has no fields
+            self.fields["forge"].required = False
+
+    def clean_forge(self):
+        return self.cleaned_data.get("forge") or (self.instance.forge if self.instance.pk else DEFAULT_FORGE)
 
     def clean_slug(self):
         try:
@@ -33,9 +43,9 @@ class RepositoryAdmin(AuditedModelAdmin):
     audit_repository_path = "self"
     change_action = Action.SETTINGS
     form = RepositoryForm
-    list_display = ["slug", "visibility", "clone_url", "default_branch", "fetched_at", "has_fetch_error",
+    list_display = ["slug", "forge", "visibility", "clone_url", "default_branch", "fetched_at", "has_fetch_error",
                     "publish_checks", "publish_comment"]
-    list_filter = ["visibility", "publish_checks", "publish_comment"]
+    list_filter = ["forge", "visibility", "publish_checks", "publish_comment"]
     search_fields = ["slug", "clone_url"]
     readonly_fields = ["fetched_at", "fetch_error", "created_at"]
 

@@ -8,7 +8,8 @@ TAG_SLUG_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 TAG_SLUG_MAX = 50
 
 _tag_slug = re.compile(TAG_SLUG_RE)
-_reference = re.compile(r"^(?P<slug>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>\d{1,10})/(?P<finding>\d{1,10})$")
+# owner/name, or GitLab's group/subgroup/name.
+_reference = re.compile(r"^(?P<slug>[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+){1,20})#(?P<number>\d{1,10})/(?P<finding>\d{1,10})$")
 
 
 def tag_slug_validate(slug: str) -> str:
@@ -22,10 +23,11 @@ def tag_slug_validate(slug: str) -> str:
 
 
 def finding_parse_reference(reference: str) -> tuple[str, int, int]:
-    """(owner/name, pull request number, finding number) of a reference to a finding."""
+    """(owner/name or group/subgroup/name, pull request number, finding number) of a reference to a finding."""
     match = _reference.match(reference.strip()) if isinstance(reference, str) else None
     if not match:
         raise RelationError(
-            f"{reference!r} does not name a finding: write owner/name#<pull request>/<finding>, e.g. acme/loader#4108/4."
+            f"{reference!r} does not name a finding: write owner/name#<pull request>/<finding>, e.g. acme/loader#4108/4 "
+            "(on GitLab group/subgroup/name#<merge request>/<finding>)."
         )
     return match["slug"], int(match["number"]), int(match["finding"])

@@ -203,15 +203,79 @@ def thread_verdict_sentence(*, verdict: str | None, short_sha: str, where: str =
         return f"{verdict_label(verdict)}: {gone} of {total} items gone at {short_sha}"
     return f"{verdict_label(verdict)} at {short_sha}"
 
+# --- A verification run's status ----------------------------------------------------------------
+
+RUN_QUEUED = "queued"
+RUN_RUNNING = "running"
+RUN_DONE = "done"
+RUN_FAILED = "failed"
+RUN_STATUS_LABELS = {RUN_QUEUED: "Queued", RUN_RUNNING: "Running", RUN_DONE: "Done", RUN_FAILED: "Failed"}
+# What a request to verify says it led to, by the run's status when the answer is written: with the
+# tasks run in-process the run has already ended, and its results are on the page the answer
+# shows, so it must not say "queued" then.
+RUN_REQUEST_PHRASES = {
+    RUN_QUEUED: "queued: the page shows its progress",
+    RUN_RUNNING: "under way: the page shows its progress",
+    RUN_DONE: "done: the results below are new",
+    RUN_FAILED: "failed",
+}
+
+
+def run_status_label(status: str) -> str:
+    return RUN_STATUS_LABELS.get(status, str(status or "").capitalize())
+
+
+def run_request_phrase(status: str) -> str:
+    return RUN_REQUEST_PHRASES.get(status, run_status_label(status).lower())
+
+
+# --- A follow-up: what a merged pull request left to do on the default branch -------------------
+
+# Open: still to do. Verified fixed: the default branch's head no longer has its evidence, and a
+# person has yet to mark it fixed (a machine never decides that). Fixed: marked so by a person.
+# Closed: closed by a person with a reason, and no longer checked.
+FOLLOW_UP_OPEN = OPEN
+FOLLOW_UP_VERIFIED_FIXED = "verified_fixed"
+FOLLOW_UP_FIXED = FIXED
+FOLLOW_UP_CLOSED = "closed"
+FOLLOW_UP_STATES = (FOLLOW_UP_OPEN, FOLLOW_UP_VERIFIED_FIXED, FOLLOW_UP_FIXED, FOLLOW_UP_CLOSED)
+FOLLOW_UP_LABELS = {
+    FOLLOW_UP_OPEN: "Open",
+    FOLLOW_UP_VERIFIED_FIXED: "Verified fixed, to be marked",
+    FOLLOW_UP_FIXED: "Fixed",
+    FOLLOW_UP_CLOSED: "Closed",
+}
+# Why a finding became a follow-up when its pull request merged.
+ORIGIN_OPEN_CLEANUP = "open_cleanup"
+ORIGIN_OPEN_BLOCKER = "open_blocker"
+ORIGIN_DISMISSED_BLOCKER = "dismissed_blocker"
+ORIGIN_FIXED_ANYWAY = "fixed_anyway"
+FOLLOW_UP_ORIGIN_LABELS = {
+    ORIGIN_OPEN_CLEANUP: "Open cleanup",
+    ORIGIN_OPEN_BLOCKER: "Blocker still open",
+    ORIGIN_DISMISSED_BLOCKER: "Blocker dismissed",
+    ORIGIN_FIXED_ANYWAY: "Blocker fixed anyway",
+}
+
+
+def follow_up_label(state: str) -> str:
+    return FOLLOW_UP_LABELS.get(state, str(state or "").capitalize())
+
+
+def follow_up_origin_label(origin: str) -> str:
+    return FOLLOW_UP_ORIGIN_LABELS.get(origin, str(origin or "").replace("_", " ").capitalize())
+
 
 # --- One way to name any of them ---------------------------------------------------------------
 
 LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label,
+          "run": run_status_label, "follow_up": follow_up_label, "origin": follow_up_origin_label,
           "thread": thread_state_label, "thread_problem": thread_problem_label}
 
 
 def label(kind: str, value: str | None) -> str:
-    """`value` of the vocabulary `kind` (verdict, state, status, resolution) as a badge or a cell
+    """`value` of the vocabulary `kind` (verdict, state, status, resolution, run, follow_up, origin) as a badge or a
+    cell
     says it."""
     try:
         return LABELS[kind](value)

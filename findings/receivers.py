@@ -22,6 +22,15 @@ def _finding_pull_request_id(finding_id: int) -> int | None:
 
 
 @receiver([post_save, post_delete], sender=Finding)
+def _finding_changed(sender, instance, **kwargs):
+    pull_request_changed(pull_request_id=instance.pull_request_id)
+    moved_from = getattr(instance, "_loaded_pull_request_id", None)
+    if moved_from is not None and moved_from != instance.pull_request_id:
+        # Moved to another PR (the admin allows it): the PR it left loses a finding too.
+        pull_request_changed(pull_request_id=moved_from)
+    instance._loaded_pull_request_id = instance.pull_request_id
+
+
 @receiver([post_save, post_delete], sender=PinnedCommit)
 @receiver([post_save, post_delete], sender=VerificationRun)
 def _pull_request_row_changed(sender, instance, **kwargs):

@@ -10,3 +10,7 @@ verification_run_changed = Signal()
 # A verification stored new verdicts for a pull request (keyword `pull_request`): the stored
 # companion pages are out of date.
 verification_stored = Signal()
+
+# A follow-up was opened, verified fixed, marked fixed, closed, found regressed or back open on the
+# default branch (keywords `follow_up`, `change`): the forge keeps its issue in step.
+follow_up_changed = Signal()

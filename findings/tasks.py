@@ -122,3 +122,32 @@ def track_open_pull_requests() -> int:
     for pk in ids:
         track_pull_request_head.delay(pk)
     return len(ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def check_follow_ups(sweep_id: int) -> dict:
+    """Check a repository's follow-ups at its default branch's head, for a claimed sweep."""
+    from findings.services.follow_ups.checking import follow_ups_verify
+    from findings.services.follow_ups.sweeps import follow_up_sweep_claim, follow_up_sweep_finish
+
+    sweep = follow_up_sweep_claim(sweep_id)
+    if sweep is None:
+        # A duplicated message for a sweep another worker claimed: nothing is checked twice.
+        return {"sweep": sweep_id, "status": "claimed elsewhere"}
+    try:
+        result = follow_ups_verify(repository=sweep.repository, sha=sweep.sha)
+    except Exception:
+        logger.exception("Checking the follow-ups of sweep %s failed", sweep_id)
+        follow_up_sweep_finish(sweep, message="The check failed unexpectedly; staff can read why in the worker's log.",
+                               failed=True)
+        raise
+    follow_up_sweep_finish(sweep, message=result.describe(), failed=bool(result.problem))
+    return {"sweep": sweep_id, "changed": len(result.changed), "detail": result.describe()}
+
+
+@shared_task
+def check_follow_ups_everywhere() -> int:
+    """Beat's job: check the follow-ups of every repository that has some at its default branch's head."""
+    from findings.services.follow_ups.sweeps import follow_up_sweeps_request_all
+
+    return follow_up_sweeps_request_all()

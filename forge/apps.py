@@ -6,7 +6,9 @@ class ForgeConfig(AppConfig):
     # The label the app had when it was called `reporting`: its tables, migrations and permissions
     # keep their names.
     label = "reporting"
-    verbose_name = "Forge (GitHub)"
+    verbose_name = "Forge (GitHub, GitLab)"
 
     def ready(self):
         from forge import receivers  # noqa: F401  (connects them)
+        # Each registers itself with forge.interface: a repository's forge is found by its name.
+        from forge.forges import github, gitlab  # noqa: F401

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from forge import content
 from forge.github import Failure, github_call, rate_limit_wait
+from forge.issues import issue_send
 from forge.models import GitHubCall
 from forge.thread_calls import thread_call_send
 
@@ -25,6 +26,8 @@ def call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
     answer, and how long to hold back when that answer used up the rate limit."""
     repository = call.repository
     owner, name = repository.owner, repository.name
+    if call.kind == GitHubCall.Kind.ISSUE:
+        return issue_send(call)
     if call.kind == GitHubCall.Kind.COMMIT_STATUS:
         answer = github_call(repository, lambda gh: gh.rest.repos.create_commit_status(owner, name, call.sha,
                                                                                         data=call.body))

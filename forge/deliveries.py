@@ -20,6 +20,7 @@ from findings.models import VerificationRun, WebhookDelivery
 from findings.services.runs import QueueUnavailable
 from findings.services.tracking import pull_request_record_head
 from core.errors import RecheckError
+from core.forges import GITHUB
 from forge.events import (
     EventOutcome,
     EventPayloadError,
@@ -27,6 +28,7 @@ from forge.events import (
     installation_handle,
     merge_group_handle,
     pull_request_closed_handle,
+    push_handle,
 )
 from forge.thread_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
 from reviews.models import PullRequest
@@ -98,7 +100,8 @@ def _pull_request_event(payload: dict) -> tuple[str, str, int, str]:
 
 
 def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
-    pull_requests = PullRequest.objects.select_related("repository").filter(number=number)
+    # A GitLab project of the same path is not GitHub's repository.
+    pull_requests = PullRequest.objects.select_related("repository").filter(number=number, repository__forge=GITHUB)
     # GitHub keeps the owner's and name's case as typed; a slug recorded in another case still matches.
     return pull_requests.filter(repository__slug=slug).first() or pull_requests.filter(
         repository__slug__iexact=slug
@@ -107,7 +110,7 @@ def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
 
 # The events whose deliveries are acted on (and recorded, so a redelivery has no further effect).
 HANDLED_EVENTS = frozenset(
-    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories"}
+    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories", "push"}
 ) | THREAD_EVENTS
 # The actions of those events that reach a handler; the others are acknowledged and recorded.
 HANDLED_ACTIONS = {
@@ -173,6 +176,8 @@ def _dispatch(event: str, payload: dict) -> EventOutcome:
         return merge_group_handle(payload=payload)
     if event in THREAD_EVENTS:
         return review_thread_event_handle(event=event, payload=payload)
+    if event == "push":
+        return push_handle(payload=payload)
     return installation_handle(event=event, payload=payload)
 
 

@@ -9,12 +9,15 @@ import re
 from dataclasses import dataclass, field
 
 from findings.models import VerificationRun
+from findings.services.follow_ups.opening import pull_request_closed_record
+from findings.services.follow_ups.sweeps import follow_up_sweep_request
 from findings.services.runs import verification_run_request
 from core.errors import RecheckError
 from forge.content import CHECK_NAME
 from forge.services import installation_forget, repository_installation_record
+from core.forges import GITHUB
 from reviews.models import PinnedCommit, PullRequest, Repository
-from reviews.services import commit_sha_checked, pull_request_state_record
+from reviews.services import commit_sha_checked, repository_default_branch_record
 
 # GitHub names a merge group's branch gh-readonly-queue/<base>/pr-<number>-<head sha of that PR>.
 MERGE_GROUP_REF = re.compile(r"(?:^|/)gh-readonly-queue/.+/pr-(?P<number>\d+)-[0-9a-f]{7,40}$")
@@ -48,7 +51,9 @@ def _sha(payload: dict, *path: str) -> str:
 
 def _repository(payload: dict) -> tuple[str, Repository | None]:
     slug = str(_field(payload, "repository", "full_name"))
-    repository = Repository.objects.filter(slug=slug).first() or Repository.objects.filter(slug__iexact=slug).first()
+    # GitHub's events name GitHub's repositories: a GitLab project of the same path is not one.
+    github = Repository.objects.filter(forge=GITHUB)
+    repository = github.filter(slug=slug).first() or github.filter(slug__iexact=slug).first()
     return slug, repository
 
 
@@ -105,15 +110,48 @@ def merge_group_handle(*, payload: dict) -> EventOutcome:
 
 
 def pull_request_closed_handle(*, payload: dict) -> EventOutcome:
-    """`pull_request` `closed`: record whether it was merged or closed."""
+    """`pull_request` `closed`: record whether it was merged or closed; a merged one's unfinished
+    findings become follow-ups, checked at its merge commit."""
     slug, repository = _repository(payload)
     number = int(_field(payload, "pull_request", "number"))
-    pull_request = PullRequest.objects.filter(repository=repository, number=number).first() if repository else None
+    pull_request = (PullRequest.objects.select_related("repository").filter(repository=repository, number=number)
+                    .first() if repository else None)
     if pull_request is None:
         return EventOutcome(f"Ignored: {slug}#{number} is not tracked here.")
-    state = PullRequest.State.MERGED if _field(payload, "pull_request").get("merged") else PullRequest.State.CLOSED
-    pull_request_state_record(pull_request=pull_request, state=state)
-    return EventOutcome(f"Recorded {pull_request.reference} as {state}.")
+    merged = bool(_field(payload, "pull_request").get("merged"))
+    merge_sha = ""
+    if merged and _field(payload, "pull_request").get("merge_commit_sha"):
+        merge_sha = _sha(payload, "pull_request", "merge_commit_sha")
+    opened = pull_request_closed_record(pull_request=pull_request, merged=merged, merge_sha=merge_sha)
+    if not merged:
+        return EventOutcome(f"Recorded {pull_request.reference} as closed without merging: no follow-ups.")
+    return EventOutcome(
+        f"Recorded {pull_request.reference} as merged"
+        + (f" at {merge_sha[:8]}" if merge_sha else "") + f"; {len(opened)} follow-up(s) opened."
+    )
+
+
+def push_handle(*, payload: dict) -> EventOutcome:
+    """`push`: a push to a tracked repository's default branch checks its follow-ups at the new
+    head. Other branches, tags and deleted branches change nothing. The forge's default branch
+    is recorded when it was renamed there."""
+    slug, repository = _repository(payload)
+    if repository is None:
+        return EventOutcome(f"Ignored: {slug} is not tracked here.")
+    ref = str(_field(payload, "ref"))
+    default = str((payload.get("repository") or {}).get("default_branch") or "")
+    if default and ref == f"refs/heads/{default}":
+        repository_default_branch_record(repository=repository, branch=default)
+    if ref != f"refs/heads/{repository.default_branch}":
+        return EventOutcome(f"Ignored: a push to {ref}, not to the default branch {repository.default_branch}.")
+    if payload.get("deleted"):
+        return EventOutcome(f"Ignored: the default branch {repository.default_branch} was deleted.")
+    sha = _sha(payload, "after")
+    sweep = follow_up_sweep_request(repository=repository, sha=sha, reason="push")
+    if sweep is None:
+        return EventOutcome(f"Nothing to check: {slug} has no follow-ups.")
+    forced = " (force-pushed)" if payload.get("forced") else ""
+    return EventOutcome(f"Checking the follow-ups of {slug} at {sha[:8]}{forced}.")
 
 
 def installation_handle(*, event: str, payload: dict) -> EventOutcome:

@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core.forges import DEFAULT_FORGE, FORGE_CHOICES
 from reviews.models import PullRequest, Repository
 
 from forge.thread_models import ReviewComment, ReviewThread, ThreadSettings, ThreadSync  # noqa: F401  (the app's models)
@@ -14,6 +15,8 @@ class GitHubCallQuerySet(models.QuerySet):
         """The calls that post to the same thing on GitHub as `call`: a check run or status is per
         commit, the comment is per pull request."""
         rows = self.filter(repository_id=call.repository_id, kind=call.kind)
+        if call.kind == GitHubCall.Kind.ISSUE:
+            return rows.filter(body__follow_up=call.body.get("follow_up"))
         if call.kind == GitHubCall.Kind.COMMENT:
             return rows.filter(pull_request_id=call.pull_request_id)
         if call.kind in GitHubCall.THREAD_KINDS:
@@ -39,6 +42,8 @@ class GitHubCall(models.Model):
         COMMENT = "comment", "Pull request comment"
         # Building a report failed (a database error): preparing it again is the call.
         REPORT = "report", "Report to prepare"
+        # A follow-up's issue: opened, closed with a comment, or reopened (forge.issues).
+        ISSUE = "issue", "Follow-up issue"
         # A review thread's verdict reply (created, then edited in place), and resolving it.
         THREAD_REPLY = "thread_reply", "Review thread reply"
         THREAD_RESOLVE = "thread_resolve", "Review thread resolution"
@@ -60,17 +65,23 @@ class GitHubCall(models.Model):
     review_thread = models.ForeignKey(
         "reporting.ReviewThread", null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
     )
+    # The forge the call was written for (its repository's when it was written): the forge that
+    # sends it, and whose rate limit holds it back; a repository moved to another forge since does
+    # not send an old call to the new one.
+    forge = models.CharField(max_length=20, choices=FORGE_CHOICES, default=DEFAULT_FORGE)
     sha = models.CharField(max_length=40)
     kind = models.CharField(max_length=15, choices=Kind.choices)
     state = models.CharField(max_length=40, help_text="What is reported, e.g. in_progress or completed: failure.")
     digest = models.CharField(max_length=64, help_text="Of the whole report: the same report is not posted twice.")
-    body = models.JSONField(help_text="The request body, as GitHub's schema has it.")
+    body = models.JSONField(help_text="The request body, as the forge's API has it.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     response_status = models.PositiveIntegerField(null=True, blank=True)
-    response_message = models.TextField(blank=True, help_text="GitHub's own message, from its last answer.")
+    response_message = models.TextField(blank=True, help_text="The forge's own message, from its last answer.")
     hint = models.TextField(blank=True, help_text="What to fix, when the call failed.")
-    github_id = models.BigIntegerField(null=True, blank=True, help_text="The check run or comment on GitHub.")
+    github_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The check run, status or comment (GitLab: note) on the forge."
+    )
     due_at = models.DateTimeField(
         default=timezone.now,
         help_text="Not sent before this time: a retry's backoff, GitHub's Retry-After, or a sender's lease.",
@@ -86,7 +97,7 @@ class GitHubCall(models.Model):
         permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "thread_reply",
+                condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "issue", "thread_reply",
                                       "thread_resolve"]),
                 name="github_call_kind_valid",
             ),
@@ -106,3 +117,37 @@ class GitHubCall(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.SENT, self.Status.FAILED)
+
+
+class FollowUpIssueSetting(models.Model):
+    """Whether a repository's follow-ups each get an issue on GitHub: opt-in, like every report."""
+
+    repository = models.OneToOneField(Repository, on_delete=models.CASCADE, related_name="follow_up_issue_setting")
+    open_issues = models.BooleanField(
+        default=False, help_text="Open a GitHub issue for each follow-up, close it when it is marked fixed or closed, "
+        "reopen it when its evidence comes back.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.repository} follow-up issues: {'on' if self.open_issues else 'off'}"
+
+
+class FollowUpIssue(models.Model):
+    """The GitHub issue of one follow-up, as far as Recheck knows it."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+        # What GitHub answered when the issue was touched: deleted (404, 410) or locked (403, 422).
+        DELETED = "deleted", "Deleted on GitHub"
+        LOCKED = "locked", "Locked on GitHub"
+
+    follow_up = models.OneToOneField("findings.FollowUp", on_delete=models.CASCADE, related_name="issue")
+    number = models.PositiveIntegerField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    problem = models.TextField(blank=True, help_text="What GitHub answered, when the issue could not be changed.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Issue #{self.number} of {self.follow_up_id} ({self.state})"

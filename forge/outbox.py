@@ -18,9 +18,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.forges import GITHUB
 from findings.models import VerificationRun
-from forge import calls
 from forge.github import Failure, credentials_kind, retry_delay
+from forge.interface import forge_named
 from forge.models import GitHubCall
 from forge.services import run_report_calls
 from forge.wake import outbox_wake, sender_event
@@ -59,7 +60,7 @@ def github_call_send(*, call_id: int, now=None) -> GitHubCall | None:
         if call.kind == GitHubCall.Kind.REPORT:
             github_id, status, wait = _prepare(call), None, None
         else:
-            github_id, status, wait = calls.call_send(call)
+            github_id, status, wait = forge_named(call.forge).call_send(call)
     except Failure as failure:
         _failed(call, failure)
     except Exception as error:
@@ -156,7 +157,7 @@ def _failed(call: GitHubCall, failure: Failure) -> None:
             status=GitHubCall.Status.PENDING if retry else GitHubCall.Status.FAILED,
             response_status=failure.status,
             response_message=failure.message,
-            hint=_hint(call, failure, gave_up=failure.retryable and not retry),
+            hint=forge_named(call.forge).failure_hint(call, failure, gave_up=failure.retryable and not retry),
             due_at=due_at,
         )
         if failure.rate_limited:
@@ -167,10 +168,11 @@ def _failed(call: GitHubCall, failure: Failure) -> None:
 
 
 def _hold_back(call: GitHubCall, seconds: float) -> None:
-    """GitHub's rate limit counts per installation (or per token): every call it covers waits."""
+    """GitHub's rate limit counts per installation (or per token), another forge's per its token:
+    every call it covers waits, and no other forge's."""
     until = timezone.now() + timedelta(seconds=seconds)
-    waiting = GitHubCall.objects.filter(status=GitHubCall.Status.PENDING, due_at__lt=until)
-    if credentials_kind() == "app" and call.repository.github_installation_id:
+    waiting = GitHubCall.objects.filter(status=GitHubCall.Status.PENDING, due_at__lt=until, forge=call.forge)
+    if call.forge == GITHUB and credentials_kind() == "app" and call.repository.github_installation_id:
         waiting = waiting.filter(repository__github_installation_id=call.repository.github_installation_id)
     waiting.update(due_at=until)
 
@@ -181,10 +183,11 @@ PERMISSIONS = {
     GitHubCall.Kind.COMMENT: "pull requests: write",
     GitHubCall.Kind.THREAD_REPLY: "pull requests: write",
     GitHubCall.Kind.THREAD_RESOLVE: "pull requests: write",
+    GitHubCall.Kind.ISSUE: "issues: write",
 }
 
 
-def _hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+def github_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
     """What a person should do about `failure`, in the words of GitHub's settings pages."""
     slug = call.repository.slug
     app = credentials_kind() == "app"

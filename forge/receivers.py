@@ -3,7 +3,7 @@ the review threads its findings came from; a finding's status change reaches its
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from findings.signals import verification_run_changed
+from findings.signals import follow_up_changed, verification_run_changed
 
 
 @receiver(verification_run_changed, dispatch_uid="forge.report_run")
@@ -32,3 +32,11 @@ def _status_changed(sender, instance, created, **kwargs) -> None:
 
 
 post_save.connect(_status_changed, sender="findings.FindingEvent", dispatch_uid="forge.finding_status_to_threads")
+
+
+@receiver(follow_up_changed, dispatch_uid="forge.follow_up_issue")
+def _follow_up_issue(sender, follow_up, change, **kwargs) -> None:
+    from forge.issues import follow_up_issue_request
+
+    # In the sender's transaction: the issue's call commits with the follow-up's change.
+    follow_up_issue_request(follow_up=follow_up, change=change)

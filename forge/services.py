@@ -16,9 +16,11 @@ from django.utils import timezone
 from access.audit import audit_record, audit_refusal
 from access.permissions import Action, refusal, user_may
 from core.errors import RecheckError
+from core.forges import GITHUB
 from findings.models import VerificationRun
 from forge import content
 from forge.github import Failure, credentials_kind, retry_delay
+from forge.interface import forge_of
 from forge.models import GitHubCall
 from forge.wake import outbox_wake
 from reviews.models import Commit, PullRequest, Repository, is_full_sha
@@ -46,10 +48,11 @@ def _prepare_later(run: VerificationRun, error: Exception) -> list[GitHubCall]:
     failure = Failure(None, f"Preparing the report failed: {error}", retryable=True)
     try:
         with transaction.atomic():
-            pull_request = PullRequest.objects.get(pk=run.pull_request_id)
+            pull_request = PullRequest.objects.select_related("repository").get(pk=run.pull_request_id)
             commit = Commit.objects.filter(pk=run.commit_id).first() if run.commit_id else None
             call = GitHubCall.objects.create(
                 repository_id=pull_request.repository_id, pull_request=pull_request,
+                forge=pull_request.repository.forge,
                 sha=commit.sha if commit else "", kind=GitHubCall.Kind.REPORT, state="preparing",
                 digest=_digest(GitHubCall.Kind.REPORT, str(run.pk), []), body={"run": run.pk},
                 attempts=1, response_message=failure.message[:2000],
@@ -86,20 +89,24 @@ def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
         else None
     )
     if repository.publish_checks:
-        kind = credentials_kind()
-        if kind == "app":
-            calls += _check_run_calls(pull_request, commit, report)
-        elif kind == "token":
-            calls += _status_calls(pull_request, commit, report)
-        else:
-            calls += _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "not configured", [{}],
-                             failure=("No GitHub credentials are configured.",
-                                      "Set RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (a GitHub App, "
-                                      "for check runs), or RECHECK_GITHUB_TOKEN (commit statuses only)."))
+        calls += forge_of(repository).verdict_calls(pull_request=pull_request, commit=commit, report=report)
     if repository.publish_comment and report is not None and _is_latest(pull_request, commit):
         calls += _record(pull_request, commit, GitHubCall.Kind.COMMENT, report.conclusion, [{"body": report.comment}])
     outbox_wake([call for call in calls if call.status == GitHubCall.Status.PENDING])
     return calls
+
+
+def github_verdict_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
+    """GitHub's verdict: a check run with an App, a commit status with only a token."""
+    kind = credentials_kind()
+    if kind == "app":
+        return _check_run_calls(pull_request, commit, report)
+    if kind == "token":
+        return _status_calls(pull_request, commit, report)
+    return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "not configured", [{}],
+                   failure=("No GitHub credentials are configured.",
+                            "Set RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (a GitHub App, "
+                            "for check runs), or RECHECK_GITHUB_TOKEN (commit statuses only)."))
 
 
 def _reported_commit(run: VerificationRun) -> Commit | None:
@@ -157,19 +164,20 @@ def _digest(kind: str, sha: str, bodies: list[dict]) -> str:
 
 def _record(pull_request, commit, kind, state, bodies, *, failure: tuple[str, str] | None = None) -> list[GitHubCall]:
     """Rows for one report, unless the same report is the last one posted (or being posted) to
-    the same check run, status or comment: the same state for the same SHA is not sent twice."""
+    the same check run, status or comment: the same state for the same SHA is not sent twice.
+    Each row names the repository's forge, which sends it."""
     digest = _digest(kind, commit.sha, bodies)
     probe = GitHubCall(repository_id=pull_request.repository_id, pull_request=pull_request, sha=commit.sha, kind=kind)
     last = GitHubCall.objects.for_target(probe).order_by("-id").first()
     if last is not None and last.digest == digest and last.status != GitHubCall.Status.FAILED:
         return []
     if failure is None and not is_full_sha(commit.sha):
-        failure = (f"{commit.sha} is an abbreviated SHA; GitHub needs the full one.",
+        failure = (f"{commit.sha} is an abbreviated SHA; {pull_request.repository.forge_words.label} needs the full one.",
                    "Fetch the repository (the verification resolves its commits), then verify again.")
     rows = [
         GitHubCall(
             repository_id=pull_request.repository_id, pull_request=pull_request, sha=commit.sha, kind=kind,
-            state=state, digest=digest, body=body,
+            state=state, digest=digest, body=body, forge=pull_request.repository.forge,
             **({"status": GitHubCall.Status.FAILED, "response_message": failure[0], "hint": failure[1]}
                if failure else {}),
         )
@@ -180,6 +188,10 @@ def _record(pull_request, commit, kind, state, bodies, *, failure: tuple[str, st
     return rows
 
 
+# A forge's rows are written as GitHub's are: one report once per target.
+record_calls = _record
+
+
 # --- What GitHub tells us ----------------------------------------------------------------------
 
 
@@ -187,7 +199,7 @@ def repository_installation_record(*, installation_id: int | None, slugs: list[s
     """Remember (or with None, forget) the App's installation on these repositories."""
     query = Repository.objects.none()
     for slug in slugs:
-        query = query | Repository.objects.filter(slug__iexact=slug)
+        query = query | Repository.objects.filter(slug__iexact=slug, forge=GITHUB)
     return query.update(github_installation_id=installation_id)
 
 

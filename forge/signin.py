@@ -20,6 +20,8 @@ from django.shortcuts import render
 
 from access.audit import audit_record, audit_refusal
 from access.models import Membership
+from core.forges import FORGE_NAMES
+from forge.interface import forge_named
 
 PROVIDER_NAMES = {"github": "GitHub", "gitlab": "GitLab"}
 
@@ -57,7 +59,7 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             sociallogin.state["recheck_memberships"] = matched
             if sociallogin.is_existing:
                 # Repositories added since the last sign-in: the rule grants their Reader role now.
-                signin_grant_roles(user=sociallogin.user, memberships=matched)
+                signin_grant_roles(user=sociallogin.user, memberships=matched, forge=provider)
         elif not sociallogin.is_existing:
             _refuse(request, sociallogin, f"Signing up with {name} is closed here: no {name} organisation or group "
                     "is allowed to sign up. An admin can connect your account to a user.")
@@ -70,15 +72,17 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             message=f"Signed up with {_provider_name(sociallogin)}"
             + (f" as a member of {', '.join(matched)}." if matched else "."),
         )
-        signin_grant_roles(user=user, memberships=matched)
+        signin_grant_roles(user=user, memberships=matched, forge=sociallogin.account.provider)
         return user
 
 
-def signin_grant_roles(*, user, memberships: list[str]) -> None:
+def signin_grant_roles(*, user, memberships: list[str], forge: str = "") -> None:
     """What a user gets at sign-in for the organisations or groups that let them in, when
     RECHECK_SIGNIN_GRANT_READER is on: the Reader role on each repository whose owner is one of
-    them (acme's members read acme/*), as a membership; nothing otherwise (an admin grants roles).
-    A role they already hold on a repository is kept, whatever it is."""
+    them (acme's members read acme/*; a GitLab group's read its subgroups' projects too, as on
+    GitLab), as a membership; nothing otherwise (an admin grants roles). Signing in with a forge,
+    only that forge's repositories: a GitLab group acme is not GitHub's organisation acme. A role
+    they already hold on a repository is kept, whatever it is."""
     if not (memberships and settings.RECHECK_SIGNIN_GRANT_READER):
         return
     from reviews.models import Repository
@@ -87,7 +91,10 @@ def signin_grant_roles(*, user, memberships: list[str]) -> None:
     for owner in memberships:
         owners |= Q(slug__istartswith=f"{owner}/")
     held = Membership.objects.filter(user=user).values("repository_id")
-    for repository in Repository.objects.filter(owners).exclude(pk__in=held).order_by("slug"):
+    repositories = Repository.objects.filter(owners)
+    if forge in FORGE_NAMES:
+        repositories = repositories.filter(forge=forge)
+    for repository in repositories.exclude(pk__in=held).order_by("slug"):
         Membership.objects.create(repository=repository, user=user, role=Membership.Role.READER)
         audit_record(action="membership.add", actor=user, target=f"{user.get_username()}: Reader of {repository.slug}",
                      repository=repository, changes={"role": [None, Membership.Role.READER]},
@@ -99,15 +106,8 @@ def provider_memberships(sociallogin) -> list[str]:
     signing-in account belongs to, as the forge says now."""
     provider = sociallogin.account.provider
     token = sociallogin.token.token if sociallogin.token else ""
-    if provider == "github":
-        from allauth.socialaccount.providers.github.views import GitHubOAuth2Adapter
-
-        rows = _paged(f"{GitHubOAuth2Adapter.api_url}/user/orgs", {"Authorization": f"token {token}"})
-        return [row["login"] for row in rows]
-    if provider == "gitlab":
-        rows = _paged(f"{settings.RECHECK_GITLAB_URL}/api/v4/groups?min_access_level=10",
-                      {"Authorization": f"Bearer {token}"})
-        return [row["full_path"] for row in rows]
+    if provider in FORGE_NAMES:
+        return forge_named(provider).signin_memberships(token=token)
     groups = _claims(sociallogin).get("groups") or []
     return [str(group) for group in groups] if isinstance(groups, list) else []
 
@@ -118,7 +118,7 @@ def _claims(sociallogin) -> dict:
     return data.get("userinfo") or data.get("id_token") or data
 
 
-def _paged(url: str, headers: dict, limit: int = 10) -> list[dict]:
+def forge_paged(url: str, headers: dict, limit: int = 10) -> list[dict]:
     """Every row of a forge's paged list (100 a page, at most `limit` pages)."""
     rows: list[dict] = []
     separator = "&" if "?" in url else "?"

@@ -55,3 +55,42 @@ def bar_chart(*, title: str, bars, unit: str) -> SafeString:
         '<desc id="{0}-desc">{4}</desc>{5}</svg>',
         ident, WIDTH, height, title, describe(bars, unit), format_html_join("", "{}", ((row,) for row in rows)),
     )
+
+
+LINE_HEIGHT = 140
+LINE_LEFT = 40
+
+
+def line_chart(*, title: str, points, unit: str) -> SafeString:
+    """A step line of `points` ((date, count), oldest first): how a count went over time, with the
+    first and last day and the highest count marked."""
+    ident = "chart-" + slugify(title)
+    points = list(points)
+    top = max((count for _, count in points), default=0) or 1
+    room = WIDTH - LINE_LEFT - 16
+    step = room / max(len(points) - 1, 1)
+
+    def y(count):
+        return 8 + round((LINE_HEIGHT - 32) * (1 - count / top))
+
+    parts = []
+    for index, (_, count) in enumerate(points):
+        x = LINE_LEFT + round(index * step)
+        parts.append(f"M{x} {y(count)}" if index == 0 else f"H{x} V{y(count)}")
+    path = " ".join(parts)
+    first, last = (points[0][0], points[-1][0]) if points else ("", "")
+    now = points[-1][1] if points else 0
+    highest = max((count for _, count in points), default=0)
+    desc = f"{now} {unit} now; at most {highest} between {first} and {last}."
+    return format_html(
+        '<svg class="chart chart-line" role="img" aria-labelledby="{0}-title {0}-desc" viewBox="0 0 {1} {2}" '
+        'width="{1}" height="{2}" xmlns="http://www.w3.org/2000/svg"><title id="{0}-title">{3}</title>'
+        '<desc id="{0}-desc">{4}</desc>'
+        '<text x="{5}" y="{6}" text-anchor="end" class="chart-value">{7}</text>'
+        '<text x="{5}" y="{8}" text-anchor="end" class="chart-value">0</text>'
+        '<path d="{9}" class="chart-step" fill="none" stroke="currentColor" stroke-width="2"></path>'
+        '<text x="{10}" y="{11}" class="chart-label">{12}</text>'
+        '<text x="{13}" y="{11}" text-anchor="end" class="chart-label">{14}</text></svg>',
+        ident, WIDTH, LINE_HEIGHT, title, desc, LINE_LEFT - 6, y(top) + 4, top, y(0) + 4, path or "M0 0",
+        LINE_LEFT, LINE_HEIGHT - 6, first, WIDTH - 16, last,
+    )

@@ -13,7 +13,7 @@ from findings.models import Finding
 from presentation.rendering.markdown import has_diagram
 from presentation.rendering.pictures import GridCell, GridRow, grid_svg
 from findings.selectors.findings import findings_of, pull_request_pins, pull_request_verifications
-from findings.state.stored import pull_request_state
+from findings.state.stored import pull_request_state, pull_request_state_at
 from presentation import wording
 from presentation.finding_views import (
     FindingSummary,
@@ -25,6 +25,7 @@ from presentation.finding_views import (
 )
 from presentation.links import PAGES, Links
 from presentation.paging import FINDINGS_PER_PAGE, page_order
+from core.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest
 
 
@@ -65,6 +66,13 @@ class PullRequestPage:
     cards: list[FindingView] = field(default_factory=list)
     # The Paginator page of the list shown in full, live; None in the static render.
     list_page: object = None
+    # The pin asked for with ?commit= (the pages as they stood there), None for the latest.
+    chosen_pin: PinnedCommit | None = None
+
+    @property
+    def at_query(self) -> str:
+        """What the links between the three pages carry to stay at the chosen pin."""
+        return f"?commit={self.chosen_pin.commit.sha}" if self.chosen_pin else ""
 
     @property
     def repository(self):
@@ -232,19 +240,46 @@ class PullRequestPage:
 PAGE_KINDS = {"overview": None, "blockers": Finding.Kind.BLOCKER, "cleanups": Finding.Kind.CLEANUP}
 
 
+class PinUnknown(RecheckError):
+    """?commit= names no commit pinned to the pull request (or more than one): said with the pins."""
+
+    def __init__(self, message: str, *, pins: list[PinnedCommit]) -> None:
+        super().__init__(message)
+        self.pins = pins
+
+
+def pin_chosen(pull_request: PullRequest, pins: list[PinnedCommit], sha: str) -> PinnedCommit:
+    """The pin `sha` (full or abbreviated, at least 7 hex digits) names, or PinUnknown."""
+    wanted = sha.strip().lower()
+    matches = [pin for pin in pins if len(wanted) >= 7 and pin.commit.sha.startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise PinUnknown(f"{wanted} is the start of {len(matches)} commits pinned to {pull_request.reference}; "
+                         "give more of the SHA, or choose one:", pins=matches)
+    raise PinUnknown(f"{sha[:80]!r} is not a commit pinned to {pull_request.reference}: its pages can be seen at "
+                     "each of its pinned commits. Choose one:", pins=pins)
+
+
 def pull_request_page(
-    pull_request: PullRequest, *, static: bool = False, current: str | None = None, page_number=1
+    pull_request: PullRequest, *, static: bool = False, current: str | None = None, page_number=1, at: str = ""
 ) -> PullRequestPage:
-    """Everything the pages of `pull_request` show, at its latest verified commit. Live, only the
-    `current` page's own findings are built in full, a page of its list at a time; the static
-    render (`static=True`) builds every finding for its three pages."""
+    """Everything the pages of `pull_request` show, at its latest verified commit, or as they stood
+    at the pin `at` names (live only). Live, only the `current` page's own findings are built in
+    full, a page of its list at a time; the static render (`static=True`) builds every finding for
+    its three pages."""
     links = Links(pull_request=pull_request, static=static)
     # The counts, verdicts and flags every page shows come from the PR's stored state.
     state = pull_request_state(pull_request_id=pull_request.pk)
     pins = pull_request_pins(pull_request)
+    counts = state["pin_verdicts"]
+    chosen = pin_chosen(pull_request, pins, at) if at and not static else None
+    if chosen is not None:
+        # The pages at an earlier pin: the same rules over the facts up to it (the pins' own
+        # verdict counts stay the stored ones: they are per pin already).
+        state = pull_request_state_at(pull_request_id=pull_request.pk, commit_id=chosen.commit_id)
     latest = next((pin for pin in pins if pin.commit_id == state["latest_commit_id"]), None)
     latest_commit = latest.commit if latest else None
-    counts = state["pin_verdicts"]
     summaries, page_numbers = finding_summaries(pull_request, state=state, links=links)
     list_page = None
     if static:
@@ -284,6 +319,7 @@ def pull_request_page(
         cards=cards,
         list_page=list_page,
         state=state,
+        chosen_pin=chosen,
     )
 
 

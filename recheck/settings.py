@@ -18,10 +18,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("RECHECK_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
+# The demo on a laptop (scripts/serve): a server's pages and error pages (DEBUG off, so a wrong URL
+# is the site's 404, not Django's list of every URL pattern) with a laptop's defaults (a throwaway
+# key, localhost, plain HTTP, local clone URLs, anonymous reads, the demo users). Never on a server.
+RECHECK_DEMO = env_bool("RECHECK_DEMO", False)
+_laptop = DEBUG or RECHECK_DEMO
 
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG:
+    if not _laptop:
         raise ImproperlyConfigured(
             "SECRET_KEY is not set. Set SECRET_KEY in the environment "
             "(or DEBUG=1 for a local development server only)."
@@ -29,7 +34,7 @@ if not SECRET_KEY:
     # A fresh key per process is fine for a laptop: sessions just do not survive a restart.
     SECRET_KEY = get_random_secret_key()
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if _laptop else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -141,10 +146,16 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
+        if not _laptop
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+# Without DEBUG, runserver serves no static files: in the demo WhiteNoise serves them straight from
+# the apps' static folders (no collectstatic step), as a server serves its collected ones.
+WHITENOISE_USE_FINDERS = RECHECK_DEMO
+if RECHECK_DEMO and not STATIC_ROOT.is_dir():
+    # Nothing was collected there, and WhiteNoise would warn of the missing folder on start-up.
+    STATIC_ROOT = None
 
 LOGIN_URL = "account_login"
 FORMS_URLFIELD_ASSUME_HTTPS = True
@@ -243,7 +254,7 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-if not DEBUG:
+if not _laptop:
     # Behind a TLS-terminating proxy, the header it sets (X-Forwarded-Proto) tells Django that the
     # request came in over https. Only with such a proxy: without one, any client could claim it.
     _proxy_header = env_str("SECURE_PROXY_SSL_HEADER")
@@ -265,7 +276,7 @@ if not DEBUG:
 # --- Recheck -------------------------------------------------------------------------------
 RECHECK_MIRROR_ROOT = Path(env_str("RECHECK_MIRROR_ROOT", str(VAR_DIR / "mirrors")))
 # Local paths as clone URLs let a server read any repository on its disk: off unless asked for.
-RECHECK_ALLOW_LOCAL_REPOSITORIES = env_bool("RECHECK_ALLOW_LOCAL_REPOSITORIES", DEBUG)
+RECHECK_ALLOW_LOCAL_REPOSITORIES = env_bool("RECHECK_ALLOW_LOCAL_REPOSITORIES", _laptop)
 # Forge hosts clone URLs may name (`github.com`, `.example.com` for it and its subdomains); empty
 # allows any public host. Internal addresses are refused either way.
 RECHECK_ALLOWED_GIT_HOSTS = env_list("RECHECK_ALLOWED_GIT_HOSTS", [])
@@ -277,9 +288,12 @@ RECHECK_IMPORT_INLINE_FINDINGS = env_int("RECHECK_IMPORT_INLINE_FINDINGS", 1000)
 RECHECK_MAX_BLOB_BYTES = env_int("RECHECK_MAX_BLOB_BYTES", 1_000_000)
 RECHECK_MARKDOWN_PREVIEW_BYTES = env_int("RECHECK_MARKDOWN_PREVIEW_BYTES", 200_000)
 RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
-RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", DEBUG)
+RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", _laptop)
 RECHECK_GITHUB_WEBHOOK_SECRET = env_str("RECHECK_GITHUB_WEBHOOK_SECRET")
 RECHECK_TRACK_INTERVAL_SECONDS = env_int("RECHECK_TRACK_INTERVAL_SECONDS", 900)
+# How often beat checks the follow-ups of merged pull requests at each default branch's head
+# (pushes to the default branch check them at once, when the push webhook is delivered).
+RECHECK_FOLLOW_UP_INTERVAL_SECONDS = env_int("RECHECK_FOLLOW_UP_INTERVAL_SECONDS", 3600)
 # API tokens: how long a new one lasts unless its creator says otherwise, and the longest allowed.
 RECHECK_API_TOKEN_DAYS = env_int("RECHECK_API_TOKEN_DAYS", 90)
 RECHECK_API_TOKEN_MAX_DAYS = env_int("RECHECK_API_TOKEN_MAX_DAYS", 366)
@@ -309,6 +323,12 @@ if bool(RECHECK_GITHUB_APP_ID) != bool(RECHECK_GITHUB_APP_PRIVATE_KEY):
 RECHECK_GITHUB_TOKEN = env_str("RECHECK_GITHUB_TOKEN").strip()
 # Seconds to wait for one answer from GitHub (fractions allowed).
 RECHECK_GITHUB_TIMEOUT = float(env_str("RECHECK_GITHUB_TIMEOUT", "10"))
+# Reporting to GitLab: a token with the `api` scope (a project or group access token, Developer
+# role, or a bot's personal one) for commit statuses and the merge request note; the webhook's
+# secret token. A repository's forge_url names a self-managed GitLab, else RECHECK_GITLAB_URL.
+RECHECK_GITLAB_TOKEN = env_str("RECHECK_GITLAB_TOKEN").strip()
+RECHECK_GITLAB_WEBHOOK_SECRET = env_str("RECHECK_GITLAB_WEBHOOK_SECRET")
+RECHECK_GITLAB_TIMEOUT = float(env_str("RECHECK_GITLAB_TIMEOUT", "10"))
 # The outbox of calls to GitHub: a call that failed is due again after an exponential backoff with
 # jitter (from the base, doubling, up to the maximum) or when GitHub said (Retry-After, the
 # rate-limit reset), and fails for good after so many attempts: with the defaults about 15 hours
@@ -356,6 +376,10 @@ CELERY_BEAT_SCHEDULE = {
     "track-open-pull-requests": {
         "task": "findings.tasks.track_open_pull_requests",
         "schedule": float(RECHECK_TRACK_INTERVAL_SECONDS),
+    },
+    "check-follow-ups": {
+        "task": "findings.tasks.check_follow_ups_everywhere",
+        "schedule": float(RECHECK_FOLLOW_UP_INTERVAL_SECONDS),
     },
     "reap-dead-runs": {
         "task": "findings.tasks.reap_dead_runs",
@@ -416,6 +440,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI would ask validator.swagger.io for a badge about the schema on any host but
+    # localhost: the docs load nothing from other hosts.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # Several models have a `kind`, `status` or `state` with different choices: name each enum.
     "ENUM_NAME_OVERRIDES": {
         "FindingKindEnum": "findings.models.Finding.Kind",

@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 from recheck.health import healthz
 
@@ -9,8 +8,9 @@ from recheck.health import healthz
 admin.autodiscover()
 
 urlpatterns = [
-    # One sign-in page for everyone, with allauth's rate limits and the forge's buttons.
-    path("admin/login/", RedirectView.as_view(pattern_name="account_login", query_string=True)),
+    # One sign-in page for everyone, with allauth's rate limits and the forge's buttons; a signed-in
+    # user who may not enter the admin is told why.
+    path("admin/login/", include("web.urls_admin")),
     path("admin/", admin.site.urls),
     path("accounts/", include("web.urls_accounts")),
     path("accounts/", include("allauth.urls")),

@@ -40,7 +40,8 @@ class Recheck:
         self.base = url.rstrip("/")
         self.token = token
         owner, _, name = repo.partition("/")
-        self.pull = f"{self.base}/api/repos/{urllib.parse.quote(owner)}/{urllib.parse.quote(name)}/pulls/{pr}"
+        self.repository = f"{self.base}/api/repos/{urllib.parse.quote(owner)}/{urllib.parse.quote(name)}"
+        self.pull = f"{self.repository}/pulls/{pr}"
 
     def call(self, method: str, url: str, data: dict | None = None) -> Answer:
         body = json.dumps(data).encode() if data is not None else None
@@ -67,6 +68,21 @@ class Recheck:
 
     def annotations(self, sha: str) -> Answer:
         return self.call("GET", f"{self.pull}/annotations?commit={urllib.parse.quote(sha)}")
+
+
+    def follow_ups(self) -> list[dict]:
+        """The repository's follow-ups still to do (open, or verified fixed and not yet marked),
+        every page of them."""
+        url, found = f"{self.repository}/follow-ups/?state=unclosed&page_size=200", []
+        for _ in range(50):  # at most 10,000: enough for a warning
+            answer = self.call("GET", url)
+            if answer.status != 200:
+                raise _refused(answer)
+            found += answer.body.get("results", [])
+            url = answer.body.get("next")
+            if not url:
+                break
+        return found
 
 
 def _json(raw: bytes) -> dict:
@@ -148,6 +164,19 @@ def text_report(gate: dict) -> str:
     return "\n".join(lines)
 
 
+def follow_ups_report(follow_ups: list[dict], *, repo: str) -> str:
+    """A warning naming each follow-up still to do on the default branch: they never block a merge."""
+    if not follow_ups:
+        return f"No follow-up of {repo} is left to do."
+    lines = [f"Warning: {len(follow_ups)} follow-up(s) of {repo} left to do (they do not block this merge):"]
+    for item in follow_ups:
+        where = "; ".join(place.get("where", "") for place in item.get("evidence", []) if place.get("where"))
+        lines.append(f"  {item['finding']} {item['title']}: {item.get('state_label', item['state'])}, "
+                     f"{item.get('verdict_label', '')}, {item.get('age_days', 0)} day(s) old"
+                     + (f"  {where}" if where else ""))
+    return "\n".join(lines)
+
+
 def rdjson_report(annotations: list[dict], *, base_url: str) -> dict:
     """reviewdog's Diagnostic Format (rdjson): one diagnostic per open finding."""
     return {
@@ -207,6 +236,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sha", required=True, help="The commit CI runs on (full SHA).")
     parser.add_argument("--format", choices=["text", "rdjson", "codeclimate"], default="text",
                         help="text (default), rdjson for reviewdog, or codeclimate for GitLab's code quality report.")
+    parser.add_argument("--follow-ups", action="store_true",
+                        help="Also list the repository's follow-ups still to do, as a warning: the exit code is the "
+                        "gate's alone, since follow-ups never block a merge.")
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="Seconds to wait for the verdict in all (default 900).")
     args = parser.parse_args(argv)
@@ -242,7 +274,21 @@ def main(argv: list[str] | None = None) -> int:
         report = (rdjson_report(annotations, base_url=recheck.base) if args.format == "rdjson"
                   else codeclimate_report(annotations, pull_request=f"{args.repo}#{args.pr}"))
         print(json.dumps(report, indent=2))
+    if args.follow_ups:
+        _warn_follow_ups(recheck, args)
     return MERGEABLE if gate.get("mergeable") else NOT_MERGEABLE
+
+
+def _warn_follow_ups(recheck: Recheck, args) -> None:
+    try:
+        report = follow_ups_report(recheck.follow_ups(), repo=args.repo)
+    except GateError as error:
+        log(f"recheck-gate: the follow-ups could not be listed: {error}")
+        return
+    if args.format == "text":
+        print(report)
+    else:
+        log(report)
 
 
 if __name__ == "__main__":

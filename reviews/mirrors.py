@@ -45,6 +45,7 @@ def repository_fetch(*, repository: Repository, pr_number: int | None = None) ->
             mirror_dir=repository_mirror_dir(repository),
             allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES,
             pr_number=pr_number,
+            pr_ref_template=repository.forge_words.head_ref,
             timeout=settings.RECHECK_FETCH_TIMEOUT,
             allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
             internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,

@@ -1,15 +1,19 @@
 """What was reviewed: repositories, their pull requests and the commits pinned to them."""
 import re
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
-SLUG_RE = r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})/[A-Za-z0-9._-]{1,100}$"
+from core import forges
+from core.forges import SLUG_MAX_LENGTH, SLUG_RE
 SHA_RE = r"^[0-9a-f]{7,40}$"
 FULL_SHA_RE = r"^[0-9a-f]{40}$"
 
-slug_validator = RegexValidator(SLUG_RE, "Use the form owner/name (letters, digits, '.', '_' and '-').")
+slug_validator = RegexValidator(
+    SLUG_RE, "Use the form owner/name, or group/subgroup/name on GitLab (letters, digits, '.', '_' and '-')."
+)
 sha_validator = RegexValidator(
     SHA_RE, "A commit SHA is 7 to 40 lowercase hexadecimal digits (the full SHA or an abbreviation)."
 )
@@ -29,11 +33,23 @@ class Repository(models.Model):
         PUBLIC = "public", "Public"
         PRIVATE = "private", "Private"
 
-    slug = models.CharField(max_length=201, unique=True, validators=[slug_validator], help_text="owner/name")
+    slug = models.CharField(max_length=SLUG_MAX_LENGTH, unique=True, validators=[slug_validator],
+                            help_text="owner/name; on GitLab group/subgroup/name")
+    forge = models.CharField(max_length=20, choices=forges.FORGE_CHOICES, default=forges.DEFAULT_FORGE,
+                             help_text="The forge the repository lives on: its webhooks, reports and links.")
+    forge_url = models.URLField(
+        blank=True, help_text="A self-managed forge's address (GitLab, GitHub Enterprise); empty: gitlab.com or "
+        "github.com.",
+    )
     clone_url = models.CharField(
         max_length=500, help_text="https:// or ssh URL (a local path only where local repositories are allowed)."
     )
     web_url = models.URLField(blank=True, help_text="Base of permalinks, e.g. https://github.com/owner/name")
+    # GitLab's project id, from its webhooks: API calls name the project by it, so a project moved
+    # or renamed on GitLab is still reached (and its new path said on the delivery's outcome).
+    forge_project_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The project's id on GitLab, remembered from its webhooks."
+    )
     default_branch = models.CharField(max_length=200, default="main")
     fetched_at = models.DateTimeField(null=True, blank=True)
     fetch_error = models.TextField(blank=True)
@@ -67,37 +83,45 @@ class Repository(models.Model):
         ordering = ["slug"]
         constraints = [
             models.CheckConstraint(condition=Q(slug__regex=SLUG_RE), name="repository_slug_owner_name"),
+            models.CheckConstraint(condition=Q(forge__in=forges.FORGE_NAMES), name="repository_forge_known"),
         ]
 
     def __str__(self) -> str:
         return self.slug
 
+    def clean(self) -> None:
+        super().clean()
+        problem = forges.slug_problem(self.slug, self.forge)
+        if problem:
+            raise ValidationError({"slug": f"{problem[0].upper()}{problem[1:]}."})
+
     @property
     def owner(self) -> str:
-        return self.slug.split("/", 1)[0]
+        """Everything before the name: the owner, or on GitLab the group and its subgroups."""
+        return forges.split_slug(self.slug)[0]
 
     @property
     def name(self) -> str:
-        return self.slug.split("/", 1)[1]
+        return forges.split_slug(self.slug)[1]
+
+    @property
+    def forge_words(self) -> forges.ForgeWords:
+        return forges.forge_words(self.forge)
+
+    @property
+    def forge_base_url(self) -> str:
+        """Where the forge is: the repository's own server, else gitlab.com or github.com."""
+        return (self.forge_url or self.forge_words.default_url).rstrip("/")
 
     def permalink(self, sha: str, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
-        """Link to `path` at `sha` on the forge (GitHub-style URLs); empty when no web URL is known."""
-        if not self.web_url:
-            return ""
-        url = f"{self.web_url.rstrip('/')}/blob/{sha}/{path}"
-        if start_line:
-            url += f"#L{start_line}"
-            if end_line and end_line != start_line:
-                url += f"-L{end_line}"
-        return url
+        """Link to `path` at `sha` on the forge, as the forge spells it; empty when no web URL is known."""
+        return forges.permalink(self.forge, self.web_url, sha, path, start_line, end_line)
 
     def tree_link(self, sha: str, path: str) -> str:
-        if not self.web_url:
-            return ""
-        return f"{self.web_url.rstrip('/')}/tree/{sha}/{path}"
+        return forges.tree_link(self.forge, self.web_url, sha, path)
 
     def commit_link(self, sha: str) -> str:
-        return f"{self.web_url.rstrip('/')}/commit/{sha}" if self.web_url else ""
+        return forges.commit_link(self.forge, self.web_url, sha)
 
     @property
     def is_public(self) -> bool:

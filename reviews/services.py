@@ -218,3 +218,18 @@ def repository_get_or_register(
             raise RecheckError(f"{slug} was just registered with another clone URL; name the submodule's "
                                "repository in the evidence") from None
         return registered
+
+
+def repository_default_branch_record(*, repository: Repository, branch: str) -> bool:
+    """Record the default branch the forge reports for `repository` (a rename on the forge);
+    returns whether it changed. The audit log keeps the name before and after."""
+    branch = branch.strip()
+    if not branch or branch == repository.default_branch or len(branch) > 200:
+        return False
+    before = repository.default_branch
+    changed = Repository.objects.filter(pk=repository.pk, default_branch=before).update(default_branch=branch)
+    if changed:
+        repository.default_branch = branch
+        audit_record(action="repository.default_branch", target=repository.slug, repository=repository,
+                     changes={"default_branch": [before, branch]}, message="Reported by the forge.")
+    return bool(changed)

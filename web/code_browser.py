@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from django.urls import reverse
-from django.utils.safestring import SafeString
+from django.utils.html import format_html
+from django.utils.http import urlencode
+from django.utils.safestring import SafeString, mark_safe
 
 from findings.models import Finding
+from findings.selectors.code_marks import LineMark, finding_line_marks
 from presentation.rendering.highlight import highlight_file
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError, UnsafePath
 from engine.git import GitReader, validate_repo_path
@@ -123,6 +126,17 @@ class CodeContext:
         return code_url(self.pull_request, self.base_pin.commit.sha) if self.base_pin is not None else ""
 
     @property
+    def compare_url(self) -> str:
+        """The diff view from the base pin (or the first) to this commit; from this one to the
+        latest pin when this is that first one."""
+        first = self.base_pin or (self.pins[0] if self.pins else None)
+        if first is None or len(self.pins) < 2:
+            return ""
+        if first.pk == self.pin.pk:
+            return diff_url(self.pull_request, self.sha, self.pins[-1].commit.sha)
+        return diff_url(self.pull_request, first.commit.sha, self.sha)
+
+    @property
     def is_base(self) -> bool:
         return self.base_pin is not None and self.base_pin.pk == self.pin.pk
 
@@ -179,6 +193,8 @@ class CodeFilePage:
     too_many_lines: bool = False
     # The PR's findings a selection can be added to as evidence (only for users who may write).
     findings: list[Finding] = field(default_factory=list)
+    # The PR's findings on lines of this file at this commit, marked in the gutter.
+    marks: list[LineMark] = field(default_factory=list)
 
     @property
     def path(self) -> str:
@@ -207,6 +223,35 @@ class CodeFilePage:
     @property
     def forge_link(self) -> str:
         return self.code.repository.permalink(self.code.sha, self.read.path)
+
+
+def finding_marker(mark: LineMark) -> SafeString:
+    """A finding's link in the gutter: its number, with its kind, title and lines to read."""
+    where = f"line {mark.start}" if mark.start == mark.end else f"lines {mark.start}–{mark.end}"
+    return format_html(
+        '<a class="finding-marker finding-marker-{}" href="{}" title="{} {}: {} ({})" aria-label="{} {}: {}, {}">{}</a>',
+        mark.kind, mark.url, mark.kind_label, mark.number, mark.title, where,
+        mark.kind_label, mark.number, mark.title, where, mark.number,
+    )
+
+
+def gutter_marks(marks: list[LineMark]) -> tuple[dict[int, SafeString], set[int]]:
+    """The gutter's links to the findings, at the first line of each one's range, and every line
+    the findings cover (shaded)."""
+    gutter: dict[int, list[str]] = {}
+    marked: set[int] = set()
+    for mark in marks:
+        gutter.setdefault(mark.start, []).append(finding_marker(mark))
+        marked.update(mark.lines)
+    return {line: mark_safe("".join(links)) for line, links in gutter.items()}, marked
+
+
+def diff_url(pull_request: PullRequest, old_sha: str, new_sha: str) -> str:
+    """The diff view from the pinned commit `old_sha` to `new_sha`."""
+    repository = pull_request.repository
+    base = reverse("findings:code_diff", kwargs={"owner": repository.owner, "name": repository.name,
+                                                 "number": pull_request.number})
+    return f"{base}?{urlencode({'from': old_sha, 'to': new_sha})}"
 
 
 def code_url(pull_request: PullRequest, sha: str, path: str = "") -> str:
@@ -402,7 +447,10 @@ def code_file_page(
         if page.line_count > MAX_LINES:
             page.too_many_lines = True
         elif page.line_count:
-            page.highlighted = highlight_file(text, path=read.path)
+            page.marks = finding_line_marks(pull_request, sha=code.sha, paths=[read.path]).get(read.path, [])
+            gutter, marked = gutter_marks(page.marks)
+            page.highlighted = highlight_file(text, path=read.path, gutter=gutter if page.marks else None,
+                                              marked=marked)
             if with_findings:
                 page.findings = list(
                     Finding.objects.for_pull_request(pull_request).order_by("number").only("id", "number", "title")

@@ -1,20 +1,18 @@
 from django.urls import path
 
+from reviews.converters import REPOSITORY
 from web.views import audit as audit_views
-
 from web.views import code as code_views
-
 from web.views import decisions as decision_views
-
 from web.views import editor as editor_views
-
+from web.views import follow_ups as follow_up_views
 from web.views import pages as views
 
 from web.views import threads as thread_views
 
 app_name = "findings"
 
-PULL_REQUEST = "<str:owner>/<str:name>/pull/<int:number>/"
+PULL_REQUEST = REPOSITORY + "/pull/<int:number>/"
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -35,6 +33,7 @@ urlpatterns = [
     path(PULL_REQUEST + "threads/sync/", thread_views.threads_sync_now, name="threads_sync"),
     path(PULL_REQUEST + "threads/<int:thread_id>/triage/", thread_views.thread_triage_now, name="thread_triage"),
     # The code browser: the repository at a commit pinned to the PR, and one file there.
+    path(PULL_REQUEST + "diff/", code_views.code_diff, name="code_diff"),
     path(PULL_REQUEST + "code/<str:sha>/", code_views.code_tree, name="code_tree"),
     path(PULL_REQUEST + "code/<str:sha>/<path:path>", code_views.code_file, name="code_file"),
     # Writing findings: the editor, checking evidence, the Markdown preview and the bundle page.
@@ -49,10 +48,15 @@ urlpatterns = [
     path("decisions/", decision_views.decisions, name="decisions"),
     path(PULL_REQUEST + "findings/<int:finding_number>/decide/", decision_views.finding_decide,
          name="finding_decide"),
-    path("<str:owner>/<str:name>/decisions/", decision_views.repository_decisions, name="repository_decisions"),
+    path(REPOSITORY + "/decisions/", decision_views.repository_decisions, name="repository_decisions"),
+    path(PULL_REQUEST + "findings/<int:finding_number>/follow-up/", follow_up_views.follow_up_decide,
+         name="follow_up_decide"),
+    # Follow-ups: what merged pull requests left to do, checked on the default branch.
+    path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
-    path("<str:owner>/<str:name>/", views.repository_page, name="repository"),
-    path("<str:owner>/<str:name>/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
+    path(REPOSITORY + "/", views.repository_page, name="repository"),
+    path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),
-    path("<str:owner>/<str:name>/files/<path:path>", views.file_page, name="file"),
+    path(REPOSITORY + "/files/<path:path>", views.file_page, name="file"),
 ]
+

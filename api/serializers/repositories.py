@@ -18,10 +18,10 @@ class RepositorySerializer(serializers.ModelSerializer):
         model = Repository
         # The clone URL and fetch errors stay out: either may carry credentials or server paths.
         fields = [
-            "url", "html_url", "slug", "owner", "name", "web_url", "default_branch", "fetched_at", "pulls_url",
-            "figures_url", "visibility", "publish_checks", "publish_comment",
+            "url", "html_url", "slug", "owner", "name", "forge", "web_url", "default_branch", "fetched_at",
+            "pulls_url", "figures_url", "visibility", "publish_checks", "publish_comment",
         ]
-        read_only_fields = ["visibility", "publish_checks", "publish_comment"]
+        read_only_fields = ["forge", "visibility", "publish_checks", "publish_comment"]
 
 
 class PublishingSerializer(serializers.Serializer):
@@ -34,9 +34,14 @@ class PublishingSerializer(serializers.Serializer):
         required=False, help_text="One comment on the pull request, edited after each verification."
     )
 
+    follow_up_issues = serializers.BooleanField(
+        required=False, help_text="A GitHub issue for each follow-up: opened when the pull request merges, closed "
+        "with a comment naming the commit when the follow-up is marked fixed, reopened when its evidence comes back.",
+    )
+
     def validate(self, data):
         if not data:
-            raise serializers.ValidationError("Send publish_checks, publish_comment or both.")
+            raise serializers.ValidationError("Send publish_checks, publish_comment, follow_up_issues or some of them.")
         return data
 
 

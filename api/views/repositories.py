@@ -20,6 +20,7 @@ from api.serializers.repositories import (
 from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.selectors.figures import file_findings, repository_figures
+from forge.issues import follow_up_issues_enabled, follow_up_issues_update
 from reviews.models import Repository
 from reviews.services import repository_publishing_update
 
@@ -104,5 +105,10 @@ class RepositoryPublishing(ActionView):
         object_action_check(request, self, repository)
         body = PublishingSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        repository = repository_publishing_update(repository=repository, **body.validated_data)
-        return Response(RepositorySerializer(repository, context={"request": request}).data)
+        settings = dict(body.validated_data)
+        follow_up_issues = settings.pop("follow_up_issues", None)
+        repository = repository_publishing_update(repository=repository, **settings)
+        if follow_up_issues is not None:
+            follow_up_issues_update(actor=request.user, repository=repository, open_issues=follow_up_issues)
+        data = RepositorySerializer(repository, context={"request": request}).data
+        return Response({**data, "follow_up_issues": follow_up_issues_enabled(repository)})

@@ -144,7 +144,7 @@ class ReviewImport(ActionView):
             )
         report = review_import(data=data, actor=request.user, dry_run=dry_run)
         slug, number = report.pull_request.rsplit("#", 1)
-        owner, name = slug.split("/", 1)
+        owner, name = slug.rsplit("/", 1)
         url = reverse(
             "api:pull-request-by-number", kwargs={"owner": owner, "name": name, "number": number}, request=request
         )

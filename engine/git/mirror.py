@@ -45,6 +45,7 @@ def fetch_mirror(
     mirror_dir: Path,
     allow_local: bool,
     pr_number: int | None = None,
+    pr_ref_template: str = "refs/pull/{number}/head",
     timeout: float = 300,
     allowed_hosts: Sequence[str] = (),
     internal_hosts: Sequence[str] = (),
@@ -65,7 +66,8 @@ def fetch_mirror(
         raise RepositoryError(f"{pr_number!r} is not a pull request number; give a positive integer")
     mirror_dir = Path(mirror_dir).absolute()
     with _locked(mirror_dir):
-        return _create_and_fetch(target, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout)
+        return _create_and_fetch(target, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout,
+                                 pr_ref_template=pr_ref_template)
 
 
 @dataclass(frozen=True)
@@ -108,10 +110,13 @@ def _locked(mirror_dir: Path) -> Iterator[None]:
 
 
 def _create_and_fetch(
-    target: _Target, mirror_dir: Path, *, allow_local: bool, pr_number: int | None, timeout: float
+    target: _Target, mirror_dir: Path, *, allow_local: bool, pr_number: int | None, timeout: float,
+    pr_ref_template: str = "refs/pull/{number}/head",
 ) -> FetchResult:
     created = _ensure_bare_repository(mirror_dir)
-    pr_ref = f"refs/pull/{pr_number}/head" if pr_number is not None else None
+    # GitHub publishes a pull request's head as refs/pull/N/head, GitLab a merge request's as
+    # refs/merge-requests/N/head (also when it comes from a fork).
+    pr_ref = pr_ref_template.format(number=pr_number) if pr_number is not None else None
     refspecs = list(_BASE_REFSPECS)
     if pr_ref:
         refspecs.append(f"+{pr_ref}:{pr_ref}")

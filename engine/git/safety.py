@@ -35,8 +35,10 @@ _SCP_LIKE = re.compile(
 )
 _HEX_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 _REF_CHARS = re.compile(r"^[A-Za-z0-9._/+-]+$")
+# The owner may be a GitLab group with its subgroups (group/subgroup/name, up to twenty levels).
 _SLUG = re.compile(
-    r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]{0,99})/(?P<name>[A-Za-z0-9._][A-Za-z0-9._-]{0,99})$"
+    r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?:/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}){0,19})"
+    r"/(?P<name>[A-Za-z0-9._][A-Za-z0-9._-]{0,99})$"
 )
 
 
@@ -425,7 +427,8 @@ def _normalise(path: str, *, what: str) -> str:
 
 
 def validate_slug(slug: str) -> tuple[str, str]:
-    """Split ``owner/name`` (a trailing ``.git`` is dropped, once) or raise RepositoryError.
+    """Split ``owner/name`` (a trailing ``.git`` is dropped, once) or raise RepositoryError. The
+    owner may be a GitLab group with subgroups: ``group/subgroup/name`` is ``("group/subgroup", "name")``.
 
     Forges name owners and repositories with letters, digits, ``.``, ``_`` and ``-``; a name of
     ``.`` or ``..`` (also as ``..git``) would be a directory of its own in a path.
@@ -445,7 +448,7 @@ def _split_slug(slug: str) -> tuple[str, str]:
             f"{slug!r} is not a repository slug; give it as owner/name, e.g. django/django"
         )
     owner, name = match.group("owner"), match.group("name")
-    if name in (".", "..") or owner.endswith(".git"):
+    if name in (".", "..") or any(part.endswith(".git") for part in owner.split("/")):
         raise RepositoryError(f"{slug!r} is not a repository slug; give it as owner/name")
     return owner, name
 

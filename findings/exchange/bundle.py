@@ -6,6 +6,7 @@ defaults back in, so leaving them out loses nothing."""
 import yaml
 from django.db.models import Prefetch
 
+from core.forges import DEFAULT_FORGE
 from findings.models import Evidence, Finding, FindingLink, TagDescription
 from reviews.models import PullRequest, Repository
 
@@ -74,6 +75,9 @@ def _repository(repository: Repository) -> dict:
     return _without_empty(
         {
             "slug": repository.slug,
+            # GitHub, the default, is left out like every other default.
+            "forge": "" if repository.forge == DEFAULT_FORGE else repository.forge,
+            "forge_url": repository.forge_url,
             "clone_url": repository.clone_url,
             "web_url": repository.web_url,
             "default_branch": repository.default_branch,

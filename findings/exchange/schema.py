@@ -9,6 +9,7 @@ from core.names import finding_parse_reference, tag_slug_validate
 from core.errors import FindingError, RecheckError
 from engine.verification.rules import evidence_problems
 from engine.git import validate_revision
+from core.forges import FORGE_NAMES, SLUG_MAX_LENGTH, slug_problem
 from reviews.models import SLUG_RE, PinnedCommit, PullRequest
 from reviews.services import commit_sha_checked, repository_clone_url_check, repository_slug_check
 
@@ -59,7 +60,20 @@ class ShaField(serializers.CharField):
 
 
 class RepositorySerializer(KnownKeysSerializer):
-    slug = serializers.RegexField(SLUG_RE, max_length=201, error_messages={"invalid": "Use the form owner/name."})
+    slug = serializers.RegexField(
+        SLUG_RE, max_length=SLUG_MAX_LENGTH,
+        error_messages={"invalid": "Use the form owner/name, or group/subgroup/name on GitLab."},
+    )
+    # Omitted: GitHub for a new repository, and an existing one keeps its forge.
+    forge = serializers.ChoiceField(
+        choices=list(FORGE_NAMES), required=False,
+        help_text="The forge the repository lives on; github when omitted for a new repository.",
+    )
+    forge_url = serializers.URLField(
+        required=False, allow_blank=True, allow_null=True,
+        help_text="A self-managed forge's address (GitLab, GitHub Enterprise); omitted or empty: gitlab.com "
+        "or github.com.",
+    )
     clone_url = serializers.CharField(max_length=500)
     # Omitted, an existing repository keeps what it has and a new one takes the defaults
     # (no web URL, branch main); null clears the web URL.
@@ -82,6 +96,15 @@ class RepositorySerializer(KnownKeysSerializer):
             return repository_clone_url_check(value)
         except RecheckError as error:
             raise serializers.ValidationError(f"{error}.") from None
+
+    def validate(self, attrs):
+        forge = attrs.get("forge")
+        problem = slug_problem(attrs["slug"], forge)
+        if problem and forge is None and len(attrs["slug"].split("/")) > 2:
+            problem += ": a GitLab project's bundle says forge: gitlab"
+        if problem:
+            raise serializers.ValidationError({"slug": f"{problem[0].upper()}{problem[1:]}."})
+        return attrs
 
 
 class AttestationSerializer(KnownKeysSerializer):

@@ -13,9 +13,11 @@ other packages use) is imported from here, `findings.models`, as Django expects 
 - `findings.models.companion`: a pull request's stored companion pages
 - `findings.models.state`: a pull request's review state, stored per generation
 - `findings.models.webhooks`: forge webhook deliveries
+- `findings.models.follow_ups`: what a merged pull request left to do, checked on the default branch
 """
 from findings.models.companion import CompanionPages
 from findings.models.evidence import Evidence
+from findings.models.follow_ups import FollowUp, FollowUpEvent, FollowUpSweep
 from findings.models.findings import Finding, FindingLink, FindingSearchEntry, Tag, TagDescription
 from findings.models.history import FindingEvent
 from findings.models.import_jobs import ImportJob
@@ -32,6 +34,9 @@ __all__ = [
     "FindingEvent",
     "FindingLink",
     "FindingSearchEntry",
+    "FollowUp",
+    "FollowUpEvent",
+    "FollowUpSweep",
     "ImportJob",
     "PullRequestGate",
     "PullRequestState",

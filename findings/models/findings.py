@@ -184,6 +184,14 @@ class Finding(models.Model):
             ("verify_pullrequest", "Can start verification of a pull request"),
         ]
 
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        finding = super().from_db(db, field_names, values)
+        # The PR it was read under: a save that moves it to another PR changes both PRs' pages
+        # and gates, and the old one is no longer in the row to be told (findings.receivers).
+        finding._loaded_pull_request_id = finding.__dict__.get("pull_request_id")
+        return finding
+
     def __str__(self) -> str:
         return f"{self.pull_request} {self.kind} {self.number}: {self.title}"
 

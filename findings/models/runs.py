@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core import vocabulary as v
 from findings.models.querysets import _readable
 from reviews.models import Commit, PullRequest
 
@@ -44,10 +45,10 @@ class VerificationRun(models.Model):
     progress, so the site and the API can show it while a worker is busy."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+        QUEUED = v.RUN_QUEUED, v.RUN_STATUS_LABELS[v.RUN_QUEUED]
+        RUNNING = v.RUN_RUNNING, v.RUN_STATUS_LABELS[v.RUN_RUNNING]
+        DONE = v.RUN_DONE, v.RUN_STATUS_LABELS[v.RUN_DONE]
+        FAILED = v.RUN_FAILED, v.RUN_STATUS_LABELS[v.RUN_FAILED]
 
     pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="verification_runs")
     commit = models.ForeignKey(Commit, null=True, blank=True, on_delete=models.CASCADE, related_name="+")

@@ -281,7 +281,8 @@ def _import_repository(values: dict, actor, notes: list[str]) -> tuple[Repositor
             f"{existing.slug} is {existing.visibility} here; a bundle sets the visibility of a new repository only. "
             "Change it in the admin, or leave visibility out.",
         )])
-    fields = _named(Repository, values, {"clone_url": "clone_url", "web_url": "web_url", "default_branch": "default_branch"})
+    fields = _named(Repository, values, {"clone_url": "clone_url", "web_url": "web_url", "default_branch": "default_branch",
+                                         "forge": "forge", "forge_url": "forge_url"})
     refused = sorted(
         name for name, value in fields.items()
         if existing is not None and getattr(existing, name) != value and actor is not None

@@ -5,10 +5,13 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from access.audit import writes
+from core.errors import RecheckError
+from engine.git.history import is_ancestor
 from findings.models import VerificationRun
+from findings.services.follow_ups.opening import follow_ups_open_on_merge
 from findings.services.runs import verification_run_request
 from findings.selectors.findings import pull_request_is_verified_at
-from reviews.mirrors import repository_fetch
+from reviews.mirrors import repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import commit_get_or_create, pull_request_pin_commit
 
@@ -49,7 +52,27 @@ def pull_request_track_head(*, pull_request: PullRequest) -> dict:
     if not result.pr_head:
         return {"pull_request": pull_request.reference, "head": None, "queued": False,
                 "detail": "The forge publishes no head ref for this pull request."}
+    if pull_request.state == PullRequest.State.OPEN and _merged(pull_request, result.pr_head):
+        # No webhook told us: the head is on the default branch, so the pull request was merged
+        # (the forge keeps its head ref). Its follow-ups are checked at the branch's head.
+        opened = follow_ups_open_on_merge(pull_request=pull_request)
+        return {"pull_request": pull_request.reference, "head": result.pr_head, "queued": False,
+                "detail": f"{pull_request.reference} was merged into {pull_request.repository.default_branch}; "
+                          f"{len(opened)} follow-up(s) opened."}
     return pull_request_record_head(pull_request=pull_request, sha=result.pr_head).as_dict()
+
+
+def _merged(pull_request: PullRequest, head: str) -> bool:
+    """Whether `head` is in the history of the repository's default branch, behind its tip. A head
+    that is the tip itself is not taken for a merge: a branch pushed as the default branch's
+    head and opened as a pull request from there looks the same until something lands after it."""
+    try:
+        with repository_reader(pull_request.repository) as reader:
+            branch = reader.resolve(f"refs/heads/{pull_request.repository.default_branch}")
+            head = reader.resolve(head)
+            return head != branch and is_ancestor(reader, head, branch)
+    except RecheckError:
+        return False
 
 
 @writes("pull_request.head", system=FORGE)

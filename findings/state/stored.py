@@ -36,8 +36,10 @@ from reviews.models import Commit, PinnedCommit, PullRequest
 logger = logging.getLogger(__name__)
 
 
-def pull_request_facts(pull_request_id: int) -> Facts:
-    """Everything the state is derived from, in a fixed number of queries however many findings."""
+def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = None) -> Facts:
+    """Everything the state is derived from, in a fixed number of queries however many findings.
+    With `through_commit_id`, the pins stop at that commit's pin: the facts as they stood when it
+    was the PR's last pin (its statuses are today's)."""
     findings = [
         FindingFacts(*row)
         for row in Finding.objects.filter(pull_request_id=pull_request_id)
@@ -54,6 +56,9 @@ def pull_request_facts(pull_request_id: int) -> Facts:
         PinFacts(commit_id, sha, role, pinned_at, resolved, unique_from=_unique_from(sha, repository_id))
         for commit_id, sha, role, pinned_at, resolved, repository_id in pin_rows
     ]
+    if through_commit_id is not None:
+        through = [index for index, pin in enumerate(pins) if pin.commit_id == through_commit_id]
+        pins = pins[: through[0] + 1] if through else []
     verifications = [
         VerificationFacts(*row)
         for row in Verification.objects.filter(finding__pull_request_id=pull_request_id)
@@ -159,6 +164,13 @@ def pull_request_state_derive(*, pull_request_id: int) -> dict:
     if generation is not None and _generation(pull_request_id) == generation:
         _store(pull_request_id, generation, state)
     return state
+
+
+def pull_request_state_at(*, pull_request_id: int, commit_id: int) -> dict:
+    """The PR's review state as its pages show it at an earlier pin: derived by the same rules from
+    the facts up to that pin (`pull_request_facts(through_commit_id=...)`), not stored: what is
+    stored, and what the gate and every other reader read, is the state at the latest pin."""
+    return derive(pull_request_facts(pull_request_id, through_commit_id=commit_id))
 
 
 def pull_request_state(*, pull_request_id: int, generation: int | None = None) -> dict:

@@ -1,15 +1,15 @@
-
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+    # Numbered 0003 as reserved, and run after 0005: it adds its kinds to the call kinds 0004 and 0005 know.
 
     dependencies = [
-        ('findings', '0015_pull_request_state'),
-        ('reporting', '0002_github_call_due_at'),
-        ('reviews', '0006_repository_visibility'),
+        ('findings', '0016_follow_ups'),
+        ('reporting', '0005_gitlab'),
+        ('reviews', '0007_repository_forge'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -97,7 +97,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='githubcall',
             name='kind',
-            field=models.CharField(choices=[('check_run', 'Check run'), ('commit_status', 'Commit status'), ('comment', 'Pull request comment'), ('report', 'Report to prepare'), ('thread_reply', 'Review thread reply'), ('thread_resolve', 'Review thread resolution')], max_length=15),
+            field=models.CharField(choices=[('check_run', 'Check run'), ('commit_status', 'Commit status'), ('comment', 'Pull request comment'), ('report', 'Report to prepare'), ('issue', 'Follow-up issue'), ('thread_reply', 'Review thread reply'), ('thread_resolve', 'Review thread resolution')], max_length=15),
         ),
         migrations.AddField(
             model_name='reviewthread',
@@ -126,7 +126,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='githubcall',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['check_run', 'commit_status', 'comment', 'report', 'thread_reply', 'thread_resolve'])), name='github_call_kind_valid'),
+            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['check_run', 'commit_status', 'comment', 'report', 'issue', 'thread_reply', 'thread_resolve'])), name='github_call_kind_valid'),
         ),
         migrations.AddField(
             model_name='threadsettings',

@@ -4,6 +4,7 @@ A page of thousands of snippets highlights each distinct text once: lexers are l
 file name and reused, one formatter serves every snippet, and the highlighted code is cached by
 its text and language. The line numbers, which differ between copies of the same text, are put
 around the cached code afterwards, in the same table pygments' `linenos="table"` makes."""
+from collections.abc import Collection, Mapping
 from functools import lru_cache
 
 from django.utils.safestring import SafeString, mark_safe
@@ -71,25 +72,34 @@ def highlight_cache_clear() -> None:
 
 
 
-def highlight_file(code: str, *, path: str) -> SafeString:
+def highlight_file(code: str, *, path: str, gutter: Mapping[int, str] | None = None,
+                   marked: Collection[int] = ()) -> SafeString:
     """A whole file highlighted for `path`'s language, one table row per line: the row's id is
     `L<n>` (so `#L10` scrolls to it) and its number a link to that anchor, which the code browser
-    makes focusable and selectable. Not cached: a file is highlighted once per page, and a cache
-    of whole files would hold megabytes per entry."""
+    makes focusable and selectable. With a `gutter` (safe HTML by line number: the code browser's
+    links to the findings that start there) every row gets a column for it, and the rows of
+    `marked` lines the class `has-finding`. Not cached: a file is highlighted once per page, and a
+    cache of whole files would hold megabytes per entry."""
     # git and editors count lines at LF only; pygments also breaks lines at a lone CR, which would
     # shift every number after it away from the line the snippet reader takes at that number.
     text = (code or "\n").replace("\r\n", "\n").replace("\r", "")
     lines = highlight(text, lexer_for(path), _FORMATTER).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    marked = set(marked)
+
+    def row(number: int, line: str) -> str:
+        marks = ""
+        if gutter is not None:
+            marks = f'<td class="line-marks">{gutter.get(number, "")}</td>'
+        css = ' class="has-finding"' if number in marked else ""
+        return (f'<tr id="L{number}"{css}>{marks}<td class="lineno"><a href="#L{number}" data-line="{number}">{number}</a></td>'
+                f'<td class="line-code">{line}</td></tr>')
+
     # pygments closes its spans at every line end, so each line is balanced HTML on its own;
-    # what it emits is escaped, and the numbers are integers.
+    # what it emits is escaped, the numbers are integers and the gutter's HTML is the caller's, safe.
     return mark_safe(
         '<div class="highlight code-file"><table class="code-lines"><tbody>'
-        + "".join(
-            f'<tr id="L{number}"><td class="lineno"><a href="#L{number}" data-line="{number}">{number}</a></td>'
-            f'<td class="line-code">{line}</td></tr>'
-            for number, line in enumerate(lines, start=1)
-        )
+        + "".join(row(number, line) for number, line in enumerate(lines, start=1))
         + "</tbody></table></div>\n"
     )

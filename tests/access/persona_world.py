@@ -262,7 +262,6 @@ def _site_url(route: str, ids: dict) -> str:
 # until it is added here.
 SITE_WRITES = {
     "{owner}/{name}/pull/{number}/verify/": Action.VERIFY,
-    "accounts/tokens/{token_key}/revoke": None,  # a user's own tokens, no repository
     "{owner}/{name}/pull/{number}/evidence/check/": Action.WRITE,
     "preview/": Action.WRITE,
     "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
@@ -271,12 +270,15 @@ SITE_WRITES = {
     # Reading the review threads again (queued), and triaging one (an empty POST is refused on the page).
     "{owner}/{name}/pull/{number}/threads/sync/": Action.WRITE,
     "{owner}/{name}/pull/{number}/threads/{thread_id}/triage/": Action.WRITE,
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/follow-up/": Action.RESOLVE,
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
 # evidence check and the preview answer in place (an empty item is refused for what it lacks).
 SITE_WRITE_DONE = {
     "{owner}/{name}/pull/{number}/evidence/check/": {400},
     "preview/": {200},
+    # The persona world merged nothing: the role is checked first, then there is no follow-up.
+    "{owner}/{name}/pull/{number}/findings/{finding_number}/follow-up/": {404},
 }
 
 # Site pages that are forms for a write: a reader of A who may not do it is refused (403), and
@@ -292,7 +294,8 @@ SITE_ADMIN_PAGES = ("audit/", "audit/{entry}/")
 # Site pages about a repository in general rather than one named in the URL.
 SITE_GENERAL_FORMS = {"import/": Action.IMPORT}
 # The code browser reads the mirror, which this world has not fetched: a reader of A is told so.
-SITE_MIRROR_PAGES = ("{owner}/{name}/pull/{number}/code/{sha}/", "{owner}/{name}/pull/{number}/code/{sha}/{path}")
+SITE_MIRROR_PAGES = ("{owner}/{name}/pull/{number}/code/{sha}/", "{owner}/{name}/pull/{number}/code/{sha}/{path}",
+                     "{owner}/{name}/pull/{number}/diff/")
 
 
 # --- Expectations ---------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def test_a_refusal_says_which_role_to_ask_for():
         "rita may not mark findings fixed, dismissed or open in acme/rl: that needs the Maintainer role; "
         "ask an admin of the repository or of this server to grant it."
     )
-    assert refusal(AnonymousUser(), Action.VERIFY, repository) == "Log in to start verifications of acme/rl."
+    assert refusal(AnonymousUser(), Action.VERIFY, repository) == "Sign in to start verifications of acme/rl."
 
 
 @pytest.mark.django_db(transaction=True)

@@ -173,7 +173,7 @@ def test_ping_answers_200(anonymous_reader, db, hook_secret):
 @pytest.mark.parametrize(
     ("event", "payload", "expected"),
     [
-        ("push", {"ref": "refs/heads/main"}, "not push events"),
+        ("star", {"action": "created"}, "not star events"),
         ("pull_request", pull_request_event(action="edited"), "does not move the head"),
         ("pull_request", pull_request_event(action="labeled"), "does not move the head"),
         ("pull_request", pull_request_event(number=1), "acme/loader#1 is not tracked"),

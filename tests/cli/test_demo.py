@@ -273,9 +273,10 @@ def test_loading_the_demo_twice_duplicates_nothing(demo_root):
     counts = row_counts()
     call_command("load_demo", stdout=io.StringIO())
     assert row_counts() == counts
-    # The two reviewed repositories and the two submodules their gitlink evidence names.
-    assert counts["Repository"] == 4 and counts["PullRequest"] == 2
-    assert counts["Finding"] == 9 + 9 and counts["PinnedCommit"] == 1 + 3
+    # The two reviewed repositories and the two submodules their gitlink evidence names, and the
+    # GitLab-shaped project of the sample's merge request.
+    assert counts["Repository"] == 4 + 1 and counts["PullRequest"] == 2 + 1
+    assert counts["Finding"] == 9 + 9 + 2 and counts["PinnedCommit"] == 1 + 3 + 2
 
 
 @pytest.mark.django_db

@@ -34,8 +34,14 @@ def test_the_demo_users_log_in_with_the_printed_password_and_hold_their_roles(se
     assert not client.login(username="reviewer", password=first)
 
 
+def test_the_demo_gets_them_with_debug_off(settings):
+    settings.DEBUG, settings.RECHECK_DEMO = False, True
+    password = run()
+    assert Client().login(username="maintainer", password=password)
+
+
 def test_a_server_never_gets_them(settings):
-    settings.DEBUG = False
-    with pytest.raises(CommandError, match="DEBUG=1"):
+    settings.DEBUG, settings.RECHECK_DEMO = False, False
+    with pytest.raises(CommandError, match="RECHECK_DEMO=1"):
         call_command("demo_users")
     assert not get_user_model().objects.filter(username="reviewer").exists()

@@ -83,3 +83,7 @@ def pull_request(repo, fake_github) -> PullRequest:
     pull_request.repository.save()
     fake_github.install("acme/loader")
     return pull_request
+
+
+# The GitLab world's fixtures (a fake GitLab, a nested-group project and its merge request).
+from tests.forge.gitlab_world import fake_gitlab, gitlab_repo, merge_request  # noqa: E402, F401

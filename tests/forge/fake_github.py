@@ -394,3 +394,8 @@ class FakeGitHub(ThreadsMixin):
             return self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
         comment["body"] = body["body"]
         return self._json(200, self._comment(comment))
+
+
+
+# The issues endpoints (a follow-up's issue) live in their own module, which adds them to FakeGitHub.
+from tests.forge import fake_github_issues  # noqa: E402, F401

@@ -36,7 +36,7 @@ def test_pending_calls_keep_their_retry_time_and_a_report_becomes_one_call():
         OldCall.objects.create(**common, part=2, body={"output": {"annotations": [annotation] * 3}})
         sent = OldCall.objects.create(**{**common, "digest": "e" * 64, "parts": 1}, part=1, status="sent", body={})
 
-        # The model as it is at 0002: later migrations add columns that are not there yet.
+        # The model as 0002 left it: later migrations add columns the table does not have yet.
         Call = migrate(AFTER).loader.project_state([AFTER]).apps.get_model("reporting", "GitHubCall")
 
         call = Call.objects.get(pk=first.pk)

@@ -281,14 +281,15 @@ def test_the_code_pages_read_in_bounded_queries(client, browsed, django_assert_m
         Finding(pull_request=browsed.pull_request, number=n, kind="blocker", title=f"Finding {n}")
         for n in range(1, findings + 1)
     )
-    # The PR (with its repository) and its pins; a reviewer's session, user, permissions and
+    # The PR (with its repository) and its pins; for a file, the findings on its lines (their
+    # verified results, their recorded evidence); a reviewer's session, user, permissions and
     # memberships, and the findings for the selection bar.
     with django_assert_max_num_queries(2):
         assert client.get(browsed.url()).status_code == 200
-    with django_assert_max_num_queries(2):
+    with django_assert_max_num_queries(4):
         assert client.get(browsed.url(path="src/app.py")).status_code == 200
     client.force_login(UserFactory(groups=["Reviewer"]))
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(10):
         assert client.get(browsed.url(path="src/app.py")).status_code == 200
     with django_assert_max_num_queries(7):
         assert client.get(browsed.url(path="no/such/file")).status_code == 404
@@ -364,3 +365,64 @@ def test_a_tree_past_one_page_lists_the_directories_to_open_instead_of_the_rest(
     assert f'href="{browsed.url(path="src")}"' in html and "open a directory for the rest" in html
     # A directory's own page lists what is under it.
     assert client.get(browsed.url(path="src")).status_code == 200
+
+
+def test_lines_that_carry_findings_are_marked_in_the_gutter_linking_to_them(client, browsed, settings):
+    settings.RECHECK_PUBLIC_READ = True
+    from findings.services.verification.run import pull_request_verify
+
+    finding = FindingFactory(pull_request=browsed.pull_request, number=3, kind="blocker", title="Seven is a string")
+    finding.evidence.create(position=1, kind="snippet", path="src/app.py", start_line=7, end_line=8,
+                            commit=Commit.objects.get(sha=browsed.reviewed), text="value_7 = 'seven'\nvalue_8 = 8")
+    page = client.get(browsed.url(path="src/app.py")).content.decode()
+    row = page.split('<tr id="L7"', 1)[1].split("</tr>", 1)[0]
+    assert 'class="has-finding"' in row and f'href="{finding.get_absolute_url()}"' in row
+    assert 'aria-label="Blocker 3: Seven is a string, lines 7–8"' in row
+    assert 'class="has-finding"' in page.split('<tr id="L8"', 1)[1].split("</tr>", 1)[0]
+    assert "has-finding" not in page.split('<tr id="L9"', 1)[1].split("</tr>", 1)[0]
+    assert "1 finding on lines of this file" in page
+    # Evidence recorded at the base shows at the reviewed commit once a verification found it there.
+    other = FindingFactory(pull_request=browsed.pull_request, number=4, kind="cleanup", title="Nine and ten")
+    other.evidence.create(position=1, kind="snippet", path="src/app.py", start_line=9, end_line=10,
+                          commit=Commit.objects.get(sha=browsed.base), text="value_9 = 9\nvalue_10 = 10")
+    assert "has-finding" not in client.get(browsed.url(path="src/app.py")).content.decode().split('<tr id="L9"', 1)[1][:40]
+    pull_request_verify(pull_request=browsed.pull_request, commit=Commit.objects.get(sha=browsed.reviewed))
+    page = client.get(browsed.url(path="src/app.py")).content.decode()
+    row = page.split('<tr id="L9"', 1)[1].split("</tr>", 1)[0]
+    assert 'class="has-finding"' in row and 'aria-label="Cleanup 4: Nine and ten, lines 9–10"' in row
+    assert 'aria-label="Blocker 3: Seven is a string, lines 7–8"' in page  # verified there too: where it is
+    # A file no finding touches has no gutter column at all.
+    assert "line-marks" not in client.get(browsed.url(path="src/new.py")).content.decode()
+
+
+def test_the_diff_between_two_pins_shows_each_file_s_lines_with_the_findings_placed_on_them(
+    client, browsed, settings, django_assert_max_num_queries
+):
+    settings.RECHECK_PUBLIC_READ = True
+    reviewed = Commit.objects.get(sha=browsed.reviewed)
+    finding = FindingFactory(pull_request=browsed.pull_request, number=5, kind="blocker", title="Seven is a string")
+    finding.evidence.create(position=1, kind="snippet", path="src/app.py", start_line=7, end_line=7,
+                            commit=reviewed, text="value_7 = 'seven'")
+    tree = client.get(browsed.url()).content.decode()
+    diff_link = f"{browsed.pull_request.get_absolute_url()}diff/?from={browsed.base}&amp;to={browsed.reviewed}"
+    assert diff_link in tree
+    with django_assert_max_num_queries(6):  # the PR, its pins, two for the findings on the files at either end
+        response = client.get(html.unescape(diff_link))
+    page = response.content.decode()
+    assert response.status_code == 200
+    words = text(response)
+    assert "4 files changed, +2 −2; findings on 1 of them." in words
+    assert "docs/manual.md renamed from docs/guide.md" in words and "old.txt deleted" in words
+    app = page.split('<code>src/app.py</code> <span class="badge', 1)[1]
+    removed = app.split('<tr class="diff-removed">', 1)[1].split("</tr>", 1)[0]
+    assert "value_7 = 7" in removed and '<td class="lineno diff-old">7</td>' in removed
+    added = app.split('<tr class="diff-added has-finding">', 1)[1].split("</tr>", 1)[0]
+    assert "value_7 = &#x27;seven&#x27;" in added and '<td class="lineno diff-new">7</td>' in added
+    assert f'href="{finding.get_absolute_url()}"' in added and "Blocker 5: Seven is a string, line 7" in added
+    # Either way round, and a pin's own select; a commit that is not pinned is a clear error.
+    back = text(client.get(f"{browsed.pull_request.get_absolute_url()}diff/?from={browsed.reviewed}&to={browsed.base}"))
+    assert "4 files changed, +2 −2" in back
+    same = text(client.get(f"{browsed.pull_request.get_absolute_url()}diff/?from={browsed.base}&to={browsed.base}"))
+    assert "same commit twice" in same
+    unknown = client.get(f"{browsed.pull_request.get_absolute_url()}diff/?from={make_sha('nope')}")
+    assert unknown.status_code == 404 and "Not a commit of this pull request" in text(unknown)

@@ -187,7 +187,7 @@ def test_dismiss_needs_a_reason_and_reopen_clears_the_resolution(client, review,
 
     client.post(url, {"status": "dismissed", "note": "Debug stays on in this fork."})
     assert review.still_there.status == "dismissed"
-    client.post(url, {"status": "open"})
+    client.post(url, {"status": "open", "confirm": "yes"})
     finding = review.still_there
     assert (finding.status, finding.resolved_at, finding.resolution_note) == ("open", None, "")
     assert list(finding.history.filter(kind=FindingEvent.Kind.STATUS).values_list("to_status", "source")) == [("dismissed", "site"), ("open", "site")]
@@ -364,3 +364,18 @@ def test_the_page_reads_in_bounded_queries(client, maintainer, django_assert_max
     with django_assert_max_num_queries(16):
         response = client.get(reverse("findings:decisions"))
     assert response.content.decode().count('class="finding decision-item') == 3 * pull_requests
+
+
+def test_reopening_from_the_button_beside_a_finding_asks_first_and_a_confirmed_reopen_reopens(client, review, maintainer):
+    client.force_login(maintainer)
+    url = decide_url(review.still_there)
+    client.post(url, {"status": "dismissed", "note": "Debug stays on in this fork."})
+    asked = client.post(url, {"status": "open"})  # the small Reopen button sends no confirmation
+    page = asked.content.decode()
+    assert asked.status_code == 200 and "Reopen finding" in page and 'id="confirm-reopen"' in page
+    assert "It is marked <strong>Dismissed</strong>" in page
+    assert '<input type="hidden" name="confirm" value="yes">' in page
+    assert review.still_there.status == "dismissed"
+    assert not FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS, to_status="open").exists()
+    client.post(url, {"status": "open", "confirm": "yes", "note": "It came back."})
+    assert review.still_there.status == "open"

@@ -314,6 +314,8 @@ def test_the_findings_history_shows_who_recorded_and_who_edited_it(review):
 def test_saving_a_finding_with_thirty_pieces_of_evidence_takes_a_bounded_number_of_queries(
     review, django_assert_max_num_queries
 ):
+    # The save and its request to verify are counted; the verification is sent once the request's
+    # transaction commits, and is a worker's.
     reviewer = login("rae", "Reviewer")
     rows = {}
     for index in range(30):
@@ -327,6 +329,76 @@ def test_saving_a_finding_with_thirty_pieces_of_evidence_takes_a_bounded_number_
     with django_assert_max_num_queries(22):  # nothing changed: reads only, nothing per item
         assert reviewer.post(edit, post).status_code == 302
     post["evidence-3-text"] = "tolerance = -1"
-    with django_assert_max_num_queries(34):  # one item changed: one UPDATE, the verdicts dropped
+    # One item changed: one UPDATE, the verdicts dropped, and a run asked for (its lock, the run, its audit entry).
+    with django_assert_max_num_queries(38):
         assert reviewer.post(edit, post).status_code == 302
     assert Evidence.objects.get(position=3).text == "tolerance = -1"
+
+
+# As on a server, each write commits when it is made (the run's task is sent on commit): with the
+# tasks run in-process (no broker in tests), the request has verified it when it answers.
+@pytest.mark.django_db(transaction=True)
+def test_a_finding_saved_in_the_editor_is_verified_at_once_and_the_message_says_done_not_queued(review):
+    reviewer = login("rae", "Reviewer")
+    response = reviewer.post(url("finding_new", review), new_finding_post(review), follow=True)
+    finding = Finding.objects.get()
+    page = response.content.decode()
+    assert response.redirect_chain[-1][0] == finding.get_absolute_url()
+    run = review.verification_runs.get()
+    assert (run.status, run.requested_by.username) == ("done", "rae")
+    assert finding.verifications.filter(commit__sha=review.later).exists()
+    assert "Verification of acme/rl#7 done: the results below are new" in page
+    assert "queued" not in page.lower()
+    assert "Not verified" not in page.split('class="badges"', 1)[1].split("</p>", 1)[0]
+
+
+def test_a_save_that_changes_nothing_queues_nothing(review):
+    reviewer = login("rae", "Reviewer")
+    reviewer.post(url("finding_new", review), new_finding_post(review))
+    finding = Finding.objects.get()
+    edit = url("finding_edit", review, finding_number=finding.number)
+    assert review.verification_runs.count() == 1
+    reviewer.post(edit, new_finding_post(review))  # the same again: nothing changed
+    assert review.verification_runs.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_finding_page_has_verify_now_for_those_who_may_and_it_comes_back_there(review):
+    finding = FindingFactory(pull_request=review, number=1)
+    finding_url = finding.get_absolute_url()
+    verify = url("verify", review)
+    assert f'action="{verify}"' not in login("rita", "Reader").get(finding_url).content.decode()
+    reviewer = login("rae", "Reviewer")
+    page = reviewer.get(finding_url).content.decode()
+    form = page.split(f'action="{verify}"', 1)[1].split("</form>", 1)[0]
+    assert f'name="next" value="{finding_url}"' in form and "Verify now</button>" in form
+    response = reviewer.post(verify, {"next": finding_url}, follow=True)
+    assert response.redirect_chain[-1][0] == finding_url
+    assert "Verification of acme/rl#7 done" in response.content.decode()
+    assert reviewer.post(verify, {"next": "https://evil.example/"})["Location"] == review.get_absolute_url()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_a_worker_a_saved_finding_s_page_shows_its_run_queued_with_progress(review, monkeypatch):
+    from findings import tasks
+    from tests.queued import record_queued
+
+    queued = record_queued(monkeypatch, tasks.run_verification)  # handed to a worker, not run here
+    reviewer = login("rae", "Reviewer")
+    response = reviewer.post(url("finding_new", review), new_finding_post(review), follow=True)
+    run = review.verification_runs.get()
+    assert queued == [run.pk] and run.status == "queued"
+    page = response.content.decode()
+    assert "Verification of acme/rl#7 queued: the page shows its progress." in page
+    progress = page.split('class="run-progress"', 1)[1].split("</section>", 1)[0]
+    assert "<progress" in progress and "Verification <span data-run-status>queued</span>" in progress
+    assert "A verification is queued." in page  # beside the disabled Verify now
+
+
+def test_a_form_sent_back_with_errors_is_unsaved_from_the_start_for_the_leaving_guard(review):
+    reviewer = login("rae", "Reviewer")
+    fresh = reviewer.get(url("finding_new", review)).content.decode()
+    assert "data-unsaved" not in fresh.split('id="finding-editor"', 1)[1].split(">", 1)[0]
+    refused = reviewer.post(url("finding_new", review), new_finding_post(review, title=""))
+    assert refused.status_code == 400
+    assert "data-unsaved" in refused.content.decode().split('id="finding-editor"', 1)[1].split(">", 1)[0]

@@ -137,6 +137,6 @@ def test_a_refusal_and_a_missing_page_explain_themselves(client, data, verify_ur
     settings.DEBUG = False
     refused = client.post(verify_url)
     assert refused.status_code == 403
-    assert "Log in to start verifications of acme/rl" in refused.content.decode()
+    assert "Sign in to start verifications of acme/rl" in refused.content.decode()
     missing = client.get("/acme/rl/pull/1/")
     assert missing.status_code == 404 and "There is no such repository, pull request or finding" in missing.content.decode()

@@ -108,18 +108,29 @@ def test_a_user_revokes_their_token_and_nobody_else_s(client, reviewer):
     mine = ApiToken.objects.get(user=reviewer)
     other_user = UserFactory(username="otto")
     theirs, _ = ApiToken.objects.create(user=other_user, name="Theirs", scopes=["read"])
-    assert client.post(f"{URL}{theirs.token_key}/revoke").status_code == 404
-    response = client.post(f"{URL}{mine.token_key}/revoke", follow=True)
+    assert client.post(f"{URL}{theirs.token_key}/revoke", {"confirm": "yes"}).status_code == 404
+    assert client.get(f"{URL}{theirs.token_key}/revoke").status_code == 404
+    response = client.post(f"{URL}{mine.token_key}/revoke", {"confirm": "yes"}, follow=True)
     assert "Revoked" in response.content.decode()
     mine.refresh_from_db()
     theirs.refresh_from_db()
     assert mine.is_revoked and mine.revoked_by == reviewer and not theirs.is_revoked
 
 
-def test_revoking_needs_a_post(client, reviewer):
+def test_revoking_asks_first_and_only_a_confirmed_post_revokes(client, reviewer):
     client.post(URL, form(client, name="Mine", scopes=["read"], days="7"))
     token = ApiToken.objects.get()
-    assert client.get(f"{URL}{token.token_key}/revoke").status_code == 405
+    listed = client.get(URL).content.decode()
+    assert f'href="{URL}{token.token_key}/revoke"' in listed
+    for asked in (client.get(f"{URL}{token.token_key}/revoke"), client.post(f"{URL}{token.token_key}/revoke")):
+        page = asked.content.decode()
+        assert asked.status_code == 200 and "Revoke Mine?" in page and "stops working at once" in page
+        assert 'name="confirm" value="yes"' in page and f'href="{URL}"' in page
+    token.refresh_from_db()
+    assert not token.is_revoked
+    client.post(f"{URL}{token.token_key}/revoke", {"confirm": "yes"})
+    token.refresh_from_db()
+    assert token.is_revoked
 
 
 def test_sending_the_same_form_again_makes_no_second_token(client, reviewer):

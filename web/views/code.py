@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET
 from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable
 from web.code_browser import CodeTreePage, CodeUnavailable, code_file_page, code_tree_page
+from web.code_diff import code_diff_page
 
 
 @require_GET
@@ -46,6 +47,20 @@ def code_file(request, owner: str, name: str, number: int, sha: str, path: str):
             "findings_url": f"{base}findings/",
         },
     )
+
+
+@require_GET
+@readable
+def code_diff(request, owner: str, name: str, number: int):
+    """The changes between two pinned commits (`?from=` and `?to=`, the base and the latest pin
+    by default), with the PR's findings placed on them."""
+    pull_request = pull_request_for(request, owner, name, number)
+    try:
+        page = code_diff_page(pull_request, old=request.GET.get("from", "").strip(),
+                              new=request.GET.get("to", "").strip())
+    except CodeUnavailable as problem:
+        return _unavailable(request, pull_request, problem)
+    return render(request, "findings/code/diff.html", {"pull_request": pull_request, "page": page})
 
 
 def _render_tree(request, page: CodeTreePage):

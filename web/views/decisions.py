@@ -52,6 +52,12 @@ def finding_decide(request, owner: str, name: str, number: int, finding_number: 
                                     chosen=request.POST.get("status", ""))
         return _decide_page(request, decision, status=400)
     data = form.cleaned_data
+    if (data["status"] == Finding.Status.OPEN and finding.status != Finding.Status.OPEN
+            and request.POST.get("confirm") != "yes"):
+        # Reopening undoes a decision someone recorded (with its commit and note), and the small
+        # button beside a finding is one click away from a slip: the full form asks first.
+        decision = finding_decision(finding, latest_commit=latest_commit, form=form, chosen=data["status"])
+        return _decide_page(request, decision, confirm_reopen=True)
     try:
         event = finding_resolve(
             finding=finding, status=data["status"], actor=request.user, source=FindingEvent.Source.SITE,
@@ -68,13 +74,14 @@ def finding_decide(request, owner: str, name: str, number: int, finding_number: 
     return redirect(safe_next(request, data["next"]) or finding.get_absolute_url())
 
 
-def _decide_page(request, decision, *, status: int = 200):
+def _decide_page(request, decision, *, status: int = 200, confirm_reopen: bool = False):
     states_attach([decision.finding])
     pull_request = decision.finding.pull_request
     return render(
         request,
         "findings/decisions/decide.html",
-        {"decision": decision, "finding": decision.finding, "pull_request": pull_request},
+        {"decision": decision, "finding": decision.finding, "pull_request": pull_request,
+         "confirm_reopen": confirm_reopen},
         status=status,
     )
 

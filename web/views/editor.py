@@ -31,6 +31,7 @@ from findings.models import Evidence, Finding, FindingEvent
 from presentation.rendering.markdown import render_markdown
 from findings.selectors.findings import pull_request_pins
 from web.doors import pull_request_for, require_action
+from web.verifying import verification_request_and_say
 from web.forms.editor import (
     blank_evidence,
     evidence_form_values,
@@ -130,6 +131,10 @@ def _save(request, pull_request, *, finding=None):
     messages.success(request, message)
     for note in saved.notes:
         messages.warning(request, note)
+    # A finding just written has no verdict yet: it is verified at once, by those who may, so its
+    # page shows where its evidence stands (or the run's progress) instead of "Not verified".
+    if (saved.created or saved.changed) and pins and user_may(request.user, Action.VERIFY, pull_request.repository):
+        verification_request_and_say(request, pull_request)
     return redirect(saved.finding.get_absolute_url())
 
 
@@ -220,7 +225,7 @@ def _first_error(errors: dict) -> str:
 def markdown_preview(request):
     """The Markdown of a body or a fix as the pages show it: `render_markdown`, the one sanitiser."""
     if not request.user.is_authenticated:
-        return JsonResponse({"error": "Log in to preview."}, status=403)
+        return JsonResponse({"error": "Sign in to preview."}, status=403)
     if not user_may(request.user, Action.WRITE):
         return JsonResponse({"error": "Previews are for those who write findings."}, status=403)
     text = request.POST.get("text", "")
@@ -278,7 +283,7 @@ def bundle_import(request):
     if confirm:
         messages.success(request, f"Imported {report.pull_request}.")
         slug, pr_number = report.pull_request.rsplit("#", 1)
-        owner, name = slug.split("/", 1)
+        owner, name = slug.rsplit("/", 1)
         context["pull_request_url"] = f"/{owner}/{name}/pull/{pr_number}/"
     return render(request, "findings/editor/bundle_import.html", context)
 

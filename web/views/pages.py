@@ -10,7 +10,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, TagDescription
-from findings.services.runs import QueueUnavailable, verification_run_request
 from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
@@ -27,16 +26,25 @@ from findings.selectors.findings import (
 )
 from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable, require_action
-from presentation.charts import bar_chart
+from presentation.charts import bar_chart, line_chart
+from findings.selectors.follow_ups import (
+    follow_up_history,
+    follow_up_of_finding,
+    follow_up_summary,
+    open_follow_ups_over_time,
+)
 from presentation.matrix import verification_matrix
 from presentation.finding_views import finding_has_diagram, finding_views
 from presentation.links import Links
-from presentation.pages import page_context, pull_request_page
+from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
+from web.forms.decisions import safe_next
 from web.forms.search import FindingSearchForm
+from web.verifying import verification_request_and_say
+from core import vocabulary
 from core.errors import RecheckError
-from forge.models import GitHubCall
-from forge.selectors import pull_request_failed_calls, repository_failed_calls
+from forge.models import FollowUpIssue, GitHubCall
+from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
 from forge.thread_selectors import finding_threads
 from forge.services import github_call_resend
 from reviews.models import Repository
@@ -111,6 +119,8 @@ def repository_page(request, owner: str, name: str):
             "pull_requests": repository.pull_requests.order_by("-number"),
             "github_failures": repository_failed_calls(repository),
             "may_resend": user_may(request.user, Action.VERIFY, repository),
+            "follow_ups_chart": line_chart(title="Open follow-ups over time", unit="open follow-ups",
+                                           points=open_follow_ups_over_time(repository)),
         },
     )
 
@@ -144,7 +154,13 @@ def file_page(request, owner: str, name: str, path: str):
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     pull_request = pull_request_for(request, owner, name, number)
-    page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1))
+    try:
+        page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
+                                 at=request.GET.get("commit", ""))
+    except PinUnknown as problem:
+        pins = [(pin, f"{request.path}?commit={pin.commit.sha}") for pin in problem.pins]
+        return render(request, "findings/pull_request/unknown_commit.html",
+                      {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
     context = page_context(page, current=current)
     context.update(
         run=pull_request_active_run(pull_request),
@@ -217,8 +233,23 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
             "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
             "threads": finding_threads(finding),
+            "can_verify": user_may(request.user, Action.VERIFY, pull_request.repository),
+            **_follow_up_context(finding),
         },
     )
+
+
+def _follow_up_context(finding) -> dict:
+    """The finding's life after its pull request merged: its follow-up and that whole history."""
+    follow_up = follow_up_of_finding(finding)
+    if follow_up is None:
+        return {"follow_up": None}
+    issue = FollowUpIssue.objects.filter(follow_up=follow_up, number__isnull=False).first()
+    history = sorted(follow_up_history(follow_up) + follow_up_issue_history(follow_up), key=lambda entry: entry["at"])
+    return {"follow_up": follow_up_summary(follow_up), "follow_up_history": history,
+            "follow_up_issue": issue,
+            "follow_up_issue_url": f"{finding.pull_request.repository.web_url.rstrip('/')}/issues/{issue.number}"
+            if issue and finding.pull_request.repository.web_url else ""}
 
 
 def _described_tags(finding: Finding) -> list:
@@ -247,6 +278,7 @@ def latest_run(request, owner: str, name: str, number: int):
             "run": {
                 "id": run.pk,
                 "status": run.status,
+                "status_label": vocabulary.run_status_label(run.status),
                 "done": run.done,
                 "total": run.total,
                 "percent": run.percent,
@@ -262,21 +294,12 @@ def latest_run(request, owner: str, name: str, number: int):
 
 @require_POST
 def verify_now(request, owner: str, name: str, number: int):
+    """Verify now, from the overview and from each finding's page (which it goes back to: `next`)."""
     pull_request = pull_request_for(request, owner, name, number)
     require_action(request, Action.VERIFY, pull_request.repository,
                    audit_action="verification.request", target=pull_request.reference)
-    try:
-        run = verification_run_request(pull_request=pull_request, requested_by=request.user)
-    except QueueUnavailable as error:
-        messages.error(request, str(error))
-        return redirect(pull_request.get_absolute_url())
-    if not run.created:
-        messages.info(request, f"A verification of {pull_request.reference} is already under way.")
-    else:
-        messages.success(
-            request, f"Verification of {pull_request.reference} queued: every pinned commit will be re-checked."
-        )
-    return redirect(pull_request.get_absolute_url())
+    verification_request_and_say(request, pull_request)
+    return redirect(safe_next(request, request.POST.get("next", "")) or pull_request.get_absolute_url())
 
 
 @require_GET

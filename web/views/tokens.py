@@ -1,12 +1,13 @@
 """The signed-in user's own API tokens: list them, make one (its secret is on the answer to that
-request only, never stored or put in a message), revoke one."""
+request only, never stored or put in a message), revoke one (after a confirmation: a revoked
+token cannot be brought back, and whatever used it stops working at once)."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from access.models import ApiToken
 from access.tokens import api_token_create, api_token_revoke
@@ -51,12 +52,17 @@ def token_list(request):
                                                   "secret": secret})
 
 
+@never_cache
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def token_revoke(request, token_key: str):
+    """GET, or a POST without `confirm` (the list's button): the confirmation page. A POST from it
+    revokes."""
     token = ApiToken.objects.filter(user=request.user, token_key=token_key, revoked_at__isnull=True).first()
     if token is None:
         raise Http404("You have no active token that starts with that.")
+    if request.method == "GET" or request.POST.get("confirm") != "yes":
+        return render(request, "access/token_revoke.html", {"token": token})
     try:
         api_token_revoke(token=token, revoked_by=request.user)
         messages.success(request, f"Revoked {token.label}: it stops working at once.")

@@ -13,7 +13,8 @@ from cli.management.base import OperationalCommand
 class Command(OperationalCommand):
     help = (
         "Load the demo data: the NVIDIA-NeMo/RL #4108 review, and a sample review of a small local git "
-        "repository verified at each of its pinned commits. Safe to run again: nothing is duplicated."
+        "repository verified at each of its pinned commits, with a GitLab-shaped merge request of the same "
+        "repository in nested groups. Safe to run again: nothing is duplicated."
     )
 
     def add_arguments(self, parser):
@@ -24,7 +25,8 @@ class Command(OperationalCommand):
             loaded = demo_load()
         except RecheckError as error:
             raise CommandError(f"The demo could not be loaded: {error}") from None
-        loaded_names = " and ".join(pr.reference for pr in (loaded.review, loaded.sample) if pr is not None)
+        loaded_names = ", ".join(pr.reference for pr in (loaded.review, loaded.sample, loaded.gitlab_sample)
+                                 if pr is not None)
         self.stdout.write(self.style.SUCCESS(f"Loaded {loaded_names}."))
         self.stdout.write(
             f"  {loaded.review.reference} is left unverified: checking it means cloning the whole repository "
@@ -42,6 +44,7 @@ class Command(OperationalCommand):
         self.stdout.write(f"  its vendor/toolkit submodule: {toolkit_path(loaded.sample_repository.path)}")
         if not no_verify:
             self._verify_sample(loaded.sample)
+            self._verify_sample(loaded.gitlab_sample)
 
     def _verify_sample(self, pull_request) -> None:
         for pin in pull_request_pins(pull_request):

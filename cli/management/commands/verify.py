@@ -17,7 +17,7 @@ class Command(OperationalCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("repository", metavar="OWNER/NAME")
+        parser.add_argument("repository", metavar="OWNER/NAME", help="owner/name, or group/subgroup/name on GitLab.")
         parser.add_argument("number", type=int, metavar="NUMBER")
         parser.add_argument("--commit", metavar="SHA", help="Full or abbreviated SHA (default: every pinned commit).")
         parser.add_argument("--json", action="store_true", help="Print the results as JSON.")

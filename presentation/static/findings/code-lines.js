@@ -1,7 +1,9 @@
 // Selecting lines in the code browser: click a line number to select it, shift-click another to
 // select the lines between; from the keyboard, Enter or Space on a focused line number selects it,
 // Shift+Enter extends to it, and Shift+ArrowUp/ArrowDown extend line by line (the arrows alone move
-// between line numbers). The selection goes into the URL as #L7-L8, and a URL opened with such a
+// between line numbers). On a touch screen, where there is no Shift, tapping one line number and
+// then another selects the lines between (a third tap starts again; tapping the one selected line
+// clears it). The selection goes into the URL as #L7-L8, and a URL opened with such a
 // hash selects those lines. The bar offers the finding editor's links for the selection, when the
 // page has them (only users who may write get them).
 (function () {
@@ -93,11 +95,25 @@
     }
   }
 
+  // The kind of pointer that started the click: a touch has no Shift to extend with.
+  var touched = false;
+  table.addEventListener("pointerdown", function (event) { touched = event.pointerType === "touch"; });
+
   table.addEventListener("click", function (event) {
     var link = event.target.closest("a[data-line]");
     if (!link) return;
     event.preventDefault();
-    choose(number(link), event.shiftKey);
+    var line = number(link);
+    if (touched && !event.shiftKey) {
+      touched = false;
+      if (range && range[0] === range[1] && anchor !== null) {
+        if (line === anchor) { anchor = null; select(null); } else { select(anchor, line); }
+      } else {
+        choose(line, false);
+      }
+    } else {
+      choose(line, event.shiftKey);
+    }
     link.focus();
   });
 

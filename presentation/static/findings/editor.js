@@ -1,5 +1,6 @@
-// The finding editor: live Markdown previews (rendered by the server's one sanitiser), evidence
-// rows shown for their kind, added, moved and removed, and checked at a pinned commit.
+// The finding editor: live Markdown previews (rendered by the server's one sanitiser, their
+// diagrams drawn by the pages' own renderer), evidence rows shown for their kind, added, moved and
+// removed, and checked at a pinned commit; leaving with unsaved changes asks first.
 (function () {
   "use strict";
   var form = document.getElementById("finding-editor");
@@ -23,6 +24,49 @@
     });
   }
 
+  // --- Unsaved changes -------------------------------------------------------------------
+  // Anything typed, chosen, added, moved or removed makes the form dirty (and a form sent back
+  // with errors is unsaved from the start); leaving it then asks the browser's own question.
+  // Saving is not leaving.
+  var dirty = form.hasAttribute("data-unsaved");
+  var submitting = false;
+  function touched() { dirty = true; }
+  form.addEventListener("input", touched);
+  form.addEventListener("change", touched);
+  form.addEventListener("submit", function () { submitting = true; });
+  window.addEventListener("beforeunload", function (event) {
+    if (!dirty || submitting) return;
+    event.preventDefault();
+    event.returnValue = "";  // what older browsers need to ask
+  });
+
+  // --- Diagrams in the previews ------------------------------------------------------------
+  // Drawn as the pages draw them: the pages' own Mermaid and render script, loaded the first time
+  // a preview holds a diagram, and run again over each new preview.
+  var diagramLibrary = null;
+  var drawing = Promise.resolve();
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.onload = function () { script.remove(); resolve(); };
+      script.onerror = function () { script.remove(); reject(new Error("not loaded: " + src)); };
+      document.head.appendChild(script);
+    });
+  }
+  function drawDiagrams(target) {
+    if (!target.querySelector(".mermaid-diagram") || !form.dataset.diagramRenderer) return;
+    if (!window.mermaid && form.dataset.diagramLibrary) {
+      diagramLibrary = diagramLibrary || loadScript(form.dataset.diagramLibrary);
+    }
+    // One drawing at a time: Mermaid renders into shared scratch space.
+    drawing = drawing.then(function () { return diagramLibrary; })
+      .then(function () { return loadScript(form.dataset.diagramRenderer); })
+      .catch(function () {
+        target.querySelectorAll(".mermaid-diagram").forEach(function (block) { block.dataset.state = "unavailable"; });
+      });
+  }
+
   // --- Markdown previews -----------------------------------------------------------------
   function preview(textarea) {
     var target = document.getElementById(textarea.dataset.preview);
@@ -33,6 +77,7 @@
       if (textarea.value !== sent) return; // a newer preview is on its way
       if (answer.body.html !== undefined) {
         target.innerHTML = answer.body.html; // the server's sanitised rendering
+        drawDiagrams(target);
       } else {
         target.textContent = answer.body.error || "The preview could not be made.";
       }
@@ -96,6 +141,7 @@
           list.insertBefore(row.nextElementSibling, row);
         }
         renumber();
+        touched();
         button.focus();
       });
     });
@@ -114,6 +160,7 @@
     list.appendChild(row);
     wire(row);
     renumber();
+    touched();
     row.querySelector(".evidence-kind-select").focus();
   });
   list.querySelectorAll(".evidence-form").forEach(wire);

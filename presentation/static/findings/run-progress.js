@@ -20,7 +20,8 @@
           var run = data.run;
           if (run.total) { bar.max = run.total; bar.value = run.done; }
           count.textContent = run.done + " of " + run.total;
-          status.textContent = run.status;
+          // The vocabulary's word for the run's status, as the server wrote it on the page.
+          status.textContent = (run.status_label || run.status).toLowerCase();
         }
         window.setTimeout(poll, INTERVAL);
       })

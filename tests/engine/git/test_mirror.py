@@ -37,7 +37,13 @@ def test_two_slugs_never_share_a_mirror_directory(tmp_path):
     assert mirror_dir_for(tmp_path, "acme/app.git") != mirror_dir_for(tmp_path, "acme/app")
 
 
-@pytest.mark.parametrize("slug", ["a/..", "a/.", "a/...git", "a/..git", "../x", "a/b/c"])
+def test_a_nested_group_projects_mirror_lives_under_its_groups(tmp_path):
+    # GitLab's group/subgroup/name: beside the mirror of a project group/subgroup, never in it.
+    assert mirror_dir_for(tmp_path, "group/sub/app") == tmp_path / "group" / "sub" / "app.git"
+    assert mirror_dir_for(tmp_path, "group/sub") == tmp_path / "group" / "sub.git"
+
+
+@pytest.mark.parametrize("slug", ["a/..", "a/.", "a/...git", "a/..git", "../x", "a/../c", "a/.b/c", "a/b.git/c"])
 def test_a_slug_naming_a_directory_gets_no_mirror(tmp_path, slug):
     with pytest.raises(RepositoryError, match="slug"):
         mirror_dir_for(tmp_path, slug)

@@ -165,13 +165,14 @@ def test_globs_follow_the_same_path_rules():
 
 @pytest.mark.parametrize(
     ("slug", "expected"),
-    [("django/django", ("django", "django")), ("owner/name.git", ("owner", "name")), ("o-1/.github", ("o-1", ".github"))],
+    [("django/django", ("django", "django")), ("owner/name.git", ("owner", "name")), ("o-1/.github", ("o-1", ".github")),
+     ("group/subgroup/project", ("group/subgroup", "project"))],
 )
 def test_it_splits_repository_slugs(slug, expected):
     assert validate_slug(slug) == expected
 
 
-@pytest.mark.parametrize("slug", ["", "django", "a/b/c", "../x", "owner/..", "-o/x", "owner/x y", "owner/.git", Path("a/b")])
+@pytest.mark.parametrize("slug", ["", "django", "a/../c", "a//c", "../x", "owner/..", "-o/x", "owner/x y", "owner/.git", Path("a/b")])
 def test_it_refuses_malformed_slugs(slug):
     with pytest.raises(RepositoryError, match="owner/name"):
         validate_slug(slug)

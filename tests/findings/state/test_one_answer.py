@@ -55,11 +55,11 @@ def bundle(repo, *, variant: int) -> dict:
         "pull_request": {"number": 7, "title": "Loader"},
         "commits": [{"sha": repo.reviewed, "role": "reviewed"}],
         "findings": [
-            {"number": 1, "kind": "blocker", "title": TITLES[1],
+            {"number": 1, "kind": "blocker", "title": TITLES[1], "tags": ["loader"],
              "evidence": [{"kind": "snippet", "path": "src/loader.py", "start_line": 10, "end_line": 10}]},
             {"number": 2, "kind": "blocker", "title": TITLES[2] + (" (again)" if variant else ""),
              "evidence": [{"kind": "path", "path": "config.yaml", "expect": "exists"}]},
-            {"number": 3, "kind": "cleanup", "title": TITLES[3],
+            {"number": 3, "kind": "cleanup", "title": TITLES[3], "tags": ["loader"],
              "evidence": [{"kind": "pattern", "path": "src/*.py", "regex": "tolerance = 0",
                            "expect": "present", "caption": f"variant {variant}"}]},
         ],
@@ -262,6 +262,9 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
     on_file = results_of(site.get("/acme/loader/files/src/loader.py").content.decode())
     assert 1 in on_file  # finding 1's snippet is in src/loader.py
     assert_flags(on_file, expected)
+    on_tag = results_of(site.get("/tags/loader/").content.decode())
+    assert set(on_tag) == {1, 3}  # the findings the bundle tags
+    assert_flags(on_tag, expected)
     decisions = site.get("/decisions/").content.decode()
     assert {n for n in TITLES if f">{title_of(expected, n)}<" in decisions} == expected["needs_decision"]
 

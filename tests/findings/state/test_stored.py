@@ -52,3 +52,19 @@ def test_the_task_that_verified_stores_the_state_when_its_run_ends():
     assert PullRequestState.objects.filter(
         pull_request=data.pull_request, generation=generation(data.pull_request)
     ).exists()
+
+
+def test_a_finding_moved_to_another_pull_request_leaves_the_state_of_both():
+    """The admin may move a finding to another PR: the PR it left must stop counting it, not only
+    the PR it joined."""
+    left = reviewed_pull_request(blockers=2, cleanups=0, slug="acme/left", number=1)
+    joined = reviewed_pull_request(blockers=1, cleanups=0, slug="acme/joined", number=2)
+    before = {pr.pk: pull_request_state(pull_request_id=pr.pk) for pr in (left.pull_request, joined.pull_request)}
+    assert [len(before[pr.pk]["findings"]) for pr in (left.pull_request, joined.pull_request)] == [2, 1]
+    moving = type(left.blockers[1]).objects.get(pk=left.blockers[1].pk)
+    moving.pull_request, moving.number = joined.pull_request, 2
+    moving.save()
+    after = {pr.pk: pull_request_state(pull_request_id=pr.pk) for pr in (left.pull_request, joined.pull_request)}
+    assert set(after[left.pull_request.pk]["findings"]) == {str(left.blockers[0].pk)}
+    assert str(moving.pk) in after[joined.pull_request.pk]["findings"]
+    assert all(after[pk]["generation"] > before[pk]["generation"] for pk in after)

@@ -123,3 +123,71 @@ def test_the_tree_links_through_to_a_file(live_server, browsed):
         page.click(".code-changes >> text=src/app.py")
         page.wait_for_selector(".code-lines")
         assert page.locator(".code-lines tr").count() == 20
+
+
+def test_on_a_phone_tapping_13_then_17_selects_13_to_17(live_server, browsed):
+    with chromium() as browser:
+        user = UserFactory(username="rita", groups=["Reviewer"])
+        from django.test import Client
+
+        client = Client()
+        client.force_login(user)
+        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+        page = context.new_page()
+        page.goto(live_server.url + browsed.url(path="src/app.py"))
+        page.tap('a[data-line="13"]')
+        assert selected_lines(page) == [13]
+        page.tap('a[data-line="17"]')
+        assert selected_lines(page) == [13, 14, 15, 16, 17]
+        assert urlsplit(page.url).fragment == "L13-L17"
+        assert page.inner_text("[data-selection-label]") == "Lines 13\u201317 selected"
+        _, query = query_of(page, "text=New finding from these lines")
+        assert query["lines"] == ["13-17"]
+        shoot(page, "code-browser-touch-selection")
+        page.tap('a[data-line="4"]')  # a third tap starts again
+        assert selected_lines(page) == [4]
+        page.tap('a[data-line="4"]')  # and tapping the one selected line clears it
+        assert selected_lines(page) == []
+
+
+def test_lines_carrying_findings_are_marked_in_the_gutter_and_link_to_them(live_server, browsed):
+    from reviews.models import Commit
+
+    finding = browsed.pull_request.findings.get(number=2)
+    finding.evidence.create(position=1, kind="snippet", path="src/app.py", start_line=7, end_line=8,
+                            commit=Commit.objects.get(sha=browsed.reviewed), text="value_7 = 'seven'\nvalue_8 = 8")
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(live_server.url + browsed.url(path="src/app.py"))
+        marker = page.locator("#L7 .line-marks a.finding-marker")
+        assert marker.inner_text() == "2" and marker.get_attribute("aria-label") == "Blocker 2: Seven is a string, lines 7–8"
+        assert page.eval_on_selector_all(".code-lines tr.has-finding", "rows => rows.map(row => row.id)") == ["L7", "L8"]
+        shoot(page, "code-browser-gutter")
+        marker.click()
+        page.wait_for_url(f"{live_server.url}{finding.get_absolute_url()}")
+
+
+def test_the_diff_view_between_two_pins_places_the_findings_and_switches_pins(live_server, browsed):
+    from reviews.models import Commit
+
+    finding = browsed.pull_request.findings.get(number=2)
+    finding.evidence.create(position=1, kind="snippet", path="src/app.py", start_line=7, end_line=7,
+                            commit=Commit.objects.get(sha=browsed.reviewed), text="value_7 = 'seven'")
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        page.goto(live_server.url + browsed.url(path="src/app.py"))
+        page.click("text=See what changed between two pins")
+        page.wait_for_url("**/diff/**")
+        assert page.locator(".diff-summary").inner_text() == "4 files changed, +2 −2; findings on 1 of them."
+        added = page.locator("tr.diff-added.has-finding")
+        assert added.count() == 1 and "value_7 = 'seven'" in added.inner_text()
+        assert added.locator("a.finding-marker").get_attribute("href") == finding.get_absolute_url()
+        shoot(page, "code-browser-diff")
+        # The other way round, from the pins' selects (a plain GET form).
+        page.select_option("#diff-from", browsed.reviewed)
+        page.select_option("#diff-to", browsed.base)
+        page.click(".diff-pins button")
+        page.wait_for_url(f"**from={browsed.reviewed}**")
+        assert page.locator("tr.diff-removed.has-finding").count() == 1
+        assert page.locator("h1").inner_text().startswith(f"From {browsed.reviewed[:8]}")

@@ -83,8 +83,13 @@ def test_a_maintainer_is_refused_warned_and_then_marks_fixed_and_a_reader_sees_n
         assert re.search(rf"Open → Fixed at {review.fix[:8]} by mona \(site\) ?: Tolerance back to 100\.", history)
         page.goto(live_server.url + review.still_there.get_absolute_url())
         assert "nothing reads it any more" in page.locator("ol.history").inner_text()
-        # And Reopen puts it back, recorded too.
+        # And Reopen puts it back, recorded too, once confirmed: the button asks first.
         page.locator(".decide button", has_text="Reopen").click()
+        page.wait_for_selector("#confirm-reopen")
+        assert "It is marked Fixed by mona" in page.locator("#confirm-reopen").inner_text()
+        assert FindingEvent.objects.filter(kind=FindingEvent.Kind.STATUS, to_status="open").count() == 0
+        shoot(page, "decide-reopen-confirm")
+        page.locator("#decide-open button[type=submit]").click()
         page.wait_for_selector(".message-success")
         assert re.search(r"Fixed → Open by mona \(site\)", page.locator("ol.history").inner_text())
         shoot(page, "decide-history")

@@ -6,6 +6,7 @@ import pytest
 from findings.models import Finding
 from reviews.mirrors import repository_fetch
 from tests.web.browser.test_companion_pages import DESKTOP, chromium, shoot, sign_in
+from tests.web.browser.test_diagrams import BROKEN, GOOD
 from tests.factories import CommitFactory, PinnedCommitFactory, PullRequestFactory, RepositoryFactory, UserFactory
 from tests.gitrepo import GitRepoBuilder
 
@@ -59,6 +60,10 @@ def test_a_reviewer_writes_a_blocker_from_selected_lines_tries_a_pattern_and_see
         page.click("#save-finding")
         page.wait_for_url(f"{base}findings/1/")
         assert "Finding 1 recorded." in page.content()
+        # Verified at once (tasks run in-process here): its page shows a verdict, not "Not verified",
+        # and the message says the run is done, not "queued".
+        assert "Verification of acme/rl#7 done" in page.locator(".messages").inner_text()
+        assert page.locator(".pr-header .badges .badge[class*='verdict-']").inner_text().startswith("Still present")
         page.goto(f"{base}blockers/")
         assert "Tolerance 0 never stops" in page.content()
         shoot(page, "editor-on-the-blockers-page")
@@ -66,3 +71,55 @@ def test_a_reviewer_writes_a_blocker_from_selected_lines_tries_a_pattern_and_see
     finding = Finding.objects.get()
     assert list(finding.evidence.values_list("kind", "path")) == [("snippet", "src/loader.py"), ("pattern", "src/*.py")]
     assert finding.history.get().actor.username == "rae"
+
+
+def editor_page(live_server, tmp_path, browser):
+    repo = GitRepoBuilder(tmp_path)
+    sha = repo.write("src/loader.py", LOADER).commit("add")
+    repository = RepositoryFactory(slug="acme/rl", clone_url=repo.url)
+    repository_fetch(repository=repository)
+    pull_request = PullRequestFactory(repository=repository, number=7)
+    PinnedCommitFactory(pull_request=pull_request, role="reviewed", commit=CommitFactory(repository=repository, sha=sha))
+    UserFactory(username="rae", groups=["Reviewer"])
+    page = browser.new_page(viewport=DESKTOP)
+    sign_in(page, live_server, "rae", "/acme/rl/pull/7/findings/new/")
+    return page
+
+
+def test_leaving_the_editor_with_unsaved_changes_asks_first_and_saving_does_not(live_server, tmp_path):
+    with chromium() as browser:
+        page = editor_page(live_server, tmp_path, browser)
+        editor_url = page.url
+        asked = []
+
+        def answer(dialog):
+            asked.append(dialog.type)
+            dialog.dismiss()  # stay on the page
+
+        page.on("dialog", answer)
+        page.click(".brand")  # nothing typed yet: leaves without a word
+        page.wait_for_url(f"{live_server.url}/")
+        assert asked == []
+        page.goto(editor_url)
+        page.locator("input[name=title]").press_sequentially("Tolerance 0 never stops")
+        page.click(".brand")
+        page.wait_for_timeout(500)
+        assert asked == ["beforeunload"] and page.url == editor_url
+        assert page.locator("input[name=title]").input_value() == "Tolerance 0 never stops"
+        page.click("#save-finding")  # saving is not leaving
+        page.wait_for_url("**/findings/1/")
+        assert asked == ["beforeunload"]
+    assert Finding.objects.get().title == "Tolerance 0 never stops"
+
+
+def test_the_editor_previews_diagrams_with_the_pages_renderer_and_shows_a_broken_one_s_error(live_server, tmp_path):
+    with chromium() as browser:
+        page = editor_page(live_server, tmp_path, browser)
+        assert page.evaluate("window.mermaid === undefined")  # loaded only once a preview has a diagram
+        page.fill("textarea[name=body]", GOOD)
+        page.wait_for_selector("#body-preview .mermaid-diagram[data-state=drawn] svg", timeout=30_000)
+        assert page.locator("#body-preview .mermaid-source-details summary").inner_text() == "Diagram source"
+        page.fill("textarea[name=fix]", BROKEN)
+        page.wait_for_selector("#fix-preview .mermaid-diagram[data-state=error]", timeout=30_000)
+        assert "could not be drawn" in page.locator("#fix-preview .mermaid-error").inner_text()
+        shoot(page, "editor-diagram-preview")

@@ -33,8 +33,12 @@ def test_a_user_signs_in_makes_a_token_uses_it_and_revokes_it(live_server):
 
         page.reload()  # sends the form again: no second token, and the secret is not shown again
         assert secret not in page.content() and "already sent" in page.content()
-        page.click("button[aria-label='Revoke Dashboard']")
-        page.wait_for_selector("text=it stops working at once")
+        page.click("a[aria-label='Revoke Dashboard…']")
+        page.wait_for_selector("h1:has-text('Revoke Dashboard?')")
+        shoot(page, "token-revoke-confirm")
+        assert not ApiToken.objects.get().is_revoked  # asked, not done
+        page.click("button:has-text('Revoke Dashboard')")
+        page.wait_for_selector(".message-success:has-text('it stops working at once')")
         shoot(page, "token-revoked")
         assert "revoked" in page.locator("table.tokens").inner_text()
         api = requests.get(f"{live_server.url}/api/findings/", headers={"Authorization": f"Token {secret}"}, timeout=10)

@@ -1,0 +1,77 @@
+"""GitHub, through the modules that speak to it: webhooks signed with X-Hub-Signature-256
+(`forge.deliveries`), check runs or commit statuses and the comment (`forge.services`,
+`forge.calls`), sign-in through the organisations of the account (`forge.signin`).
+
+Those modules are imported when a method runs, not with this one: the app registers its forges at
+start-up, and a process that never reports (a command) should not load the reports' machinery."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.conf import settings
+
+from core.forges import GITHUB
+from forge.interface import DeliveryOutcome, WebhookPayloadError, WebhookRefused, forge_register
+
+MAX_DELIVERY_ID_LENGTH = 100
+
+
+class GitHubForge:
+    name = GITHUB
+    label = "GitHub"
+
+    def webhook_receive(self, *, headers: Mapping[str, str], body: bytes, content_type: str) -> DeliveryOutcome:
+        secret = settings.RECHECK_GITHUB_WEBHOOK_SECRET
+        if not secret:
+            raise WebhookRefused(
+                "The GitHub webhook is not configured on this server: set RECHECK_GITHUB_WEBHOOK_SECRET to the "
+                "secret entered on GitHub."
+            )
+        from forge.deliveries import github_signature_is_valid
+
+        # The raw bytes, as GitHub signed them: never the parsed and re-serialised data.
+        if not github_signature_is_valid(secret=secret, body=body, signature=headers.get("X-Hub-Signature-256")):
+            raise WebhookRefused(
+                "Missing or wrong X-Hub-Signature-256: the webhook's secret on GitHub must equal "
+                "RECHECK_GITHUB_WEBHOOK_SECRET."
+            )
+        delivery_id = (headers.get("X-GitHub-Delivery") or "").strip()
+        if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID_LENGTH:
+            raise WebhookPayloadError("X-GitHub-Delivery: GitHub sends a delivery id in this header; it is missing.")
+        from forge.deliveries import WebhookPayloadError as GitHubPayloadError
+        from forge.deliveries import github_delivery_handle, github_payload_parse
+
+        try:
+            payload = github_payload_parse(body, content_type)
+            outcome = github_delivery_handle(
+                delivery_id=delivery_id, event=(headers.get("X-GitHub-Event") or "").strip(), payload=payload
+            )
+        except GitHubPayloadError as error:
+            raise WebhookPayloadError(str(error)) from None
+        return DeliveryOutcome(outcome.message, duplicate=outcome.duplicate, run=outcome.run)
+
+    def verdict_calls(self, *, pull_request, commit, report):
+        from forge.services import github_verdict_calls
+
+        return github_verdict_calls(pull_request, commit, report)
+
+    def call_send(self, call):
+        from forge import calls
+
+        return calls.call_send(call)
+
+    def failure_hint(self, call, failure, *, gave_up: bool) -> str:
+        from forge.outbox import github_hint
+
+        return github_hint(call, failure, gave_up=gave_up)
+
+    def signin_memberships(self, *, token: str) -> list[str]:
+        from allauth.socialaccount.providers.github.views import GitHubOAuth2Adapter
+
+        from forge.signin import forge_paged
+
+        rows = forge_paged(f"{GitHubOAuth2Adapter.api_url}/user/orgs", {"Authorization": f"token {token}"})
+        return [row["login"] for row in rows]
+
+
+forge_register(GitHubForge())

@@ -1,0 +1,42 @@
+"""What a person should do about a call GitLab refused, in the words of GitLab's settings pages."""
+from forge.github import Failure
+from forge.gitlab import gitlab_base_url, is_scope_failure
+from forge.models import GitHubCall
+
+WHAT = {
+    GitHubCall.Kind.COMMIT_STATUS: "set the commit status",
+    GitHubCall.Kind.COMMENT: "write the merge request note",
+}
+
+
+def gitlab_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+    slug = call.repository.slug
+    what = WHAT.get(call.kind, "send it")
+    if call.kind == GitHubCall.Kind.REPORT:
+        return ("Recheck prepares the report again with backoff; the database's own message is above."
+                if not gave_up else "The report could not be prepared after several attempts: resend it.")
+    if failure.rate_limited:
+        return ("GitLab's rate limit: Recheck waits as long as GitLab asks (Retry-After) and tries again."
+                if not gave_up else "Still rate limited after several attempts: resend it later.")
+    if failure.retryable:
+        return ("GitLab did not answer or failed: Recheck tries again with backoff."
+                if not gave_up else f"GitLab kept failing after {call.attempts} attempts: resend it once GitLab "
+                "is back.")
+    if failure.status is None:
+        return "Set RECHECK_GITLAB_TOKEN to a token with the api scope, then resend it."
+    if failure.status == 401:
+        return "GitLab refused RECHECK_GITLAB_TOKEN: it expired or was revoked. Make a new one with the api scope."
+    if is_scope_failure(failure):
+        return (f"The token (RECHECK_GITLAB_TOKEN) lacks the api scope needed to {what}: make a token with the "
+                "api scope (read_api is not enough).")
+    if failure.status == 403:
+        return (f"The token (RECHECK_GITLAB_TOKEN) may not {what} on {slug}: give its user (or the project or group "
+                "access token) the Developer role on the project.")
+    if failure.status == 404:
+        return (f"{gitlab_base_url(call.repository)} shows no project {slug} to the token: the project was moved or "
+                "renamed (a webhook from it tells Recheck its id, which follows it), or the token cannot see it; "
+                "check the repository's slug and the token's project.")
+    if failure.status in (400, 422):
+        return ("GitLab refused what was sent: the commit must be in the project on GitLab (push it), and the "
+                "message above says which field.")
+    return "See GitLab's message above."

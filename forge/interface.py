@@ -1,0 +1,94 @@
+"""One forge interface: what Recheck asks of every forge it speaks (GitHub, GitLab), and the
+registry that finds a repository's forge by the name it stores (`Repository.forge`).
+
+A forge receives its webhooks (checked by its own secret, acted on once per delivery id, the new
+head of a pull or merge request pinned through `pull_request_record_head` and verified once),
+reports a verdict (its rows in the outbox: GitHub's check run or status, GitLab's commit status),
+keeps one sticky comment (the rows are the same for every forge; sending them is the forge's),
+sends each outbox row and says what a refused one needs, and at sign-in says which organisations
+or groups an account belongs to. Each forge is one module in `forge/forges/`, registered when the
+app is ready (`forge.apps`); the name and link shapes it stores live in `core.forges`.
+
+The outbox, the reports' text and the delivery records are shared: a forge says only what differs."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from core.errors import RecheckError
+
+if TYPE_CHECKING:
+    from findings.models import VerificationRun
+    from forge.content import CommitReport
+    from forge.github import Failure
+    from forge.models import GitHubCall
+    from reviews.models import Commit, PullRequest
+
+
+class WebhookRefused(RecheckError):
+    """A delivery the forge's secret does not vouch for, or one the server is not set up to take:
+    `status` is the HTTP answer (401 without a secret sent, 403 with a wrong one or none configured)."""
+
+    def __init__(self, message: str, *, status: int = 403):
+        super().__init__(message)
+        self.status = status
+
+
+class WebhookPayloadError(RecheckError):
+    """A delivery that passed the secret check but is not what the forge sends (a 400)."""
+
+
+@dataclass(frozen=True)
+class DeliveryOutcome:
+    message: str
+    duplicate: bool = False
+    run: VerificationRun | None = None
+
+
+class Forge(Protocol):
+    name: str
+    label: str
+
+    def webhook_receive(self, *, headers: Mapping[str, str], body: bytes, content_type: str) -> DeliveryOutcome:
+        """Check a delivery's secret (WebhookRefused), read it (WebhookPayloadError) and act on it
+        at most once per delivery id. Fast: nothing here calls the forge."""
+
+    def verdict_calls(self, *, pull_request: PullRequest, commit: Commit,
+                      report: CommitReport | None) -> list[GitHubCall]:
+        """The outbox rows reporting `commit`: in progress while `report` is None, else its verdict."""
+
+    def call_send(self, call: GitHubCall) -> tuple[int | None, int, float | None]:
+        """Send one row: the forge's id of what it made or changed, the last HTTP status, and how
+        long to hold back this forge's other calls when the answer used up a rate limit."""
+
+    def failure_hint(self, call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+        """What a person should do about a call the forge refused, in the words of its settings pages."""
+
+    def signin_memberships(self, *, token: str) -> list[str]:
+        """The organisations or groups (full paths) the signed-in account belongs to, as the forge says now."""
+
+
+_FORGES: dict[str, Forge] = {}
+
+
+def forge_register(forge: Forge) -> Forge:
+    _FORGES[forge.name] = forge
+    return forge
+
+
+def forge_named(name: str) -> Forge:
+    """The forge stored as `name`; a RecheckError for one this server does not speak."""
+    try:
+        return _FORGES[name]
+    except KeyError:
+        raise RecheckError(f"Recheck does not speak the forge {name!r}: it speaks {', '.join(sorted(_FORGES))}.") from None
+
+
+def forge_of(repository) -> Forge:
+    return forge_named(repository.forge)
+
+
+def forges_registered() -> list[str]:
+    return sorted(_FORGES)
+
