@@ -18,6 +18,7 @@ from datetime import timedelta
 from django.db.models import Max
 from django.utils import timezone
 
+from core.forges import GITHUB
 from forge.github import Failure
 from forge.github_threads import (
     review_comments_read,
@@ -45,7 +46,7 @@ def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dic
     if kind == GitHubCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
         body = {**body, "body": f"{REPLY_MARKER}\n{body['body']}"}
     call = GitHubCall.objects.create(
-        due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
+        forge=GITHUB, due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
         review_thread=thread,
         sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,
         digest=hashlib.sha256(json.dumps([kind, thread.pk, body], sort_keys=True).encode()).hexdigest(), body=body,

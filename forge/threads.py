@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from access.audit import audit_record, writes
 from access.permissions import Action, actor_check
+from core.forges import GITHUB
 from forge.github import Failure, retry_delay
 from forge.github_threads import WireComment, WireThread, review_comments_read, review_threads_read
 from forge.thread_calls import REPLY_MARKER
@@ -54,6 +55,12 @@ def review_threads_sync(*, pull_request: PullRequest, actor=None) -> SyncOutcome
     repository = pull_request.repository
     actor_check(actor, Action.WRITE, repository, audit_action="review_threads.sync", target=pull_request.reference)
     tried = timezone.now()
+    if repository.forge != GITHUB:
+        # Only GitHub's review threads are read so far (forge.github_threads is GitHub's wire).
+        message = f"{repository.slug} is on {repository.get_forge_display()}: review threads are read from GitHub only."
+        ThreadSync.objects.update_or_create(pull_request=pull_request, defaults={
+            "status": ThreadSync.Status.FAILED, "message": message, "response_status": None, "tried_at": tried})
+        return SyncOutcome(pull_request, ok=False, message=message)
     try:
         comments = review_comments_read(repository, pull_request.number)
     except Failure as failure:

@@ -159,3 +159,13 @@ def test_whether_a_thread_is_resolved_is_read_from_graphql_and_its_failure_loses
     assert sync(pull_request).ok
     thread = inbox(pull_request)[first]
     assert thread.resolved and thread.first_comment.body == "Edited"
+
+
+def test_a_repository_on_another_forge_is_not_read_from_github(pull_request, fake_github):
+    type(pull_request.repository).objects.filter(pk=pull_request.repository_id).update(forge="gitlab")
+    pull_request.repository.refresh_from_db()
+
+    outcome = sync(pull_request)
+
+    assert not outcome.ok and "read from GitHub only" in outcome.message
+    assert fake_github.calls("GET", r"/comments$") == []
