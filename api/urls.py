@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from api import webhooks
 from api.views import (
     audit,
+    changes,
     exports,
     findings,
     gate,
@@ -50,6 +51,7 @@ urlpatterns = [
     path(f"{PULL}/threads/", threads.PullRequestThreads.as_view(), name="pull-request-threads"),
     path(f"{PULL}/threads/<int:thread_id>/triage", threads.PullRequestThreadTriage.as_view(),
          name="pull-request-thread-triage"),
+    path(f"{PULL}/changes", changes.PullRequestChanges.as_view(), name="pull-request-changes"),
     path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),
     path("findings/", findings.FindingList.as_view(), name="finding-list"),

@@ -49,11 +49,14 @@ def bar_chart(*, title: str, bars, unit: str) -> SafeString:
                 label, LABEL_WIDTH, y, length, BAR_HEIGHT, LABEL_WIDTH + length + 6, y + BAR_HEIGHT - 3, bar.value,
             )
         )
+    # With links among its bars the chart is a group, not an image: an image's parts are
+    # presentational, and a link inside one could not be reached by a screen reader's user.
+    role = "group" if any(getattr(bar, "url", "") for bar in bars) else "img"
     return format_html(
-        '<svg class="chart" role="img" aria-labelledby="{0}-title {0}-desc" viewBox="0 0 {1} {2}" width="{1}" '
+        '<svg class="chart" role="{6}" aria-labelledby="{0}-title {0}-desc" viewBox="0 0 {1} {2}" width="{1}" '
         'height="{2}" xmlns="http://www.w3.org/2000/svg"><title id="{0}-title">{3}</title>'
         '<desc id="{0}-desc">{4}</desc>{5}</svg>',
-        ident, WIDTH, height, title, describe(bars, unit), format_html_join("", "{}", ((row,) for row in rows)),
+        ident, WIDTH, height, title, describe(bars, unit), format_html_join("", "{}", ((row,) for row in rows)), role,
     )
 
 

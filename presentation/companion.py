@@ -1,9 +1,9 @@
 """The companion pages of a pull request as self-contained HTML: the live pages' templates
 rendered with `static_render`, the stylesheet inlined, links between the three pages relative.
-The files open from a disk or a mail attachment with nothing to fetch."""
-import functools
+The files open from a disk or a mail attachment with nothing to fetch from elsewhere: a page with a
+diagram links one copy of Mermaid (the classic build: modules do not load from a disk) and the
+script that draws with it, shipped beside the pages, rather than carrying its 5 MB inline."""
 import io
-import re
 import zipfile
 
 from django.contrib.staticfiles import finders
@@ -21,23 +21,16 @@ MERMAID = "findings/vendor/mermaid/mermaid.min.js"
 MERMAID_RENDER = "findings/mermaid-render.js"
 
 
+# The scripts a page with a diagram links, as files beside the pages: name in the folder -> static file.
+STATIC_SCRIPTS = {"mermaid.min.js": MERMAID, "mermaid-render.js": MERMAID_RENDER}
+
+
 def inline_stylesheet() -> str:
     """The site's stylesheet, to sit inside a <style> element."""
     path = finders.find(STYLESHEET)
     css = open(path, encoding="utf-8").read()
     # Our own file, but a stray "</style" would end the element and let the rest render as HTML.
     return mark_safe(css.replace("</", "<\\/"))
-
-
-@functools.cache
-def inline_script(name: str) -> str:
-    """A static script, to sit inside a <script> element of a page that must fetch nothing.
-
-    "</script" would end the element early, and "<!--" followed by "<script" would keep it from
-    ending at all. In a minified bundle those only occur inside strings and regular expressions,
-    where "\\x3C" means "<" just the same."""
-    with open(finders.find(name), encoding="utf-8") as handle:
-        return mark_safe(re.sub(r"<(?=!--|/?script)", r"\\x3C", handle.read(), flags=re.IGNORECASE))
 
 
 def companion_pages_html(*, pull_request: PullRequest) -> tuple[dict[str, str], object]:
@@ -48,10 +41,20 @@ def companion_pages_html(*, pull_request: PullRequest) -> tuple[dict[str, str], 
     for name in PAGES:
         context = page_context(page, current=name)
         context.update(inline_css=css, rendered_at=timezone.now())
-        if context["has_diagrams"]:
-            context.update(inline_mermaid=inline_script(MERMAID), inline_mermaid_render=inline_script(MERMAID_RENDER))
+        context.update(static_scripts={"mermaid": "mermaid.min.js", "render": "mermaid-render.js"})
         files[STATIC_FILES[name]] = render_to_string(PAGE_TEMPLATES[name], context)
     return files, page.latest_commit
+
+
+def with_scripts(files: dict[str, str]) -> dict[str, str]:
+    """The pages and, when one of them draws a diagram, the one copy of the scripts they link."""
+    if not any('src="mermaid.min.js"' in html for html in files.values()):
+        return files
+    scripts = {}
+    for name, static_name in STATIC_SCRIPTS.items():
+        with open(finders.find(static_name), encoding="utf-8") as handle:
+            scripts[name] = handle.read()
+    return {**files, **scripts}
 
 
 def _current_generation(pull_request: PullRequest) -> int:
@@ -88,13 +91,13 @@ def companion_files(*, pull_request: PullRequest) -> dict[str, str]:
     """The stored render of the three pages while it is current, or a fresh one (not stored)."""
     stored = CompanionPages.objects.filter(pull_request=pull_request).first()
     if stored is not None and stored.generation == _current_generation(pull_request):
-        return {
+        return with_scripts({
             "index.html": stored.index_html,
             "blockers.html": stored.blockers_html,
             "cleanups.html": stored.cleanups_html,
-        }
+        })
     files, _ = companion_pages_html(pull_request=pull_request)
-    return files
+    return with_scripts(files)
 
 
 def zip_name(pull_request: PullRequest) -> str:

@@ -106,6 +106,29 @@ class FindingView:
     def verdict(self) -> str:
         return self.verification.verdict if self.verification else ""
 
+    @cached_property
+    def picture(self) -> EvidenceView | None:
+        """The finding's illustration: its first note that draws a diagram, shown beside the
+        finding rather than in the list of evidence."""
+        return next(
+            (item for item in self.evidence if item.kind == Evidence.Kind.NOTE and has_diagram(item.evidence.text)),
+            None,
+        )
+
+    @property
+    def listed_evidence(self) -> list[EvidenceView]:
+        return [item for item in self.evidence if item is not self.picture]
+
+    @property
+    def only_recorded(self) -> bool:
+        """Nothing of the evidence has been read from the repository: no verification, and no code
+        recorded with it. The page then lists what was recorded, one line an item, instead of a
+        box per item waiting for code."""
+        listed = self.listed_evidence
+        return bool(listed) and all(
+            item.result is None and not (item.kind == Evidence.Kind.SNIPPET and item.evidence.text) for item in listed
+        )
+
 
 def finding_views(
     findings, *, latest_commit: Commit | None, links: Links, page_numbers: dict[int, int] | None = None

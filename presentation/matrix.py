@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from core import vocabulary
-from presentation.rendering.pictures import GridCell, GridRow, grid_svg
+from presentation.rendering.pictures import GridCell, GridRow, grid_pictures
 from presentation.finding_views import result_marks
 from reviews.models import Commit, PinnedCommit
 
@@ -49,7 +49,7 @@ class Matrix:
 
     def picture(self, *, title: str) -> str:
         """The matrix drawn: each evidence item by each commit, and where its code moved to."""
-        return grid_svg(
+        return grid_pictures(
             rows=[
                 GridRow(
                     label=f"{row.evidence.position + 1}. {row.evidence.describe()}",

@@ -11,10 +11,11 @@ from django.utils.safestring import SafeString
 from core import vocabulary
 from findings.models import Finding
 from presentation.rendering.markdown import has_diagram
-from presentation.rendering.pictures import GridCell, GridRow, grid_svg
+from presentation.rendering.pictures import GridCell, GridRow, grid_pictures
 from findings.selectors.findings import findings_of, pull_request_pins, pull_request_verifications
 from findings.state.stored import pull_request_state, pull_request_state_at
 from presentation import wording
+from presentation.change_chart import changes_view
 from presentation.finding_views import (
     FindingSummary,
     FindingView,
@@ -218,7 +219,7 @@ class PullRequestPage:
                                       marks=tuple(mark for mark in vocabulary.MARKS if mark in marks)))
             rows.append(GridRow(label=f"{view.finding.number}. {view.finding.title}", cells=cells,
                                 link=view.detail_url or view.anchor_url))
-        return grid_svg(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,
+        return grid_pictures(rows=rows, columns=columns, id_prefix="pr-matrix", cell_width=110,
                         title=f"Verification of {self.pull_request.reference}: {len(rows)} findings by "
                               f"{len(columns)} pinned commits")
 
@@ -327,8 +328,9 @@ PAGE_TEMPLATES = {name: f"findings/pull_request/{name}.html" for name in PAGES}
 
 
 def page_context(page: PullRequestPage, *, current: str) -> dict:
-    """The context every companion page template gets, live or static."""
-    return {
+    """The context every companion page template gets, live or static; the overview also gets
+    what git says the PR changes (`changes`)."""
+    context = {
         "page": page,
         "pull_request": page.pull_request,
         "links": page.links,
@@ -336,3 +338,8 @@ def page_context(page: PullRequestPage, *, current: str) -> dict:
         "static_render": page.static,
         "has_diagrams": page.has_diagrams(current),
     }
+    if current == "overview":
+        context["changes"] = changes_view(
+            page.pull_request, links=page.links, pins=[view.pin for view in page.pins]
+        )
+    return context

@@ -137,6 +137,22 @@ class GitRepoBuilder:
         self.git("update-ref", ref, sha)
         return self
 
+    def numstat(self, old: str, new: str) -> dict[str, tuple[str, str, str | None]]:
+        """What ``git diff --numstat -M old new`` prints, by path: (added, removed, old path of a
+        rename), the counts as git writes them ("-" for a binary file). Read with ``-z`` only so a
+        rename's two paths come apart unambiguously."""
+        tokens = self.git("diff", "--numstat", "-z", "-M", old, new).split("\0")
+        stats, position = {}, 0
+        while position < len(tokens) and tokens[position]:
+            added, removed, path = tokens[position].split("\t", 2)
+            old_path = None
+            if not path:
+                old_path, path = tokens[position + 1], tokens[position + 2]
+                position += 2
+            stats[path] = (added, removed, old_path)
+            position += 1
+        return stats
+
     def write_object(self, kind: str, data: bytes) -> str:
         """Store a raw object (e.g. a hand-made commit) and return its SHA."""
         return self.git("hash-object", "-t", kind, "-w", "--stdin", input=data)

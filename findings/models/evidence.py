@@ -104,7 +104,10 @@ class Evidence(models.Model):
         return self.text[:80]
 
     def permalink(self) -> str:
-        if self.commit is None or not self.path or self.kind == self.Kind.NOTE:
+        """Where the evidence is on the forge, once a fetch has resolved its commit: before that
+        its path is only as the review wrote it (often shortened), never checked against the
+        repository, and a link to it would lead nowhere."""
+        if self.commit is None or not self.commit.resolved or not self.path or self.kind == self.Kind.NOTE:
             return ""
         repository = self.finding.pull_request.repository
         if self.kind == self.Kind.SNIPPET:

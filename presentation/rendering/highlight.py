@@ -60,7 +60,8 @@ def highlight_snippet(code: str, *, path: str, start_line: int = 1) -> SafeStrin
     numbers = "\n".join(f'<span class="normal">{number}</span>' for number in range(first, first + count))
     # `lines` is pygments' output, which escapes the code; the numbers are integers.
     return mark_safe(
-        '<div class="highlight"><table class="highlighttable"><tr>'
+        # Focusable: a long line scrolls the snippet sideways, which a keyboard must reach too.
+        '<div class="highlight" tabindex="0"><table class="highlighttable"><tr>'
         f'<td class="linenos"><div class="linenodiv"><pre>{numbers}</pre></div></td>'
         f'<td class="code"><div><pre><span></span><code>{lines}</code></pre></div></td>'
         "</tr></table></div>\n"

@@ -10,7 +10,7 @@ Plain data in, markup out; every picture has a <title> and a <desc> that say in 
 """
 from dataclasses import dataclass, field
 
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from presentation.rendering.svg import Svg
 from core.vocabulary import MARKS
@@ -131,7 +131,9 @@ def pin_history_svg(facts: dict, *, path: str, id_prefix: str) -> SafeString | s
                           f"{fork_x + 30} {side_y} L {max(pin_x, fork_x + 30)} {side_y}",
                 fill="none", stroke=pin_colour, stroke_width=3, stroke_dasharray="6 4")
         _dot(svg, fork_x, main_y, fill="#ffffff", stroke=LINE, radius=5, label="the fork point")
-        svg.add("text", x=fork_x, y=main_y + 22, font_size=11, fill=MUTED, text_anchor="middle",
+        # Left of the fork point: the pin's line leaves it to the right and down, through where a
+        # centred label would sit.
+        svg.add("text", x=fork_x - 8, y=main_y + 20, font_size=11, fill=MUTED, text_anchor="end",
                 text=f"fork {short(facts.get('fork'))}", class_="fork")
         _dot(svg, max(pin_x, fork_x + 30), side_y, fill=pin_colour, radius=7, label="the PR's pin")
         svg.add("text", x=max(pin_x, fork_x + 30) + 12, y=side_y + 4, font_size=12, fill=pin_colour,
@@ -175,29 +177,48 @@ class GridRow:
     link: str = ""
 
 
+def grid_pictures(**arguments) -> SafeString | str:
+    """The grid twice: as it is drawn on a wide screen, labels beside their cells, and stacked for
+    a phone, each label above its cells, so a narrow screen shows whole columns rather than the
+    labels and a sliver of one (the stylesheet shows one or the other)."""
+    wide = grid_svg(**arguments)
+    if not wide:
+        return ""
+    stacked = grid_svg(**{**arguments, "id_prefix": arguments["id_prefix"] + "-stacked"}, stacked=True)
+    return mark_safe(wide + stacked)
+
+
 def grid_svg(
     *, rows: list[GridRow], columns: list[str], title: str, id_prefix: str, cell_width: int = 76,
-    label_width: int = 300,
+    label_width: int = 300, stacked: bool = False,
 ) -> SafeString | str:
     """Rows by columns (a column is "<sha> <role>"), each cell coloured by its state and marked
     M (moved), R (renamed) or I (re-indented). Every cell has its own <title> (row, column, state
-    and marks in words)."""
+    and marks in words). `stacked` puts each row's label above its cells, for a narrow screen."""
     if not rows or not columns:
         return ""
     head, cell_height, gap = 48, 28, 4
-    # As wide as the longest label needs, within bounds (the cell's <title> has the whole label).
-    label_width = min(label_width, max(160, 32 + int(6.6 * max(len(row.label) for row in rows))))
-    width = label_width + len(columns) * (cell_width + gap) + 12
-    legend_y = head + len(rows) * (cell_height + gap) + 18
+    cells_width = len(columns) * (cell_width + gap)
+    if stacked:
+        # The label over the row's cells, as wide as they are (and at least a phone's width).
+        label_width, label_room, row_step = 8, max(cells_width, 300), 18 + cell_height + gap + 4
+        width = label_room + 16
+    else:
+        # As wide as the longest label needs, within bounds (the cell's <title> has the whole label).
+        label_width = min(label_width, max(160, 32 + int(6.6 * max(len(row.label) for row in rows))))
+        label_room, row_step = label_width - 16, cell_height + gap
+        width = label_width + cells_width + 12
+    legend_y = head + len(rows) * row_step + 18
     height = legend_y + 22
     words = []
     for row in rows:
         described = "; ".join(f"{column}: {_cell_words(cell)}" for column, cell in zip(columns, row.cells, strict=True))
         words.append(f"{row.label} — {described}.")
-    svg = Svg(width=width, height=height, id_prefix=id_prefix, css_class="picture grid", title=title,
-              description=" ".join(words))
+    svg = Svg(width=width, height=height, id_prefix=id_prefix,
+              css_class="picture grid-stacked" if stacked else "picture grid", title=title,
+              description=" ".join(words), role="group" if any(row.link for row in rows) else "img")
     svg.root.set("font-family", FONT)
-    svg.add("rect", x=0, y=0, width=width, height=height, fill="#ffffff")
+    background = svg.add("rect", x=0, y=0, width=width, height=height, fill="#ffffff")
     for index, column in enumerate(columns):
         cx = label_width + index * (cell_width + gap) + cell_width / 2
         sha, _, role = column.partition(" ")
@@ -207,12 +228,16 @@ def grid_svg(
             svg.add("text", x=cx, y=head - 8, font_size=11, fill=MUTED, text_anchor="middle", text=role)
     used_states, used_marks = {}, set()
     for row_index, row in enumerate(rows):
-        y = head + row_index * (cell_height + gap)
+        y = head + row_index * row_step
         group = svg.add("g", class_="grid-row")
         if row.link:
             group = svg.add("a", group, href=row.link)
-        svg.add("text", group, x=8, y=y + cell_height / 2 + 4, font_size=12, fill=TEXT,
-                text=_fit(row.label, label_width - 16))
+        if stacked:
+            svg.add("text", group, x=8, y=y + 12, font_size=12, fill=TEXT, text=_fit(row.label, label_room))
+            y += 18
+        else:
+            svg.add("text", group, x=8, y=y + cell_height / 2 + 4, font_size=12, fill=TEXT,
+                    text=_fit(row.label, label_room))
         for column_index, (column, cell) in enumerate(zip(columns, row.cells, strict=True)):
             fill, stroke, ink = PALETTE.get(cell.state, NONE)
             used_states.setdefault(cell.state, cell.label)
@@ -227,7 +252,13 @@ def grid_svg(
                 used_marks.add(mark)
                 svg.add("text", x=cx + cell_width - 6 - 10 * mark_index, y=y + 11, font_size=10, font_weight=700,
                         fill=ink, text_anchor="end", class_=f"mark mark-{mark}", text=MARKS[mark][0])
-    _legend(svg, used_states, used_marks, y=legend_y)
+    bottom = _legend(svg, used_states, used_marks, y=legend_y, width=width)
+    if bottom + 10 > height:
+        # The legend took more lines than one: the picture grows to hold them.
+        height = bottom + 10
+        svg.root.set("height", str(height))
+        svg.root.set("viewBox", f"0 0 {width} {height}")
+        background.set("height", str(height))
     return svg.markup()
 
 
@@ -237,17 +268,26 @@ def _cell_words(cell: GridCell) -> str:
     return f"{words}, now {cell.note}" if cell.note else words
 
 
-def _legend(svg: Svg, states: dict[str, str], marks: set[str], *, y: int) -> None:
-    x = 8
-    for state, label in states.items():
-        fill, stroke, _ = PALETTE.get(state, NONE)
-        svg.add("rect", x=x, y=y - 10, width=12, height=12, rx=2, fill=fill, stroke=stroke)
-        svg.add("text", x=x + 16, y=y, font_size=11, fill=MUTED, text=label)
-        x += 24 + 7 * len(label)
-    for mark in sorted(marks):
-        letter, words = MARKS[mark]
-        svg.add("text", x=x, y=y, font_size=11, fill=MUTED, text=f"{letter} = {words}")
-        x += 24 + 7 * len(words)
+# The width of a character of the legend's 11px text, taken wide so no entry runs into the next.
+LEGEND_CHAR = 6.8
+
+
+def _legend(svg: Svg, states: dict[str, str], marks: set[str], *, y: int, width: int) -> int:
+    """The legend's entries, in lines that fit the picture's width; returns the last line's y."""
+    entries = [(state, label) for state, label in states.items()]
+    entries += [(None, f"{MARKS[mark][0]} = {MARKS[mark][1]}") for mark in sorted(marks)]
+    x, line_height = 8, 18
+    for state, label in entries:
+        swatch = 16 if state is not None else 0
+        room = swatch + LEGEND_CHAR * len(label)
+        if x > 8 and x + room > width - 8:
+            x, y = 8, y + line_height
+        if state is not None:
+            fill, stroke, _ = PALETTE.get(state, NONE)
+            svg.add("rect", x=x, y=y - 10, width=12, height=12, rx=2, fill=fill, stroke=stroke)
+        svg.add("text", x=x + swatch, y=y, font_size=11, fill=MUTED, text=label)
+        x += room + 16
+    return y
 
 
 def _fit(text: str, pixels: float) -> str:

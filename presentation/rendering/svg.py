@@ -22,7 +22,8 @@ class Svg:
     """One picture: `role="img"`, labelled by its <title> and described by its <desc>, the text
     alternative a screen reader reads instead of the drawing."""
 
-    def __init__(self, *, width: int, height: int, title: str, description: str, id_prefix: str, css_class: str):
+    def __init__(self, *, width: int, height: int, title: str, description: str, id_prefix: str, css_class: str,
+                 role: str = "img"):
         self.id_prefix = id_prefix
         self.root = ElementTree.Element(
             "svg",
@@ -31,7 +32,9 @@ class Svg:
                 "viewBox": f"0 0 {width} {height}",
                 "width": str(width),
                 "height": str(height),
-                "role": "img",
+                # A picture with links in it is a group: inside an image (whose parts are
+                # presentational) a link could not be reached by a screen reader's user.
+                "role": role,
                 "class": css_class,
                 "aria-labelledby": f"{id_prefix}-title {id_prefix}-desc",
             },

@@ -190,6 +190,9 @@ def test_a_read_token_reads_every_operation_of_its_repository_and_writes_none(re
             assert response.status_code == 403 and "scope" in response.json()["detail"], (method, url)
         elif path == "/api/audit/":
             assert response.status_code == 403, (method, url)  # instance admins only
+        elif path.endswith("/changes"):
+            # Read, and answered: this review's repository was never fetched, which it says.
+            assert response.status_code == 409 and "not been fetched" in response.json()["detail"], (method, url)
         else:
             assert response.status_code == 200, (method, url, response.status_code)
     assert queued_tasks == []

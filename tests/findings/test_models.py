@@ -98,7 +98,14 @@ def test_queryset_methods_read_as_the_question():
 
 
 def test_evidence_permalinks_use_the_commit_it_was_recorded_at():
-    evidence = EvidenceFactory(commit=CommitFactory(sha="d044f40"), path="a/b.py", start_line=3, end_line=5)
+    sha = "d044f40" + "0" * 33
+    evidence = EvidenceFactory(commit=CommitFactory(sha=sha), path="a/b.py", start_line=3, end_line=5)
     repository = evidence.finding.pull_request.repository
-    assert evidence.permalink() == f"{repository.web_url}/blob/d044f40/a/b.py#L3-L5"
+    assert evidence.permalink() == f"{repository.web_url}/blob/{sha}/a/b.py#L3-L5"
     assert Evidence.objects.get(pk=evidence.pk).describe() == "a/b.py:3-5"
+
+
+def test_evidence_at_a_commit_no_fetch_has_resolved_links_nowhere():
+    # Its path is as the review wrote it, often shortened, and was never checked in the repository.
+    evidence = EvidenceFactory(commit=CommitFactory(sha="d044f40"), path="b.py", start_line=3, end_line=5)
+    assert evidence.permalink() == ""

@@ -199,42 +199,27 @@ def test_a_download_never_serves_stored_pages_a_change_has_outdated(client, data
 
 
 @pytest.mark.django_db
-def test_the_static_render_inlines_mermaid_whole_only_where_a_page_has_a_diagram():
-    from html.parser import HTMLParser
-
+def test_the_static_render_links_one_shared_copy_of_mermaid_only_where_a_page_has_a_diagram():
     from findings.models import Finding
-    from presentation.companion import companion_pages_html
+    from presentation.companion import companion_pages_html, with_scripts
     from tests.factories import reviewed_pull_request
 
     data = reviewed_pull_request(blockers=2, cleanups=1)
     Finding.objects.filter(pull_request=data.pull_request, number=1).update(body="```mermaid\ngraph LR\nA-->B\n```\n")
     files, _ = companion_pages_html(pull_request=data.pull_request)
 
-    class Scripts(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.scripts, self.inside = [], False
-
-        def handle_starttag(self, tag, attrs):
-            if tag == "script":
-                self.scripts.append("")
-                self.inside = True
-
-        def handle_endtag(self, tag):
-            if tag == "script":
-                self.inside = False
-
-        def handle_data(self, data):
-            if self.inside:
-                self.scripts[-1] += data
-
-    blockers = Scripts()
-    blockers.feed(files["blockers.html"])
-    assert len(blockers.scripts) == 2
-    assert len(blockers.scripts[0]) > 1_000_000 and "globalThis[\"mermaid\"]" in blockers.scripts[0]
-    assert "securityLevel: \"strict\"" in blockers.scripts[1]
-    assert files["blockers.html"].rstrip().endswith("</html>")
+    blockers = files["blockers.html"]
+    assert '<script src="mermaid.min.js"></script>' in blockers and '<script src="mermaid-render.js"></script>' in blockers
+    # Linked, not inlined: the page weighs what its own content does.
+    assert len(blockers) < 200_000 and blockers.rstrip().endswith("</html>")
     for name in ("index.html", "cleanups.html"):
-        others = Scripts()
-        others.feed(files[name])
-        assert others.scripts == []
+        assert "<script" not in files[name]
+    shipped = with_scripts(files)
+    assert set(shipped) == {"index.html", "blockers.html", "cleanups.html", "mermaid.min.js", "mermaid-render.js"}
+    assert len(shipped["mermaid.min.js"]) > 1_000_000 and 'globalThis["mermaid"]' in shipped["mermaid.min.js"]
+    assert 'securityLevel: "strict"' in shipped["mermaid-render.js"]
+    # Without a diagram on any page, nothing but the pages.
+    Finding.objects.filter(pull_request=data.pull_request, number=1).update(body="No diagram.")
+    assert set(with_scripts(companion_pages_html(pull_request=data.pull_request)[0])) == {
+        "index.html", "blockers.html", "cleanups.html"
+    }

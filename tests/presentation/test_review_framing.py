@@ -54,8 +54,9 @@ def test_the_4108_status_line_and_the_reviewers_own_check_are_apart_and_agree(cl
 def test_the_4108_blockers_page_opens_and_closes_with_the_reviews_words(client, demo):
     page = text_of(client.get(demo.get_absolute_url() + "blockers/").content.decode())
 
-    assert ("The review left 14 comments. Five are cleanups that can land afterwards (they are not recorded "
-            "here). The nine below stop this from merging") in page
+    # One introduction: the review's own, and not Recheck's sentence saying the same beside it.
+    assert "The review left 14 comments" not in page
+    assert page.count("Fourteen review comments in all.") == 1
     assert page.index("Fourteen review comments in all.") < page.index("The Megatron-Bridge submodule")
     assert page.index("What to do with this.") > page.index("Audio")
 
@@ -130,7 +131,7 @@ def test_a_snippet_whose_code_could_not_be_read_says_why(client, tmp_path):
     })
     pull_request = PullRequest.objects.get(number=1)
     before = text_of(client.get(pull_request.get_absolute_url() + "blockers/").content.decode())
-    assert "read from the repository at d044f40 when this pull request is first verified" in before
+    assert "What the review recorded at d044f40 (1 item) — read from the repository when this pull request is first verified" in before
 
     pull_request_verify(pull_request=pull_request, commit=pull_request.pins.get().commit)
 

@@ -275,7 +275,10 @@ def test_a_snippet_not_read_yet_says_when_it_will_be(client):
     evidence = EvidenceFactory(text="", path="generic_sft.py", start_line=259, end_line=259)
     pull_request = evidence.finding.pull_request
     page = client.get(f"{pull_request.get_absolute_url()}blockers/").content.decode()
-    assert "is read from the repository at" in page and evidence.commit.short_sha in page
+    # What was recorded, in one line, and when its code will be read: not an empty box.
+    assert "What the review recorded at" in page and evidence.commit.short_sha in page
+    assert "read from the repository when this pull request is first verified" in page
+    assert "generic_sft.py:259" in page and "evidence-pending" not in page
 
 
 def test_only_pages_with_a_diagram_load_the_local_mermaid(client):
@@ -285,9 +288,11 @@ def test_only_pages_with_a_diagram_load_the_local_mermaid(client):
     data = reviewed_pull_request(blockers=2, cleanups=1)
     Finding.objects.filter(pull_request=data.pull_request, number=2).update(fix="```mermaid\ngraph LR\nA-->B\n```\n")
     base = data.pull_request.get_absolute_url()
-    script = '<script src="/static/findings/vendor/mermaid/mermaid.min.js" defer></script>'
+    # The drawing script, naming the module build it imports only once it finds a diagram.
+    script = ('<script src="/static/findings/mermaid-render.js" '
+              'data-mermaid="/static/findings/vendor/mermaid/esm/mermaid.esm.min.mjs" defer></script>')
 
     assert script in client.get(base + "blockers/").content.decode()
     assert script in client.get(base + "findings/2/").content.decode()
     for url in (base, base + "cleanups/", base + "findings/1/"):
-        assert "mermaid.min.js" not in client.get(url).content.decode()
+        assert "mermaid" not in client.get(url).content.decode().split("<footer")[-1]

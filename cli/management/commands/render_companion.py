@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from presentation.companion import companion_render
+from presentation.companion import companion_render, with_scripts
 from core.errors import RecheckError
 from reviews.selectors import pull_request_get
 from cli.management.base import OperationalCommand
@@ -32,16 +32,19 @@ class Command(OperationalCommand):
         directory = Path(out)
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            for name, html in (
-                ("index.html", pages.index_html),
-                ("blockers.html", pages.blockers_html),
-                ("cleanups.html", pages.cleanups_html),
-            ):
-                (directory / name).write_text(html, encoding="utf-8")
+            files = with_scripts({
+                "index.html": pages.index_html,
+                "blockers.html": pages.blockers_html,
+                "cleanups.html": pages.cleanups_html,
+            })
+            # A page with a diagram links the one copy of Mermaid written beside the pages.
+            for name, text in files.items():
+                (directory / name).write_text(text, encoding="utf-8")
         except OSError as error:
             raise CommandError(f"Cannot write to {directory}: {error.strerror}.") from None
         self.stdout.write(
             self.style.SUCCESS(
-                f"Wrote index.html, blockers.html and cleanups.html of {pull_request} ({sha}) to {directory}."
+                f"Wrote index.html, blockers.html and cleanups.html of {pull_request} ({sha}) to {directory}"
+                + (" with the one copy of Mermaid their diagrams link." if len(files) > 3 else ".")
             )
         )

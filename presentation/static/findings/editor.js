@@ -41,14 +41,15 @@
   });
 
   // --- Diagrams in the previews ------------------------------------------------------------
-  // Drawn as the pages draw them: the pages' own Mermaid and render script, loaded the first time
-  // a preview holds a diagram, and run again over each new preview.
-  var diagramLibrary = null;
+  // Drawn as the pages draw them: the pages' own render script, which imports Mermaid's module
+  // build the first time a preview holds a diagram (the browser keeps the module), run again over
+  // each new preview.
   var drawing = Promise.resolve();
-  function loadScript(src) {
+  function loadScript(src, mermaidModule) {
     return new Promise(function (resolve, reject) {
       var script = document.createElement("script");
       script.src = src;
+      if (mermaidModule) script.dataset.mermaid = mermaidModule;
       script.onload = function () { script.remove(); resolve(); };
       script.onerror = function () { script.remove(); reject(new Error("not loaded: " + src)); };
       document.head.appendChild(script);
@@ -56,12 +57,8 @@
   }
   function drawDiagrams(target) {
     if (!target.querySelector(".mermaid-diagram") || !form.dataset.diagramRenderer) return;
-    if (!window.mermaid && form.dataset.diagramLibrary) {
-      diagramLibrary = diagramLibrary || loadScript(form.dataset.diagramLibrary);
-    }
     // One drawing at a time: Mermaid renders into shared scratch space.
-    drawing = drawing.then(function () { return diagramLibrary; })
-      .then(function () { return loadScript(form.dataset.diagramRenderer); })
+    drawing = drawing.then(function () { return loadScript(form.dataset.diagramRenderer, form.dataset.diagramModule); })
       .catch(function () {
         target.querySelectorAll(".mermaid-diagram").forEach(function (block) { block.dataset.state = "unavailable"; });
       });

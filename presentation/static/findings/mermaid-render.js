@@ -2,21 +2,44 @@
 // level (labels sanitised, no click handlers) and without HTML labels. The server rendered each block as
 // its escaped source, so without script, or when a diagram does not parse, the reader keeps the
 // source; a diagram that fails also shows the parser's message, never an empty box.
+//
+// On the site Mermaid is loaded only here, and only when a page has a diagram: its ES module build
+// (named by this script's data-mermaid), whose diagram types come in chunks of their own, so a
+// page with a flowchart fetches the flowchart's code and not the other twenty kinds. The static
+// render, opened from a disk where modules cannot load, links the classic build beside its pages
+// instead (window.mermaid).
 (function () {
   "use strict";
   var blocks = document.querySelectorAll(".mermaid-diagram");
+  var script = document.currentScript;
+  var moduleUrl = script && script.dataset.mermaid;
   if (!blocks.length) return;
-  if (!window.mermaid) {
+
+  function unavailable() {
     blocks.forEach(function (block) { block.dataset.state = "unavailable"; });
-    return;
+    document.documentElement.dataset.diagrams = "done";
   }
+
+  function loaded() {
+    if (window.mermaid) return Promise.resolve(window.mermaid);
+    if (!moduleUrl) return Promise.reject(new Error("no copy of Mermaid on this page"));
+    return import(moduleUrl).then(function (module) { return module.default; });
+  }
+
+  loaded().then(start, unavailable);
+
+  function start(mermaid) {
   // No HTML labels: a label is drawn as SVG text, so an <img> in it cannot fetch anything either.
-  window.mermaid.initialize({
+  mermaid.initialize({
     startOnLoad: false,
     securityLevel: "strict",
     theme: "neutral",
     htmlLabels: false,
-    flowchart: { htmlLabels: false },
+    // Tight spacing: a picture sits beside its finding's text and should not outgrow it.
+    // dagre, Mermaid's small layout: ELK (1.6 MB) would otherwise load for every flowchart.
+    layout: "dagre",
+    flowchart: { htmlLabels: false, nodeSpacing: 22, rankSpacing: 26, padding: 6, wrappingWidth: 240,
+                 defaultRenderer: "dagre-wrapper" },
   });
 
   function sourceDetails(source) {
@@ -37,8 +60,8 @@
     var source = pre.textContent;
     var id = "recheck-diagram-" + index;
     try {
-      await window.mermaid.parse(source);
-      var drawn = await window.mermaid.render(id, source);
+      await mermaid.parse(source);
+      var drawn = await mermaid.render(id, source);
       var figure = document.createElement("div");
       figure.className = "mermaid-drawn";
       // Mermaid's own output, sanitised by it at the strict security level.
@@ -68,4 +91,5 @@
     }
     document.documentElement.dataset.diagrams = "done";
   })();
+  }
 })();

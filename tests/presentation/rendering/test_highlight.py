@@ -54,9 +54,10 @@ def test_the_cached_highlight_is_what_pygments_makes_of_the_snippet_on_its_own(c
     from pygments.formatters import HtmlFormatter
 
     formatter = HtmlFormatter(linenos="table", linenostart=start_line, cssclass="highlight", wrapcode=True)
+    # The same but for the wrapper being focusable (a snippet that scrolls sideways is reached by keyboard).
     assert highlight_snippet(code, path=path, start_line=start_line) == highlight(
         code or "\n", lexer_for(path), formatter
-    )
+    ).replace('<div class="highlight">', '<div class="highlight" tabindex="0">', 1)
 
 
 def test_a_text_is_highlighted_once_whatever_line_it_starts_on():

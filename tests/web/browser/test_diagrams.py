@@ -4,7 +4,7 @@ beside the source when a diagram does not parse, and nothing a block smuggles in
 Screenshots land in tests/artifacts/."""
 import pytest
 
-from presentation.companion import companion_pages_html
+from presentation.companion import companion_pages_html, with_scripts
 from findings.models import Finding
 from tests.web.browser.test_companion_pages import ARTIFACTS, DESKTOP, chromium, shoot
 from tests.factories import reviewed_pull_request
@@ -100,8 +100,9 @@ def test_diagrams_draw_on_the_blockers_page_and_hostile_ones_stay_inert(live_ser
 def test_the_static_render_carries_mermaid_and_fetches_nothing(live_server, tmp_path):
     pull_request = diagram_review()
     files, _ = companion_pages_html(pull_request=pull_request)
-    for name, html in files.items():
-        (tmp_path / name).write_text(html, encoding="utf-8")
+    # The pages and the one copy of Mermaid they link, as the zip and the command ship them.
+    for name, text in with_scripts(files).items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
     assert "mermaid" not in files["index.html"].split("<footer")[1]  # no diagram there: no script
 
     with chromium() as browser:
@@ -124,3 +125,27 @@ def test_without_script_the_reader_sees_the_diagrams_source(live_server):
         page = browser.new_page(viewport=DESKTOP, java_script_enabled=False)
         page.goto(live_server.url + pull_request.get_absolute_url() + "blockers/")
         assert "Bridge main continues" in page.locator("#finding-1 pre.mermaid-source").inner_text()
+
+
+# What every page with a diagram loaded before: the whole of Mermaid's classic build.
+WHOLE_MERMAID = 5_537_838
+
+
+def test_a_page_with_a_diagram_loads_a_small_fraction_of_mermaid_before_it_is_drawn(live_server):
+    data = reviewed_pull_request(blockers=3, cleanups=1)
+    Finding.objects.filter(pull_request=data.pull_request, number=1).update(body=GOOD)
+    pull_request = data.pull_request
+    with chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        loaded: dict[str, int] = {}
+        page.on("requestfinished", lambda request: loaded.__setitem__(request.url, len(request.response().body())))
+        page.goto(live_server.url + pull_request.get_absolute_url() + "blockers/")
+        wait_for_diagrams(page)
+        assert page.locator("#finding-1 .mermaid-diagram[data-state=drawn] svg").is_visible()
+        weight = sum(loaded.values())
+        scripts = sum(size for url, size in loaded.items() if "/vendor/mermaid/" in url)
+        assert 0 < scripts < weight
+        # Neither the whole classic build nor the ELK layout (1.6 MB) a flowchart does not need.
+        assert not any(url.endswith("mermaid.min.js") or "/elk-" in url for url in loaded)
+        # Under a fifth of what every such page loaded before (some 0.97 MB when this was written).
+        assert weight < WHOLE_MERMAID * 0.2, f"{weight} bytes loaded before the diagram was drawn"

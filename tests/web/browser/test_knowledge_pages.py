@@ -41,7 +41,7 @@ def test_a_reader_searches_then_follows_related_findings_to_the_file_and_reposit
 
         page.click(".eyebrow a")
         charts = page.locator("svg.chart")
-        assert charts.count() == 5
+        assert charts.count() == 6  # five figures and the open follow-ups over time
         assert charts.first.locator("desc").text_content() == "2 open blockers: under a week 2, 1–4 weeks 0, 1–3 months 0, over 3 months 0."
         box = charts.first.bounding_box()
         assert box and box["width"] > 200
