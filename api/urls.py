@@ -16,6 +16,7 @@ from api.views import (
     repositories,
     review_imports,
     tags,
+    threads,
     verifications,
 )
 from api.views.annotations import PullRequestAnnotations
@@ -36,6 +37,8 @@ urlpatterns = [
          name="repository-file"),
     path(f"repos/{REPOSITORY}/publishing", repositories.RepositoryPublishing.as_view(),
          name="repository-publishing"),
+    path(f"repos/{REPOSITORY}/thread-settings", threads.RepositoryThreadSettings.as_view(),
+         name="repository-thread-settings"),
     path(f"repos/{REPOSITORY}/follow-ups/", RepositoryFollowUpList.as_view(), name="repository-follow-ups"),
     # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
     # the figures of group/sub/project, not a project named figures.
@@ -45,6 +48,9 @@ urlpatterns = [
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
     path(f"{PULL}/export", exports.PullRequestExport.as_view(), name="pull-request-export"),
+    path(f"{PULL}/threads/", threads.PullRequestThreads.as_view(), name="pull-request-threads"),
+    path(f"{PULL}/threads/<int:thread_id>/triage", threads.PullRequestThreadTriage.as_view(),
+         name="pull-request-thread-triage"),
     path(f"{PULL}/changes", changes.PullRequestChanges.as_view(), name="pull-request-changes"),
     path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),

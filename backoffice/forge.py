@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 
 from backoffice.audited import RepositoryScopedAdmin
-from forge.models import GitHubCall
+from forge.models import GitHubCall, ReviewThread
 from core.errors import RecheckError
 from forge.services import github_call_resend
 
@@ -39,3 +39,22 @@ class GitHubCallAdmin(RepositoryScopedAdmin):
 
     def has_resend_permission(self, request):
         return request.user.has_perm("reporting.resend_githubcall")
+
+
+@admin.register(ReviewThread)
+class ReviewThreadAdmin(RepositoryScopedAdmin):
+    """A pull request's review threads as read from GitHub, for staff to look into: written by the
+    sync and the triage services only (the inbox page and the API triage)."""
+
+    list_display = ["__str__", "state", "problem", "path", "finding", "resolved", "updated_at"]
+    list_filter = ["state", "problem", "resolved"]
+    search_fields = ["=root_comment_id", "path", "pull_request__repository__slug"]
+    list_select_related = ["pull_request__repository", "finding"]
+    readonly_fields = [field.name for field in ReviewThread._meta.fields]
+    audit_repository_path = "pull_request.repository"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

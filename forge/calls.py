@@ -8,13 +8,15 @@
   no longer has (a blocker fixed since), GitHub cannot delete it: the run is ended as replaced and
   a new one carries the report.
 - A commit status is the latest per context: sending it again is harmless.
-- The comment is edited in place, found by its id or by its hidden marker before one is created."""
+- The comment is edited in place, found by its id or by its hidden marker before one is created.
+- A review thread's reply and resolution: `forge.thread_calls`."""
 from django.conf import settings
 
 from forge import content
 from forge.github import Failure, github_call, rate_limit_wait
 from forge.issues import issue_send
 from forge.models import GitHubCall
+from forge.thread_calls import thread_call_send
 
 REPLACED_TITLE = "Replaced by a newer Recheck run"
 
@@ -32,6 +34,9 @@ def call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
         github_id = answer.parsed_data.id
     elif call.kind == GitHubCall.Kind.CHECK_RUN:
         github_id, answer = _send_check_run(call, owner, name)
+    elif call.kind in GitHubCall.THREAD_KINDS:
+        github_id, answer = thread_call_send(call)
+        return github_id, 200, rate_limit_wait(answer)
     else:
         github_id, answer = _send_comment(call, owner, name)
     return github_id, answer.status_code, rate_limit_wait(answer)

@@ -30,6 +30,7 @@ from forge.events import (
     pull_request_closed_handle,
     push_handle,
 )
+from forge.thread_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
 from reviews.models import PullRequest
 from reviews.services import pull_request_state_record
 
@@ -110,12 +111,13 @@ def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
 # The events whose deliveries are acted on (and recorded, so a redelivery has no further effect).
 HANDLED_EVENTS = frozenset(
     {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories", "push"}
-)
+) | THREAD_EVENTS
 # The actions of those events that reach a handler; the others are acknowledged and recorded.
 HANDLED_ACTIONS = {
     "check_run": {"rerequested"},
     "check_suite": {"rerequested"},
     "merge_group": {"checks_requested"},
+    **THREAD_ACTIONS,
 }
 
 
@@ -172,6 +174,8 @@ def _dispatch(event: str, payload: dict) -> EventOutcome:
         return check_rerequest_handle(event=event, payload=payload)
     if event == "merge_group":
         return merge_group_handle(payload=payload)
+    if event in THREAD_EVENTS:
+        return review_thread_event_handle(event=event, payload=payload)
     if event == "push":
         return push_handle(payload=payload)
     return installation_handle(event=event, payload=payload)

@@ -7,6 +7,8 @@ from django.utils import timezone
 from core.forges import DEFAULT_FORGE, FORGE_CHOICES
 from reviews.models import PullRequest, Repository
 
+from forge.thread_models import ReviewComment, ReviewThread, ThreadSettings, ThreadSync  # noqa: F401  (the app's models)
+
 
 class GitHubCallQuerySet(models.QuerySet):
     def for_target(self, call: "GitHubCall"):
@@ -17,6 +19,8 @@ class GitHubCallQuerySet(models.QuerySet):
             return rows.filter(body__follow_up=call.body.get("follow_up"))
         if call.kind == GitHubCall.Kind.COMMENT:
             return rows.filter(pull_request_id=call.pull_request_id)
+        if call.kind in GitHubCall.THREAD_KINDS:
+            return rows.filter(review_thread_id=call.review_thread_id)
         return rows.filter(sha=call.sha)
 
     def unfinished(self):
@@ -40,6 +44,11 @@ class GitHubCall(models.Model):
         REPORT = "report", "Report to prepare"
         # A follow-up's issue: opened, closed with a comment, or reopened (forge.issues).
         ISSUE = "issue", "Follow-up issue"
+        # A review thread's verdict reply (created, then edited in place), and resolving it.
+        THREAD_REPLY = "thread_reply", "Review thread reply"
+        THREAD_RESOLVE = "thread_resolve", "Review thread resolution"
+
+    THREAD_KINDS = (Kind.THREAD_REPLY, Kind.THREAD_RESOLVE)
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting to be sent"
@@ -51,6 +60,10 @@ class GitHubCall(models.Model):
     # Null for a merge group's commit, which belongs to the queue rather than to one pull request.
     pull_request = models.ForeignKey(
         PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
+    )
+    # The thread a reply or a resolution is about (null for the other kinds).
+    review_thread = models.ForeignKey(
+        "reporting.ReviewThread", null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
     )
     # The forge the call was written for (its repository's when it was written): the forge that
     # sends it, and whose rate limit holds it back; a repository moved to another forge since does
@@ -84,7 +97,8 @@ class GitHubCall(models.Model):
         permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "issue"]),
+                condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "issue", "thread_reply",
+                                      "thread_resolve"]),
                 name="github_call_kind_valid",
             ),
             models.CheckConstraint(

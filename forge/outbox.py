@@ -181,6 +181,8 @@ PERMISSIONS = {
     GitHubCall.Kind.CHECK_RUN: "checks: write",
     GitHubCall.Kind.COMMIT_STATUS: "commit statuses: write",
     GitHubCall.Kind.COMMENT: "pull requests: write",
+    GitHubCall.Kind.THREAD_REPLY: "pull requests: write",
+    GitHubCall.Kind.THREAD_RESOLVE: "pull requests: write",
     GitHubCall.Kind.ISSUE: "issues: write",
 }
 
@@ -209,6 +211,9 @@ def github_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
                     "accept the new permissions on the installation.")
         return (f"The token (RECHECK_GITHUB_TOKEN) lacks {PERMISSIONS[call.kind]} on {slug}: give a fine-grained "
                 "token that permission on this repository.")
+    if failure.status == 404 and call.kind in GitHubCall.THREAD_KINDS:
+        return ("The review thread is gone on GitHub (its first comment, or Recheck's reply, was deleted): "
+                "there is nothing to answer; the inbox shows it after the next sync.")
     if failure.status == 404:
         return (f"GitHub shows no {slug} to {who}: install the App on {slug} (or give the token access), "
                 "and check the repository's slug.")

@@ -1,4 +1,6 @@
-"""The forge listens to the domain: a verification run that changed is reported to GitHub."""
+"""The forge listens to the domain: a verification run that changed is reported to GitHub, and to
+the review threads its findings came from; a finding's status change reaches its threads."""
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from findings.signals import follow_up_changed, verification_run_changed
@@ -12,6 +14,24 @@ def _report_run(sender, run, **kwargs) -> None:
 
     # In the sender's transaction: the report's rows commit with the run's new state.
     verification_run_report(run=run)
+
+
+@receiver(verification_run_changed, dispatch_uid="forge.report_run_to_threads")
+def _report_run_to_threads(sender, run, **kwargs) -> None:
+    from forge.thread_verdicts import thread_verdicts_report
+
+    thread_verdicts_report(run=run)
+
+
+def _status_changed(sender, instance, created, **kwargs) -> None:
+    # Only a status change (marked fixed, dismissed, reopened): the event every resolution writes.
+    if created and instance.kind == instance.Kind.STATUS:
+        from forge.thread_verdicts import finding_threads_follow
+
+        finding_threads_follow(finding=instance.finding, status=instance.to_status)
+
+
+post_save.connect(_status_changed, sender="findings.FindingEvent", dispatch_uid="forge.finding_status_to_threads")
 
 
 @receiver(follow_up_changed, dispatch_uid="forge.follow_up_issue")

@@ -9,9 +9,11 @@ SHOWN_FAILURES = 5
 
 def unresolved_failures():
     """Failed calls that nothing sent later to the same check run, status or comment replaced."""
+    thread_kinds = list(GitHubCall.THREAD_KINDS)
     replaced = GitHubCall.objects.filter(
         Q(kind=GitHubCall.Kind.COMMENT, pull_request=OuterRef("pull_request"))
-        | (~Q(kind=GitHubCall.Kind.COMMENT) & Q(sha=OuterRef("sha"))),
+        | Q(kind__in=thread_kinds, review_thread=OuterRef("review_thread"))
+        | (~Q(kind=GitHubCall.Kind.COMMENT) & ~Q(kind__in=thread_kinds) & Q(sha=OuterRef("sha"))),
         repository=OuterRef("repository"),
         kind=OuterRef("kind"),
         pk__gt=OuterRef("pk"),

@@ -18,3 +18,29 @@ def send_due_github_calls() -> dict:
     from forge.outbox import github_calls_send_due
 
     return {"attempted": github_calls_send_due()}
+
+
+@shared_task(bind=True, acks_late=True, max_retries=5)
+def sync_review_threads(self, pull_request_id: int, actor_id: int | None = None) -> dict:
+    """Read a pull request's review threads again (a webhook said they changed, or a person asked:
+    `actor_id`, checked again by the service); GitHub's rate limit or a 5xx is tried again later,
+    with the wait GitHub asked for."""
+    from django.contrib.auth import get_user_model
+
+    from access.permissions import ActionRefused
+    from forge.threads import review_threads_sync
+    from reviews.models import PullRequest
+
+    pull_request = PullRequest.objects.select_related("repository").filter(pk=pull_request_id).first()
+    if pull_request is None:
+        return {"pull_request": pull_request_id, "status": "gone"}
+    actor = get_user_model().objects.filter(pk=actor_id).first() if actor_id is not None else None
+    if actor_id is not None and actor is None:
+        return {"pull_request": pull_request_id, "status": "refused"}  # the person is gone
+    try:
+        outcome = review_threads_sync(pull_request=pull_request, actor=actor)
+    except ActionRefused as refused:  # the role was taken away since the button was pressed
+        return {"pull_request": pull_request_id, "status": "refused", "message": str(refused)}
+    if not outcome.ok and outcome.retry_in is not None and not self.request.is_eager:
+        raise self.retry(countdown=outcome.retry_in)
+    return {"pull_request": pull_request_id, "status": "ok" if outcome.ok else "failed", "message": outcome.message}

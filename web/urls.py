@@ -8,6 +8,8 @@ from web.views import editor as editor_views
 from web.views import follow_ups as follow_up_views
 from web.views import pages as views
 
+from web.views import threads as thread_views
+
 app_name = "findings"
 
 PULL_REQUEST = REPOSITORY + "/pull/<int:number>/"
@@ -26,6 +28,10 @@ urlpatterns = [
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
+    # The PR's GitHub review threads: its inbox, reading them again, triaging one.
+    path(PULL_REQUEST + "threads/", thread_views.pull_request_threads_page, name="threads"),
+    path(PULL_REQUEST + "threads/sync/", thread_views.threads_sync_now, name="threads_sync"),
+    path(PULL_REQUEST + "threads/<int:thread_id>/triage/", thread_views.thread_triage_now, name="thread_triage"),
     # The code browser: the repository at a commit pinned to the PR, and one file there.
     path(PULL_REQUEST + "diff/", code_views.code_diff, name="code_diff"),
     path(PULL_REQUEST + "code/<str:sha>/", code_views.code_tree, name="code_tree"),

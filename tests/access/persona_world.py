@@ -32,7 +32,7 @@ from access.models import ApiToken, AuditEntry, Membership
 from access.permissions import ROLE_ACTIONS, Action
 from access.tokens import api_token_create, api_token_revoke
 from findings.models import FindingLink, ImportJob, Tag, TagDescription, VerificationRun
-from forge.models import GitHubCall
+from forge.models import GitHubCall, ReviewThread
 from reviews.models import Repository
 from tests.factories import (
     EvidenceFactory,
@@ -126,11 +126,14 @@ def _world(owner_of_import) -> World:
     a_call, b_call = (GitHubCall.objects.create(repository=repository, sha="0" * 40, kind=GitHubCall.Kind.values[0],
                                                 state="completed", digest=repository.slug, body={})
                       for repository in (a, b))
+    a_thread, b_thread = (ReviewThread.objects.create(pull_request=pull_request, root_comment_id=root, path="src/a.py")
+                          for pull_request, root in ((review.pull_request, 7001), (b_pr, 7002)))
     a_entry, b_entry = (AuditEntry.objects.create(action="pullrequest.edit", target=f"{repository.slug}#41",
                                                   repository=repository, changes={"title": ["Before", "After"]})
                         for repository in (a, b))
 
-    def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha, entry, call):
+    def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha, entry, call,
+            thread):
         owner, name = repository.slug.split("/")
         return {
             "owner": owner, "name": name, "number": pull_request.number, "finding_number": finding.number,
@@ -138,19 +141,20 @@ def _world(owner_of_import) -> World:
             "findings": finding.pk, "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk,
             "pulls": pull_request.pk, "imports": job.pk, "link": link.pk, "links": link.pk, "path": path,
             "slug": tag, "tags": tag, "audit": entry.pk, "entry": entry.pk, "call_id": call.pk,
+            "thread_id": thread.root_comment_id,
         }
 
     return World(
         a=a, b=b,
         ids=ids(a, review.pull_request, a_finding, a_finding.evidence.first(),
                 review.findings[0].verifications.first(), a_run, a_link, a_job, SHARED_TAG, a_finding.path,
-                review.latest_commit.sha, a_entry, a_call),
+                review.latest_commit.sha, a_entry, a_call, a_thread),
         b_ids=ids(b, b_pr, b_findings[0], b_findings[0].evidence.first(), b_verification, b_run, b_link, b_job,
-                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call),
+                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call, b_thread),
         ghost_ids={"owner": "ghost-org", "name": "nothing", "number": 999999, "finding_number": 999999,
                    "findings": 10**9, "evidence": 10**9, "verifications": 10**9, "runs": 10**9, "pulls": 10**9,
                    "imports": 10**9, "link": 10**9, "links": 10**9, "path": "src/quokka.py", "slug": "ghost-kind",
-                   "sha": "0" * 40, "audit": 10**9, "entry": 10**9, "call_id": 10**9,
+                   "sha": "0" * 40, "audit": 10**9, "entry": 10**9, "call_id": 10**9, "thread_id": 10**9,
                    "tags": "ghost-kind"},
         a_words=(review.pull_request.title, a_finding.title),
     )
@@ -197,7 +201,7 @@ def _persona(name: str) -> tuple[Persona, object]:
 
 # The sample value of each path parameter, by its name (an id by the collection it follows).
 SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha",
-           "entry", "call_id"}
+           "entry", "call_id", "thread_id"}
 
 
 def _fill(path: str, ids: dict) -> str:
@@ -263,6 +267,9 @@ SITE_WRITES = {
     "audit/{entry}/revert/": None,  # instance admins only, then the role on the object
     # Sending a GitHub call again: a refusal is said on the repository's page it redirects to.
     "{owner}/{name}/github-calls/{call_id}/resend/": None,
+    # Reading the review threads again (queued), and triaging one (an empty POST is refused on the page).
+    "{owner}/{name}/pull/{number}/threads/sync/": Action.WRITE,
+    "{owner}/{name}/pull/{number}/threads/{thread_id}/triage/": Action.WRITE,
     "{owner}/{name}/pull/{number}/findings/{finding_number}/follow-up/": Action.RESOLVE,
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
@@ -345,6 +352,8 @@ def _body(method: str, path: str, slug: str, world_ids: dict) -> dict:
         return {"kind": "follow_up_of", "finding": f"{A_SLUG}#41/3"}
     if path.endswith("/description"):
         return {"repository": slug, "description": "What these have in common."}
+    if path.endswith("/triage"):
+        return {"outcome": "not_a_finding"}
     return {}
 
 

@@ -20,6 +20,8 @@ from githubkit_schemas.latest import models as gh
 from pydantic import BaseModel, ValidationError
 from werkzeug import Request, Response
 
+from tests.forge.fake_github_threads import THREAD_ROUTES, ThreadsMixin
+
 API = "https://api.github.com"
 NOW = "2026-01-01T00:00:00Z"
 # GitHub's documented limits, which it answers 422 beyond.
@@ -70,7 +72,7 @@ class Failure:
 
 
 @dataclass
-class FakeGitHub:
+class FakeGitHub(ThreadsMixin):
     """The state GitHub would keep, and what Recheck sent."""
 
     app_id: str
@@ -96,6 +98,7 @@ class FakeGitHub:
     def __post_init__(self):
         self._ids = itertools.count(1001)
         self._lock = threading.Lock()
+        self._threads_init()
 
     # --- what a test arranges ----------------------------------------------------------------
     def install(self, slug: str, installation_id: int = 77) -> None:
@@ -143,6 +146,7 @@ class FakeGitHub:
         ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "list_comments"),
         ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "create_comment"),
         ("PATCH", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/comments/(?P<id>\d+)$", "update_comment"),
+        *THREAD_ROUTES,
     ]
 
     def handle(self, request: Request) -> Response:

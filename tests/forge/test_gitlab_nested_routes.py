@@ -10,7 +10,7 @@ from django.urls import resolve
 from access.models import ApiToken
 from findings.exchange.bundle import bundle_export
 from findings.exchange.schema import BundleSerializer
-from forge.models import GitHubCall
+from forge.models import GitHubCall, ReviewThread
 from reviews.models import Repository
 from tests.access.persona_world import SITE_MIRROR_PAGES, SITE_WRITE_DONE, _fill, api_operations, site_routes
 from tests.api.test_actions import bundle
@@ -37,10 +37,12 @@ def nested(queued_tasks_any):
 
     link = FindingLink.objects.create(source=finding, target=review.findings[1], kind="same_cause")
     admin = member_of(repository, user_with_role("no_role", username="gitlab-admin"), "admin")
+    thread = ReviewThread.objects.create(pull_request=review.pull_request, root_comment_id=7001, path=finding.path)
     ids = {
         "owner": OWNER, "name": NAME, "number": 12, "finding_number": finding.number, "sha": review.latest_commit.sha,
         "path": finding.path, "call_id": call.pk, "findings": finding.pk, "link": link.pk, "links": link.pk,
         "evidence": finding.evidence.first().pk, "pulls": review.pull_request.pk,
+        "thread_id": thread.root_comment_id,
     }
     return repository, admin, ids
 

@@ -14,8 +14,8 @@ BOUNDS = {
     "overview": 12,
     "blockers": 12,
     "cleanups": 12,
-    "finding": 19,  # with its tags, links and related findings (and up to 3 more rename steps), and a
-    # count of the findings before it, for the page of its list it links back to
+    "finding": 20,  # with its tags, links and related findings (and up to 3 more rename steps), a
+    # count of the findings before it, for the page of its list it links back to, and its review threads
     "index": 5,
     "search": 9,  # and the texts and evidence that say why each result matched
     "run": 2,

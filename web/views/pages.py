@@ -45,6 +45,7 @@ from core import vocabulary
 from core.errors import RecheckError
 from forge.models import FollowUpIssue, GitHubCall
 from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
+from forge.thread_selectors import finding_threads
 from forge.services import github_call_resend
 from reviews.models import Repository
 
@@ -231,6 +232,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "run": pull_request_active_run(pull_request),
             "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
             "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
+            "threads": finding_threads(finding),
             "can_verify": user_may(request.user, Action.VERIFY, pull_request.repository),
             **_follow_up_context(finding),
         },

@@ -12,6 +12,7 @@ from django.core.management import call_command
 
 from findings.models import Finding, Tag
 from access.models import AuditEntry
+from forge.thread_models import ReviewComment, ReviewThread
 from tests.factories import UserFactory
 from tests.web.browser.test_companion_pages import DESKTOP, PHONE, chromium, signed_in
 from web import urls as web_urls
@@ -23,7 +24,7 @@ SERIOUS = ("serious", "critical")
 # Routes that answer with no page of their own: actions (POST), JSON, a download, a fragment.
 NOT_PAGES = {
     "latest_run", "verify", "companion_zip", "markdown_preview", "evidence_check", "evidence_new",
-    "github_call_resend", "audit_entry_revert",
+    "github_call_resend", "audit_entry_revert", "threads_sync", "thread_triage",
 }
 
 
@@ -55,6 +56,7 @@ def pages(sample) -> dict[str, tuple[str, str]]:
         "repository_decisions": ("maintainer", f"/{repository.slug}/decisions/"),
         "repository": ("reader", f"/{repository.slug}/"),
         "file": ("reader", f"/{repository.slug}/files/{path}"),
+        "threads": ("reviewer", base + "threads/"),
         # Beyond the findings' URLconf: the 4108 review's pages, the tokens page, sign-in, a 404.
         "4108-blockers": ("reader", "/NVIDIA-NeMo/RL/pull/4108/blockers/"),
         "4108-overview": ("reader", "/NVIDIA-NeMo/RL/pull/4108/"),
@@ -82,6 +84,10 @@ def test_every_own_page_is_free_of_serious_and_critical_axe_violations(live_serv
     from reviews.models import PullRequest
 
     sample = PullRequest.objects.get(repository__slug="recheck-demo/sample", number=1)
+    # A review thread read from GitHub, so the inbox shows its discussion and its triage form.
+    thread = ReviewThread.objects.create(pull_request=sample, root_comment_id=9001, path="src/loader.py",
+                                         original_line=3, html_url="https://github.com/recheck-demo/sample/pull/1")
+    ReviewComment.objects.create(thread=thread, github_id=9001, author_login="alice", body="Is **this** right?")
     routes = pages(sample)
     named = {pattern.name for pattern in web_urls.urlpatterns}
     assert named - NOT_PAGES <= set(routes), f"Pages with no accessibility check: {named - NOT_PAGES - set(routes)}"

@@ -1,0 +1,117 @@
+"""What Recheck says in review threads, through the outbox: rows written in the caller's
+transaction, sent by `forge.outbox` with its leases, backoff and Retry-After.
+
+- A verdict reply (`thread_reply`, state `verdict`) is one per thread: created once, then edited
+  in place (its id is kept on the thread, at once, so a later failure of the call never makes a
+  second one); a reply that was deleted on GitHub (404 on the edit) is made again.
+- Any other reply (state `answer`: who may triage) is a new reply, once.
+- A reply tried again after GitHub did not answer in time is looked for in the thread first (the
+  same text), so it is never made twice.
+- A resolution (`thread_resolve`) asks GitHub's GraphQL to resolve or unresolve the thread,
+  finding its id first when no webhook has told it yet. Resolving twice is harmless."""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+
+from django.db.models import Max
+from django.utils import timezone
+
+from core.forges import GITHUB
+from forge.github import Failure
+from forge.github_threads import (
+    review_comments_read,
+    thread_node_id,
+    thread_reply_create,
+    thread_reply_edit,
+    thread_resolution_set,
+)
+from forge.models import GitHubCall
+from forge.thread_models import ReviewThread
+from forge.wake import outbox_wake
+
+VERDICT, ANSWER = "verdict", "answer"
+# GitHub's secondary rate limit allows about 80 content-creating requests a minute: thread calls
+# are spaced so that a verification of a pull request with many threads stays under it.
+PACE = timedelta(seconds=60 / 80)
+# Recheck's own replies carry this, so reading them back never takes them for a reviewer's.
+REPLY_MARKER = "<!-- recheck:thread-reply -->"
+
+
+def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dict) -> GitHubCall:
+    """A call about `thread`, due as soon as the pace allows; the sender is woken once the caller's
+    transaction commits."""
+    pull_request = thread.pull_request
+    if kind == GitHubCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
+        body = {**body, "body": f"{REPLY_MARKER}\n{body['body']}"}
+    call = GitHubCall.objects.create(
+        forge=GITHUB, due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
+        review_thread=thread,
+        sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,
+        digest=hashlib.sha256(json.dumps([kind, thread.pk, body], sort_keys=True).encode()).hexdigest(), body=body,
+    )
+    outbox_wake([call])
+    return call
+
+
+def _paced(repository):
+    """Now, or one PACE after the last thread call still waiting for the same installation."""
+    now = timezone.now()
+    waiting = GitHubCall.objects.unfinished().filter(kind__in=GitHubCall.THREAD_KINDS)
+    if repository.github_installation_id:
+        waiting = waiting.filter(repository__github_installation_id=repository.github_installation_id)
+    else:
+        waiting = waiting.filter(repository=repository)
+    last = waiting.aggregate(last=Max("due_at"))["last"]
+    return max(now, last + PACE) if last else now
+
+
+def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
+    """Send a thread's call; returns GitHub's id of the reply (None for a resolution) and its answer."""
+    thread = ReviewThread.objects.select_related("pull_request__repository").get(pk=call.review_thread_id)
+    repository = thread.pull_request.repository
+    if call.kind == GitHubCall.Kind.THREAD_RESOLVE:
+        return None, _resolve(call, thread)
+    body = call.body["body"]
+    if call.state == VERDICT and thread.reply_comment_id:
+        try:
+            return thread_reply_edit(repository, thread.reply_comment_id, body)
+        except Failure as failure:
+            if failure.status != 404:
+                raise
+    if call.github_id:  # an earlier attempt made it, and the call failed after
+        return call.github_id, None
+    made = _made_unanswered(call, thread) if call.attempts > 1 else None
+    if made is not None:
+        reply_id, answer = made, None
+    else:
+        reply_id, answer = thread_reply_create(repository, thread.pull_request.number, thread.root_comment_id,
+                                               body)
+    GitHubCall.objects.filter(pk=call.pk).update(github_id=reply_id)
+    if call.state == VERDICT:
+        ReviewThread.objects.filter(pk=thread.pk).update(reply_comment_id=reply_id)
+    return reply_id, answer
+
+
+def _made_unanswered(call: GitHubCall, thread: ReviewThread) -> int | None:
+    """The reply an earlier attempt of `call` made without Recheck hearing GitHub's answer (it
+    answered after the client's timeout): the same text in the same thread."""
+    comments = review_comments_read(thread.pull_request.repository, thread.pull_request.number)
+    return next((comment.id for comment in comments if comment.in_reply_to_id == thread.root_comment_id
+                 and comment.body == call.body["body"]), None)
+
+
+def _resolve(call: GitHubCall, thread: ReviewThread):
+    repository = thread.pull_request.repository
+    node_id = thread.node_id
+    if not node_id:
+        found = thread_node_id(repository, thread.pull_request.number, thread.root_comment_id)
+        if found is None:
+            raise Failure(404, f"GitHub shows no review thread starting with comment {thread.root_comment_id}.",
+                          retryable=False)
+        node_id = found[0]
+        ReviewThread.objects.filter(pk=thread.pk).update(node_id=node_id)
+    resolved = thread_resolution_set(repository, node_id, bool(call.body["resolved"]))
+    ReviewThread.objects.filter(pk=thread.pk).update(resolved=resolved)
+    return None

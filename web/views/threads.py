@@ -1,0 +1,77 @@
+"""A pull request's inbox of GitHub review threads: the list, reading them again from GitHub (in
+the background), and a Reviewer's triage of one thread."""
+from django.contrib import messages
+from django.db import transaction
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from access.permissions import Action, user_may
+from core.errors import RecheckError
+from findings.enqueue import enqueue
+from findings.models import Finding
+from forge.thread_models import ReviewThread
+from forge.thread_selectors import pull_request_thread_sync, pull_request_threads
+from forge.thread_triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
+from web.doors import pull_request_for, readable, require_action
+
+
+def _inbox_url(pull_request) -> str:
+    repository = pull_request.repository
+    return reverse("findings:threads", args=[repository.owner, repository.name, pull_request.number])
+
+
+@require_GET
+@readable
+def pull_request_threads_page(request, owner: str, name: str, number: int):
+    pull_request = pull_request_for(request, owner, name, number)
+    threads = list(pull_request_threads(pull_request))
+    return render(request, "findings/threads.html", {
+        "pull_request": pull_request,
+        "threads": threads,
+        "sync": pull_request_thread_sync(pull_request),
+        "findings": list(Finding.objects.filter(pull_request=pull_request).order_by("number").only("number", "title")),
+        "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
+        "outcomes": TRIAGE_OUTCOMES,
+    })
+
+
+@require_POST
+@readable
+def threads_sync_now(request, owner: str, name: str, number: int):
+    pull_request = pull_request_for(request, owner, name, number)
+    require_action(request, Action.WRITE, pull_request.repository, audit_action="review_threads.sync",
+                   target=pull_request.reference)
+    # In the background: a request never waits on GitHub.
+    actor_id = request.user.pk
+    transaction.on_commit(lambda: enqueue("forge.tasks.sync_review_threads", pull_request.pk, actor_id))
+    messages.info(request, f"Reading the review threads of {pull_request.reference} from GitHub.")
+    return redirect(_inbox_url(pull_request))
+
+
+@require_POST
+@readable
+def thread_triage_now(request, owner: str, name: str, number: int, thread_id: int):
+    pull_request = pull_request_for(request, owner, name, number)
+    thread = get_object_or_404(ReviewThread.objects.select_related("pull_request__repository"),
+                               pull_request=pull_request, root_comment_id=thread_id)
+    outcome = request.POST.get("outcome", "")
+    attach = request.POST.get("attach", "").strip() if outcome == "attach" else ""
+    try:
+        if outcome == "attach" and not attach:
+            raise RecheckError("Choose the finding to attach the thread to.")
+        if attach:
+            finding = Finding.objects.filter(pull_request=pull_request, number=int(attach)).first() \
+                if attach.isdigit() else None
+            if finding is None:
+                raise RecheckError(f"{pull_request.reference} has no finding {attach}.")
+            review_thread_attach(thread=thread, finding=finding, actor=request.user)
+            messages.success(request, f"Thread attached to finding {finding.number}.")
+        else:
+            thread = review_thread_triage(thread=thread, actor=request.user, outcome=outcome)
+            done = (f"Recorded as finding {thread.finding.number}." if thread.finding
+                    else "Recorded as not a finding.")
+            messages.success(request, done)
+    except RecheckError as error:
+        messages.error(request, str(error))
+    return redirect(_inbox_url(pull_request) + f"#thread-{thread_id}")
