@@ -25,6 +25,7 @@ SERIOUS = ("serious", "critical")
 NOT_PAGES = {
     "latest_run", "verify", "companion_zip", "markdown_preview", "evidence_check", "evidence_new",
     "github_call_resend", "audit_entry_revert", "threads_sync", "thread_triage",
+    "follow_up_decide",
 }
 
 
@@ -57,6 +58,8 @@ def pages(sample) -> dict[str, tuple[str, str]]:
         "repository": ("reader", f"/{repository.slug}/"),
         "file": ("reader", f"/{repository.slug}/files/{path}"),
         "threads": ("reviewer", base + "threads/"),
+        "code_diff": ("reviewer", base + "diff/"),
+        "repository_follow_ups": ("maintainer", f"/{repository.slug}/follow-ups/"),
         # Beyond the findings' URLconf: the 4108 review's pages, the tokens page, sign-in, a 404.
         "4108-blockers": ("reader", "/NVIDIA-NeMo/RL/pull/4108/blockers/"),
         "4108-overview": ("reader", "/NVIDIA-NeMo/RL/pull/4108/"),

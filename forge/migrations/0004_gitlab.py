@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reporting', '0004_follow_up_issues'),
+        ('reporting', '0003_follow_up_issues'),
     ]
 
     operations = [

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('findings', '0016_follow_ups'),
-        ('reporting', '0005_gitlab'),
+        ('reporting', '0004_gitlab'),
         ('reviews', '0007_repository_forge'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
