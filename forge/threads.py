@@ -20,6 +20,7 @@ from django.utils import timezone
 from access.audit import audit_record, writes
 from access.permissions import Action, actor_check
 from core.forges import GITHUB
+from findings.services.authoring import assign_changed
 from forge.github import Failure, retry_delay
 from forge.github_threads import WireComment, WireThread, review_comments_read, review_threads_read
 from forge.thread_calls import REPLY_MARKER
@@ -121,7 +122,7 @@ def _apply(pull_request: PullRequest, comments: list[WireComment]) -> SyncOutcom
             thread.save()
             threads[root_id] = thread
             outcome.created += 1
-        elif first is not None and _assign(thread, values):
+        elif first is not None and assign_changed(thread, values):
             thread.save()
         for wire in group:
             outcome.changed += _comment_upsert(thread, wire, known)
@@ -151,15 +152,6 @@ def _resolutions_apply(pull_request: PullRequest, threads: dict[int, WireThread]
             ReviewThread.objects.filter(pk=thread.pk).update(node_id=wire.node_id, resolved=wire.resolved)
 
 
-def _assign(instance, values: dict) -> bool:
-    changed = False
-    for name, value in values.items():
-        if getattr(instance, name) != value:
-            setattr(instance, name, value)
-            changed = True
-    return changed
-
-
 def _comment_upsert(thread: ReviewThread, wire: WireComment, known: dict[int, ReviewComment]) -> int:
     values = {
         "in_reply_to_id": wire.in_reply_to_id, "author_login": wire.author_login, "author_id": wire.author_id,
@@ -172,7 +164,7 @@ def _comment_upsert(thread: ReviewThread, wire: WireComment, known: dict[int, Re
         comment, created = ReviewComment.objects.get_or_create(github_id=wire.id, defaults={"thread": thread, **values})
         known[wire.id] = comment
         return int(created)
-    if comment.thread_id == thread.pk and _assign(comment, values):
+    if comment.thread_id == thread.pk and assign_changed(comment, values):
         comment.save()
         return 1
     return 0
