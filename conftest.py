@@ -105,3 +105,17 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def eager_tasks():
+    """Tasks run in-process for this test even where a broker is configured (CI): for tests about
+    what a request leads to once its work is done, not about the worker that would do it."""
+    from recheck.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = saved

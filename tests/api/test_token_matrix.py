@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from access.models import ApiToken, AuditEntry
 from access.tokens import api_token_create, api_token_revoke
 from findings.models import Finding, FindingLink, ImportJob, Tag, VerificationRun
+from forge.models import ReviewThread
 from tests.factories import (
     EvidenceFactory,
     FindingFactory,
@@ -66,8 +67,11 @@ def targets(review, secret=None, *, user=None) -> dict:
         finding.tags.add(tag)
     entry = AuditEntry.objects.create(action="pullrequest.edit", target=pull_request.reference, repository=repository,
                                       changes={"title": ["Before", pull_request.title]})
+    thread = ReviewThread.objects.create(pull_request=pull_request, root_comment_id=8001 if secret else 8000,
+                                         path="src/loader.py", original_line=3)
     owner, name = repository.slug.split("/")
     return {"owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk, "audit": entry.pk,
+            "thread_id": thread.root_comment_id,
             "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk, "pulls": pull_request.pk,
             "imports": job.pk, "links": link.pk, "files": "src/loader.py",
             "tags": tag.slug}

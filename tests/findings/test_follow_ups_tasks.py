@@ -6,21 +6,12 @@ from findings.models import FollowUp, FollowUpSweep
 from findings.services.follow_ups.sweeps import follow_up_sweep_claim, follow_up_sweep_request
 from findings.services.tracking import pull_request_track_head
 from findings.tasks import check_follow_ups, check_follow_ups_everywhere
-from recheck.celery import app
 from tests.findings.follow_up_world import merged_world, push_the_move_and_the_fix
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def eager():
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
-
-def test_the_merge_queues_a_check_at_its_merge_commit_that_a_worker_runs(tmp_path, eager,
+def test_the_merge_queues_a_check_at_its_merge_commit_that_a_worker_runs(tmp_path, eager_tasks,
                                                                          django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         world = merged_world(tmp_path)
@@ -52,7 +43,7 @@ def test_a_repository_without_follow_ups_queues_nothing(tmp_path):
     assert follow_up_sweep_request(repository=world.pull_request.repository, reason="beat") is None
 
 
-def test_beat_checks_every_repository_with_follow_ups_at_its_head(tmp_path, eager,
+def test_beat_checks_every_repository_with_follow_ups_at_its_head(tmp_path, eager_tasks,
                                                                   django_capture_on_commit_callbacks):
     world = push_the_move_and_the_fix(merged_world(tmp_path))
     FollowUpSweep.objects.update(status="done")

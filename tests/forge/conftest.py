@@ -8,7 +8,6 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.core.cache import cache
 
-from recheck.celery import app
 from reviews.models import PullRequest
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
@@ -27,16 +26,6 @@ def app_key():
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     ).decode()
     return private, public
-
-
-@pytest.fixture
-def eager_tasks():
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        app.conf.task_always_eager = saved
 
 
 @pytest.fixture

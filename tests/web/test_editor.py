@@ -336,8 +336,10 @@ def test_saving_a_finding_with_thirty_pieces_of_evidence_takes_a_bounded_number_
 
 
 # As on a server, each write commits when it is made (the run's task is sent on commit): with the
-# tasks run in-process (no broker in tests), the request has verified it when it answers.
+# tasks run in-process (the embedded default, held so where CI has a broker), the request has
+# verified it when it answers.
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("eager_tasks")
 def test_a_finding_saved_in_the_editor_is_verified_at_once_and_the_message_says_done_not_queued(review):
     reviewer = login("rae", "Reviewer")
     response = reviewer.post(url("finding_new", review), new_finding_post(review), follow=True)
@@ -363,6 +365,7 @@ def test_a_save_that_changes_nothing_queues_nothing(review):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("eager_tasks")
 def test_every_finding_page_has_verify_now_for_those_who_may_and_it_comes_back_there(review):
     finding = FindingFactory(pull_request=review, number=1)
     finding_url = finding.get_absolute_url()

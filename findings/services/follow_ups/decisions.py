@@ -97,8 +97,11 @@ def _close(follow_up, actor, reason, source) -> FollowUp:
 
 
 def _locked(follow_up: FollowUp) -> FollowUp:
-    current = (FollowUp.objects.select_for_update().select_related("repository", "finding__pull_request__repository",
-                                                                   "fixed_commit").get(pk=follow_up.pk))
+    # Only the follow-up's row is locked: its fixing commit may be none (an outer join, which
+    # PostgreSQL cannot lock).
+    current = (FollowUp.objects.select_for_update(of=("self",))
+               .select_related("repository", "finding__pull_request__repository", "fixed_commit")
+               .get(pk=follow_up.pk))
     if current.state in (FollowUp.State.FIXED, FollowUp.State.CLOSED):
         raise ResolutionError(f"This follow-up is already {v.follow_up_label(current.state).lower()}.")
     return current

@@ -16,6 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 LOADER = "".join(f"line_{n} = {n}\n" for n in range(1, 7)) + "tolerance = 0\nwhile tolerance == 0:\n    pass\n"
 
 
+@pytest.mark.usefixtures("eager_tasks")  # verified in-process, as the embedded default does
 def test_a_reviewer_writes_a_blocker_from_selected_lines_tries_a_pattern_and_sees_it_on_the_blockers_page(
     live_server, tmp_path
 ):

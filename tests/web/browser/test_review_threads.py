@@ -59,6 +59,7 @@ def test_a_reviewer_triages_the_inbox_and_a_reader_only_reads_it(live_server, tm
         shoot(page, "threads-triaged")
 
         page.locator("#thread-9001 .thread-finding a").click()
+        page.wait_for_selector(".finding-threads")  # the finding's page, not the inbox still
         assert page.locator(".finding-threads .thread-comment").count() == 2
         assert "The thread on GitHub" in page.locator(".finding-threads").inner_text()
 
