@@ -209,3 +209,22 @@ def test_a_recheck_command_by_a_reviewer_signed_in_with_gitlab_triages_the_threa
     assert outcome.commands == [f"Triaged thread {first} as a blocker for rita."]
     assert inbox(merge_request)[first].state == ReviewThread.State.FINDING
     assert ReviewThread.objects.of(merge_request).get().comments.get(github_id=command).command_handled
+
+
+def test_a_reply_gitlab_refuses_for_the_token_s_scope_is_kept_failed_with_what_to_do(
+    merge_request, gitlab_repo, fake_gitlab, reviewer, settings, django_capture_on_commit_callbacks
+):
+    ThreadSettings.objects.create(repository=merge_request.repository, publish_verdicts=True)
+    discussion_id, first = discussion_on(fake_gitlab, gitlab_repo.reviewed)
+    sync(merge_request)
+    review_thread_triage(thread=inbox(merge_request)[first], actor=reviewer, outcome="blocker")
+    settings.RECHECK_GITLAB_TOKEN = fake_gitlab.read_only_token
+
+    verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
+
+    call = GitHubCall.objects.get(kind=GitHubCall.Kind.THREAD_REPLY)
+    assert (call.status, call.response_status) == (GitHubCall.Status.FAILED, 403)
+    assert "lacks the api scope needed to reply in the merge request's review threads" in call.hint
+    assert "Still present" in call.body["body"]  # kept, to be resent
+    assert fake_gitlab.discussion_notes(discussion_id)[1:] == []
+    assert inbox(merge_request)[first].reply_comment_id is None
