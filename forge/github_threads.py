@@ -1,16 +1,14 @@
 """Review threads at GitHub's wire: reading a pull request's review comments, replying in a thread
 and editing that reply, resolving and unresolving a thread (GraphQL). Plain values in and out
-(`WireComment`), so the inbox (`forge.threads`) does not depend on GitHub's shapes and another
+(`forge.thread_wire`), so the inbox (`forge.threads`) does not depend on GitHub's shapes and another
 forge can answer the same questions.
 
 Every call goes through `forge.github.github_call`: the installation token the check runs use,
 GitHub's errors as `Failure` (with Retry-After and rate limits), no retry of its own."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-
 from forge.github import Failure, github_call
+from forge.thread_wire import WireComment, WireThread
 from reviews.models import Repository
 
 PER_PAGE = 100
@@ -29,35 +27,6 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
 """
 RESOLVE = "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }"
 UNRESOLVE = "mutation($id: ID!) { unresolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }"
-
-
-@dataclass(frozen=True)
-class WireComment:
-    """One review comment as the forge has it."""
-
-    id: int
-    in_reply_to_id: int | None
-    path: str
-    side: str
-    subject_type: str
-    commit_id: str
-    original_commit_id: str
-    line: int | None
-    start_line: int | None
-    original_line: int | None
-    original_start_line: int | None
-    diff_hunk: str
-    body: str
-    author_login: str
-    author_id: int | None
-    html_url: str
-    created_at: datetime | None
-    updated_at: datetime | None
-
-    @property
-    def root_id(self) -> int:
-        """The thread's key: GitHub's replies all name the thread's first comment."""
-        return self.in_reply_to_id or self.id
 
 
 def _value(model, name: str, default=None):
@@ -133,13 +102,6 @@ def _graphql(repository: Repository, query: str, variables: dict) -> dict:
             raise Failure(404 if not_found else 422, message, retryable=False) from None
 
     return github_call(repository, ask)
-
-
-@dataclass(frozen=True)
-class WireThread:
-    node_id: str
-    resolved: bool
-    outdated: bool
 
 
 def review_threads_read(repository: Repository, number: int, *, until: int | None = None) -> dict[int, WireThread]:

@@ -4,10 +4,12 @@
   GitLab's refusal to "transition" a status to the state it already has (a 400 after an answer
   that was lost) means the status is as Recheck wants it.
 - The merge request note is edited in place, found by its id or by its hidden marker before one is
-  created, so a retried or repeated report never leaves a second note."""
+  created, so a retried or repeated report never leaves a second note.
+- A review thread's reply and resolution: `forge.gitlab_thread_calls`."""
 from forge import content
 from forge.github import Failure
 from forge.gitlab import CommitStatus, Note, gitlab_request, parsed, parsed_list
+from forge.gitlab_thread_calls import gitlab_thread_call_send
 from forge.models import GitHubCall
 
 NOTES_PER_PAGE = 100
@@ -19,8 +21,10 @@ def gitlab_call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
         return _send_status(call)
     if call.kind == GitHubCall.Kind.COMMENT:
         return _send_note(call)
-    raise Failure(None, f"GitLab has no {call.get_kind_display().lower()}; Recheck sends it commit statuses "
-                  "and a merge request note.", retryable=False)
+    if call.kind in GitHubCall.THREAD_KINDS:
+        return gitlab_thread_call_send(call)
+    raise Failure(None, f"GitLab has no {call.get_kind_display().lower()}; Recheck sends it commit statuses, "
+                  "a merge request note and replies in its review threads.", retryable=False)
 
 
 def _send_status(call: GitHubCall):

@@ -6,6 +6,8 @@ from forge.models import GitHubCall
 WHAT = {
     GitHubCall.Kind.COMMIT_STATUS: "set the commit status",
     GitHubCall.Kind.COMMENT: "write the merge request note",
+    GitHubCall.Kind.THREAD_REPLY: "reply in the merge request's review threads",
+    GitHubCall.Kind.THREAD_RESOLVE: "resolve the merge request's review threads",
 }
 
 
@@ -32,6 +34,9 @@ def gitlab_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
     if failure.status == 403:
         return (f"The token (RECHECK_GITLAB_TOKEN) may not {what} on {slug}: give its user (or the project or group "
                 "access token) the Developer role on the project.")
+    if failure.status == 404 and call.kind in GitHubCall.THREAD_KINDS:
+        return ("The discussion is gone on GitLab (its first note, or Recheck's reply, was deleted): sync the "
+                "review threads; a verdict reply is made again by the next verification.")
     if failure.status == 404:
         return (f"{gitlab_base_url(call.repository)} shows no project {slug} to the token: the project was moved or "
                 "renamed (a webhook from it tells Recheck its id, which follows it), or the token cannot see it; "

@@ -10,6 +10,8 @@ transaction as its effect, so GitLab's retries and "Resend request" change nothi
   as GitHub's `synchronize` does: a new head is pinned with role `head` and verified once.
   `merge` and `close` record the state. A merge request from a fork is pinned the same way: its
   head is in the target project as refs/merge-requests/N/head, which the mirror fetches.
+- `Note Hook`: a comment written or edited on a tracked merge request has its review threads
+  (the diff discussions) read again by a worker (`forge.threads`).
 - `Push Hook`: a push to a tracked project refreshes its mirror (queued after the commit, for a
   worker), so the commits are there for the verifications that follow.
 
@@ -37,7 +39,9 @@ logger = logging.getLogger(__name__)
 
 MERGE_REQUEST_HOOK = "Merge Request Hook"
 PUSH_HOOK = "Push Hook"
-HANDLED_EVENTS = (MERGE_REQUEST_HOOK, PUSH_HOOK)
+NOTE_HOOK = "Note Hook"
+HANDLED_EVENTS = (MERGE_REQUEST_HOOK, PUSH_HOOK, NOTE_HOOK)
+THREADS_SYNC_TASK = "forge.tasks.sync_review_threads"
 MAX_UUID_LENGTH = 90
 MAX_NUMBER = 2_147_483_647
 DELETED_SHA = "0" * 40
@@ -100,6 +104,8 @@ def _delivery_handle(*, delivery_id: str, event: str, payload: dict) -> Delivery
         message, run = f"Ignored: the GitLab project {path} is not tracked here.", None
     elif event == PUSH_HOOK:
         message, run = _push(repository, payload), None
+    elif event == NOTE_HOOK:
+        message, run = _note(repository, payload), None
     else:
         message, run = _merge_request(repository, action, payload)
     if moved:
@@ -123,6 +129,10 @@ def _project(payload: dict) -> tuple[int, str]:
 def _action(event: str, payload: dict) -> str:
     if event == PUSH_HOOK:
         return "push"
+    if event == NOTE_HOOK:
+        # GitLab says `create` or `update` since 16.11; an older server sends no action.
+        attributes = payload.get("object_attributes")
+        return str((attributes.get("action") if isinstance(attributes, dict) else None) or "note")
     attributes = payload.get("object_attributes")
     if not isinstance(attributes, dict) or not attributes.get("action"):
         raise WebhookPayloadError("A Merge Request Hook payload needs object_attributes.action.")
@@ -179,6 +189,28 @@ def _merge_request(repository: Repository, action: str, payload: dict):
     if fork:
         message += f" (from the fork project {attributes.get('source_project_id')})"
     return message, recorded.run if recorded.queued else None
+
+
+def _note(repository: Repository, payload: dict) -> str:
+    """A comment written or edited: on a tracked merge request, its review threads are read again
+    (after the commit, by a worker), so one reading applies every change however many hooks said it."""
+    attributes = payload.get("object_attributes")
+    noteable = attributes.get("noteable_type") if isinstance(attributes, dict) else None
+    if noteable != "MergeRequest":
+        return (f"Ignored: the comment in {repository.slug} is on {noteable or 'something'}, not on a merge "
+                "request.")
+    try:
+        iid = int(payload["merge_request"]["iid"])
+        if not 0 < iid <= MAX_NUMBER:
+            raise ValueError(iid)
+    except (KeyError, TypeError, ValueError):
+        raise WebhookPayloadError("A Note Hook payload on a merge request needs merge_request.iid.") from None
+    pull_request = PullRequest.objects.filter(repository=repository, number=iid).first()
+    reference = f"{repository.slug}!{iid}"
+    if pull_request is None:
+        return f"Ignored: {reference} is not tracked here."
+    transaction.on_commit(lambda: enqueue(THREADS_SYNC_TASK, pull_request.pk))
+    return f"Reading the review threads of {reference} again."
 
 
 def _push(repository: Repository, payload: dict) -> str:

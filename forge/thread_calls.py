@@ -18,7 +18,6 @@ from datetime import timedelta
 from django.db.models import Max
 from django.utils import timezone
 
-from core.forges import GITHUB
 from forge.github import Failure
 from forge.github_threads import (
     review_comments_read,
@@ -46,7 +45,7 @@ def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dic
     if kind == GitHubCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
         body = {**body, "body": f"{REPLY_MARKER}\n{body['body']}"}
     call = GitHubCall.objects.create(
-        forge=GITHUB, due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
+        forge=pull_request.repository.forge, due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
         review_thread=thread,
         sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,
         digest=hashlib.sha256(json.dumps([kind, thread.pk, body], sort_keys=True).encode()).hexdigest(), body=body,
@@ -68,7 +67,7 @@ def _paced(repository):
 
 
 def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
-    """Send a thread's call; returns GitHub's id of the reply (None for a resolution) and its answer."""
+    """Send a thread's call to GitHub (GitLab's: `forge.gitlab_thread_calls`); returns GitHub's id of the reply (None for a resolution) and its answer."""
     thread = ReviewThread.objects.select_related("pull_request__repository").get(pk=call.review_thread_id)
     repository = thread.pull_request.repository
     if call.kind == GitHubCall.Kind.THREAD_RESOLVE:

@@ -183,7 +183,9 @@ def _forge_user(comment: ReviewComment):
 
     if comment.author_id is None:
         return None
-    account = SocialAccount.objects.filter(provider="github", uid=str(comment.author_id)).select_related("user").first()
+    # allauth's provider ids are the forges' names (`github`, `gitlab`): the author's sign-in there.
+    provider = comment.thread.pull_request.repository.forge
+    account = SocialAccount.objects.filter(provider=provider, uid=str(comment.author_id)).select_related("user").first()
     return account.user if account is not None and account.user.is_active else None
 
 

@@ -17,7 +17,6 @@ from django.db import transaction
 from access.audit import audit_changes, audit_record, writes
 from access.permissions import Action, actor_check
 from core import vocabulary as v
-from core.forges import GITHUB
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.state.stored import finding_state
 from forge.content import site_url
@@ -32,8 +31,7 @@ logger = logging.getLogger(__name__)
 
 
 def _settings(repository_id: int) -> ThreadSettings | None:
-    # GitHub's threads only, so far: a repository on another forge has nothing to answer here.
-    found = ThreadSettings.objects.filter(repository_id=repository_id, repository__forge=GITHUB).first()
+    found = ThreadSettings.objects.filter(repository_id=repository_id).first()
     return found if found is not None and found.publish_verdicts else None
 
 

@@ -1,8 +1,8 @@
 """A pull request's inbox of review threads, kept in step with the forge.
 
-`review_threads_sync` reads every review comment of the pull request (`forge.github_threads`) and
-makes the inbox say what the forge says: one thread per first comment, each comment once by its
-id, edits applied, comments gone from the forge kept and marked deleted (a thread whose first
+`review_threads_sync` reads every review comment of the pull request through its forge
+(`forge.interface`: GitHub's review comments, GitLab's diff discussions) and makes the inbox say
+what the forge says: one thread per first comment, each comment once by its id, edits applied, comments gone from the forge kept and marked deleted (a thread whose first
 comment is gone says so). Reading again changes nothing that did not change. When the forge
 cannot be read (404, 410, 422, 5xx, a rate limit), nothing in the inbox changes and the pull
 request's `ThreadSync` keeps the forge's own answer, for its page.
@@ -11,7 +11,6 @@ A new comment that starts with `/recheck blocker` or `/recheck cleanup` is hande
 `forge.thread_triage.thread_command_handle`."""
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -22,13 +21,12 @@ from access.permissions import Action, actor_check
 from core.forges import GITHUB
 from findings.services.authoring import assign_changed
 from forge.github import Failure, retry_delay
-from forge.github_threads import WireComment, WireThread, review_comments_read, review_threads_read
+from forge.interface import forge_of
 from forge.thread_calls import REPLY_MARKER
 from forge.thread_models import ReviewComment, ReviewThread, ThreadSync
+from forge.thread_wire import WireComment, WireThread
 from forge.thread_triage import COMMAND_PREFIX, thread_command_handle
 from reviews.models import PullRequest
-
-logger = logging.getLogger(__name__)
 
 
 # The fields of a thread taken from its first comment (or, when that is gone, from a reply).
@@ -56,27 +54,17 @@ def review_threads_sync(*, pull_request: PullRequest, actor=None) -> SyncOutcome
     repository = pull_request.repository
     actor_check(actor, Action.WRITE, repository, audit_action="review_threads.sync", target=pull_request.reference)
     tried = timezone.now()
-    if repository.forge != GITHUB:
-        # Only GitHub's review threads are read so far (forge.github_threads is GitHub's wire).
-        message = f"{repository.slug} is on {repository.get_forge_display()}: review threads are read from GitHub only."
-        ThreadSync.objects.update_or_create(pull_request=pull_request, defaults={
-            "status": ThreadSync.Status.FAILED, "message": message, "response_status": None, "tried_at": tried})
-        return SyncOutcome(pull_request, ok=False, message=message)
+    forge = forge_of(repository)
     try:
-        comments = review_comments_read(repository, pull_request.number)
+        comments, threads = forge.review_threads_read(repository=repository, number=pull_request.number)
     except Failure as failure:
+        message = _failure_message(failure, forge.label, repository)
         ThreadSync.objects.update_or_create(pull_request=pull_request, defaults={
-            "status": ThreadSync.Status.FAILED, "message": _failure_message(failure),
-            "response_status": failure.status, "tried_at": tried,
+            "status": ThreadSync.Status.FAILED, "message": message, "response_status": failure.status,
+            "tried_at": tried,
         })
-        return SyncOutcome(pull_request, ok=False, message=_failure_message(failure),
+        return SyncOutcome(pull_request, ok=False, message=message,
                            retry_in=retry_delay(failure, 1) if failure.retryable else None)
-    try:
-        threads = review_threads_read(repository, pull_request.number)
-    except Failure as failure:
-        # Only whether each thread is resolved is lost; the webhook's events still say it.
-        logger.warning("Reading the review threads' resolution of %s failed: %s", pull_request.reference, failure)
-        threads = None
     with transaction.atomic():
         outcome = _apply(pull_request, comments)
         if threads is not None:
@@ -94,13 +82,15 @@ def review_threads_sync(*, pull_request: PullRequest, actor=None) -> SyncOutcome
     return outcome
 
 
-def _failure_message(failure: Failure) -> str:
+def _failure_message(failure: Failure, label: str, repository) -> str:
     if failure.rate_limited:
-        return f"GitHub's rate limit ({failure.status}): {failure.message}. Nothing was changed; sync again later."
+        return f"{label}'s rate limit ({failure.status}): {failure.message}. Nothing was changed; sync again later."
     if failure.status in (404, 410):
-        return (f"GitHub answered {failure.status} ({failure.message}): the pull request or the repository is not "
-                "there for Recheck's installation. Nothing was changed.")
-    return f"GitHub answered {failure.status or 'nothing'}: {failure.message}. Nothing was changed."
+        who = "installation" if repository.forge == GITHUB else "token"
+        return (f"{label} answered {failure.status} ({failure.message}): the "
+                f"{repository.forge_words.pull_request_word} or the repository is not there for Recheck's {who}. "
+                "Nothing was changed.")
+    return f"{label} answered {failure.status or 'nothing'}: {failure.message}. Nothing was changed."
 
 
 def _apply(pull_request: PullRequest, comments: list[WireComment]) -> SyncOutcome:

@@ -6,6 +6,7 @@ Those modules are imported when a method runs, not with this one: the app regist
 start-up, and a process that never reports (a command) should not load the reports' machinery."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from core.forges import GITHUB
 from forge.interface import DeliveryOutcome, WebhookPayloadError, WebhookRefused, forge_register
 
 MAX_DELIVERY_ID_LENGTH = 100
+logger = logging.getLogger(__name__)
 
 
 class GitHubForge:
@@ -72,6 +74,21 @@ class GitHubForge:
 
         rows = forge_paged(f"{GitHubOAuth2Adapter.api_url}/user/orgs", {"Authorization": f"token {token}"})
         return [row["login"] for row in rows]
+
+    def review_threads_read(self, *, repository, number: int):
+        from forge.github import Failure
+        from forge.github_threads import review_comments_read, review_threads_read
+
+        comments = review_comments_read(repository, number)
+        try:
+            # REST has no threads: whether each is resolved comes from GraphQL.
+            threads = review_threads_read(repository, number)
+        except Failure as failure:
+            # Only whether each thread is resolved is lost; the webhook's events still say it.
+            logger.warning("Reading the review threads' resolution of %s#%s failed: %s", repository.slug, number,
+                           failure)
+            threads = None
+        return comments, threads
 
 
 forge_register(GitHubForge())

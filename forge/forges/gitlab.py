@@ -1,6 +1,7 @@
 """GitLab: merge request and push hooks at /api/hooks/gitlab (`forge.gitlab_hooks`), a commit
 status named `recheck` and one sticky merge request note through the outbox
-(`forge.gitlab_calls`), sign-in through the groups of the account.
+(`forge.gitlab_calls`), review threads from the merge request's diff discussions
+(`forge.gitlab_threads`), sign-in through the groups of the account.
 
 The status is what a project can require as an external status check or through "Pipelines must
 succeed": `running` while Recheck verifies, `success` when the gate lets the merge request merge,
@@ -74,6 +75,13 @@ class GitLabForge:
         rows = forge_paged(f"{settings.RECHECK_GITLAB_URL}/api/v4/groups?min_access_level=10",
                            {"Authorization": f"Bearer {token}"})
         return [row["full_path"] for row in rows]
+
+
+    def review_threads_read(self, *, repository, number: int):
+        from forge.gitlab_threads import discussions_read
+
+        # One reading carries both: each discussion says whether it is resolved.
+        return discussions_read(repository, number)
 
 
 forge_register(GitLabForge())

@@ -1,5 +1,6 @@
 """A fake GitLab REST API (v4) on 127.0.0.1 (pytest-httpserver) for the calls Recheck makes: commit
-statuses and merge request notes, in the shapes GitLab's API documentation gives.
+statuses, merge request notes and merge request discussions (threads on the diff, with their
+`position`), in the shapes GitLab's API documentation gives.
 
 Every request is checked as GitLab checks it: the PRIVATE-TOKEN (401 without a known one, 403
 `insufficient_scope` for a token without the `api` scope), the project by id or by its URL-encoded
@@ -7,6 +8,7 @@ full path (404 otherwise), and the body strictly against the documented paramete
 GitLab does not take is an error here). GitLab's own quirk is kept: a status posted again in the
 state it already has is refused with 400 "Cannot transition status". A request that fails the
 strict check is answered 400 and kept in `invalid`, which the fixture checks is empty."""
+import hashlib
 import itertools
 import json
 import re
@@ -47,6 +49,21 @@ class NoteParams(Strict):
     merge_request_diff_head_sha: str | None = None
 
 
+class DiscussionNoteParams(Strict):
+    """`POST /projects/:id/merge_requests/:iid/discussions/:discussion_id/notes`'s parameters."""
+
+    body: str
+    note_id: int | None = None
+    created_at: str | None = None
+
+
+class DiscussionNoteEditParams(Strict):
+    """`PUT .../discussions/:discussion_id/notes/:note_id`: exactly one of `body` and `resolved`."""
+
+    body: str | None = None
+    resolved: bool | None = None
+
+
 # GitLab limits a note's body to 1,000,000 characters.
 NOTE_LIMIT = 1_000_000
 
@@ -65,6 +82,8 @@ class FakeGitLab:
     projects: dict[int, Project] = field(default_factory=dict)
     statuses: list[dict] = field(default_factory=list)
     notes: dict[int, dict] = field(default_factory=dict)
+    # Discussions on the diff, by their id (a 40-hex string), each with its notes' ids in order.
+    discussions: dict[str, dict] = field(default_factory=dict)
     requests: list[tuple[str, str, dict | None]] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     faults: list[tuple[str, str, int, dict, dict]] = field(default_factory=list)
@@ -132,6 +151,22 @@ class FakeGitLab:
                 return self._write_note(project, iid, body, None)
         if request.method == "PUT" and (m := re.fullmatch(r"/merge_requests/(\d+)/notes/(\d+)", rest)):
             return self._write_note(project, int(m.group(1)), body, int(m.group(2)))
+        if m := re.fullmatch(r"/merge_requests/(\d+)/discussions(?:/([0-9a-f]{40}))?(/notes(?:/(\d+))?)?", rest):
+            iid = int(m.group(1))
+            if iid not in project.merge_requests:
+                return self._json(404, {"message": "404 Not found"})
+            discussion_id, notes, note_id = m.group(2), m.group(3), m.group(4)
+            if discussion_id is None and notes is None and request.method == "GET":
+                return self._list_discussions(project, iid, request.args)
+            discussion = self.discussions.get(discussion_id or "")
+            if discussion is None or (discussion["project_id"], discussion["iid"]) != (project.id, iid):
+                return self._json(404, {"message": "404 Discussion Not Found"})
+            if notes and note_id is None and request.method == "POST":
+                return self._discussion_reply(discussion, body)
+            if notes and note_id is not None and request.method == "PUT":
+                return self._discussion_note_edit(discussion, int(note_id), body)
+            if not notes and request.method == "PUT":
+                return self._discussion_resolve(discussion, request.args, body)
         return self._json(404, {"error": "404 Not Found"})
 
     def _project(self, ref: str) -> Project | None:
@@ -208,3 +243,126 @@ class FakeGitLab:
             return self._json(404, {"message": "404 Note Not Found"})
         note["body"] = params.body
         return self._json(200, self._note(note))
+
+    # --- Discussions -----------------------------------------------------------------------------
+
+    def add_discussion(self, project_id: int, iid: int, body: str, *, head_sha: str, base_sha: str | None = None,
+                       new_path: str | None = None, new_line: int | None = None, old_path: str | None = None,
+                       old_line: int | None = None, start_line: int | None = None, position_type: str = "text",
+                       author: tuple[int, str] = (51, "reviewer")) -> tuple[str, int]:
+        """A reviewer's thread on a line of the diff (the new side when `new_line` is given); its
+        discussion id and its first note's id."""
+        note_id = next(self.ids)
+        discussion_id = hashlib.sha1(f"discussion-{note_id}".encode()).hexdigest()
+        new_path = new_path or old_path
+        line_range = None
+        if position_type == "text":
+            new_side = new_line is not None
+            end = new_line if new_side else old_line
+
+            def point(line):
+                code = f"{hashlib.sha1((new_path or '').encode()).hexdigest()}_{0 if new_side else line}_{line if new_side else 0}"
+                return {"line_code": code, "type": "new" if new_side else "old",
+                        "old_line": None if new_side else line, "new_line": line if new_side else None}
+
+            line_range = {"start": point(start_line or end), "end": point(end)}
+        position = {
+            "base_sha": base_sha or "0" * 40, "start_sha": base_sha or "0" * 40, "head_sha": head_sha,
+            "old_path": old_path or new_path, "new_path": new_path, "position_type": position_type,
+            "old_line": old_line, "new_line": new_line, "line_range": line_range,
+        }
+        self.notes[note_id] = {"id": note_id, "body": body, "project_id": project_id, "noteable_iid": iid,
+                               "system": False, "discussion_id": discussion_id, "position": position,
+                               "author": author, "resolvable": True}
+        self.discussions[discussion_id] = {"id": discussion_id, "project_id": project_id, "iid": iid,
+                                           "notes": [note_id], "resolved": False}
+        return discussion_id, note_id
+
+    def reply_in_discussion(self, discussion_id: str, body: str, *, author: tuple[int, str] = (52, "author"),
+                            system: bool = False) -> int:
+        discussion = self.discussions[discussion_id]
+        first = self.notes[discussion["notes"][0]]
+        note_id = next(self.ids)
+        self.notes[note_id] = {"id": note_id, "body": body, "project_id": discussion["project_id"],
+                               "noteable_iid": discussion["iid"], "system": system, "discussion_id": discussion_id,
+                               "position": first["position"], "author": author, "resolvable": not system}
+        discussion["notes"].append(note_id)
+        return note_id
+
+    def edit_note(self, note_id: int, body: str) -> None:
+        self.notes[note_id]["body"] = body
+
+    def discussion_notes(self, discussion_id: str) -> list[dict]:
+        return [self.notes[note_id] for note_id in self.discussions[discussion_id]["notes"]]
+
+    def _discussion_note(self, note: dict) -> dict:
+        author_id, username = note.get("author", (9, "recheck-bot"))
+        discussion = self.discussions.get(note.get("discussion_id") or "")
+        resolvable = note.get("resolvable", False)
+        shown = {
+            "id": note["id"], "type": "DiffNote" if note.get("position") else None, "body": note["body"],
+            "attachment": None,
+            "author": {"id": author_id, "name": username.title(), "username": username, "state": "active",
+                       "avatar_url": None, "web_url": f"https://gitlab.example.com/{username}"},
+            "created_at": NOW, "updated_at": NOW, "system": note.get("system", False),
+            "noteable_id": 4000 + note["noteable_iid"], "noteable_type": "MergeRequest",
+            "project_id": note["project_id"], "noteable_iid": None, "resolvable": resolvable,
+        }
+        if resolvable:
+            resolved = bool(discussion and discussion["resolved"])
+            shown.update(resolved=resolved, resolved_by=None, resolved_at=NOW if resolved else None)
+        if note.get("position"):
+            shown["position"] = note["position"]
+        return shown
+
+    def _discussions_of(self, project: Project, iid: int) -> list[dict]:
+        """GitLab's list: each diff discussion, and each plain note as a discussion of its own."""
+        rows = []
+        for note in sorted(self.mr_notes(project.id, iid), key=lambda note: note["id"]):
+            if note.get("discussion_id"):
+                discussion = self.discussions[note["discussion_id"]]
+                if discussion["notes"][0] == note["id"]:
+                    rows.append({"id": discussion["id"], "individual_note": False,
+                                 "notes": [self._discussion_note(self.notes[i]) for i in discussion["notes"]]})
+            else:
+                rows.append({"id": hashlib.sha1(f"note-{note['id']}".encode()).hexdigest(), "individual_note": True,
+                             "notes": [self._discussion_note(note)]})
+        return rows
+
+    def _list_discussions(self, project: Project, iid: int, args) -> Response:
+        per_page, page = int(args.get("per_page", 20)), int(args.get("page", 1))
+        rows = self._discussions_of(project, iid)
+        chunk = rows[(page - 1) * per_page: page * per_page]
+        headers = {"X-Page": str(page), "X-Per-Page": str(per_page), "X-Total": str(len(rows)),
+                   "X-Next-Page": str(page + 1) if page * per_page < len(rows) else ""}
+        return self._json(200, chunk, headers)
+
+    def _discussion_reply(self, discussion: dict, body) -> Response:
+        params = self._strict(DiscussionNoteParams, body)
+        if params is None or len(params.body) > NOTE_LIMIT:
+            return self._json(400, {"message": "400 Bad request - body is missing or too long"})
+        note_id = self.reply_in_discussion(discussion["id"], params.body, author=(9, "recheck-bot"))
+        return self._json(201, self._discussion_note(self.notes[note_id]))
+
+    def _discussion_note_edit(self, discussion: dict, note_id: int, body) -> Response:
+        params = self._strict(DiscussionNoteEditParams, body)
+        if params is None or (params.body is None) == (params.resolved is None):
+            if params is not None:
+                self.invalid.append("exactly one of body and resolved")
+            return self._json(400, {"error": "body, resolved are mutually exclusive"})
+        if note_id not in discussion["notes"]:
+            return self._json(404, {"message": "404 Note Not Found"})
+        if params.body is not None:
+            self.notes[note_id]["body"] = params.body
+        else:
+            discussion["resolved"] = params.resolved
+        return self._json(200, self._discussion_note(self.notes[note_id]))
+
+    def _discussion_resolve(self, discussion: dict, args, body) -> Response:
+        value = args.get("resolved", (body or {}).get("resolved") if isinstance(body, dict) else None)
+        if str(value).lower() not in ("true", "false"):
+            self.invalid.append(f"resolved must be true or false, not {value!r}")
+            return self._json(400, {"error": "resolved is missing"})
+        discussion["resolved"] = str(value).lower() == "true"
+        return self._json(200, {"id": discussion["id"], "individual_note": False,
+                                "notes": [self._discussion_note(self.notes[i]) for i in discussion["notes"]]})

@@ -161,11 +161,13 @@ def test_whether_a_thread_is_resolved_is_read_from_graphql_and_its_failure_loses
     assert thread.resolved and thread.first_comment.body == "Edited"
 
 
-def test_a_repository_on_another_forge_is_not_read_from_github(pull_request, fake_github):
+def test_a_repository_on_another_forge_is_read_from_that_forge_not_from_github(pull_request, fake_github, settings):
     type(pull_request.repository).objects.filter(pk=pull_request.repository_id).update(forge="gitlab")
     pull_request.repository.refresh_from_db()
+    settings.RECHECK_GITLAB_TOKEN = ""
 
     outcome = sync(pull_request)
 
-    assert not outcome.ok and "read from GitHub only" in outcome.message
+    # Through the forge interface: GitLab's wire is asked (and says what it lacks), never GitHub's.
+    assert not outcome.ok and "GitLab answered nothing: No GitLab token is configured" in outcome.message
     assert fake_github.calls("GET", r"/comments$") == []

@@ -1,5 +1,6 @@
-"""A pull request's inbox of GitHub review threads: the list, reading them again from GitHub (in
-the background), and a Reviewer's triage of one thread."""
+"""A pull request's inbox of review threads (GitHub's, or a GitLab merge request's diff
+discussions): the list, reading them again from the forge (in the background), and a Reviewer's
+triage of one thread."""
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
@@ -42,10 +43,11 @@ def threads_sync_now(request, owner: str, name: str, number: int):
     pull_request = pull_request_for(request, owner, name, number)
     require_action(request, Action.WRITE, pull_request.repository, audit_action="review_threads.sync",
                    target=pull_request.reference)
-    # In the background: a request never waits on GitHub.
+    # In the background: a request never waits on the forge.
     actor_id = request.user.pk
     transaction.on_commit(lambda: enqueue("forge.tasks.sync_review_threads", pull_request.pk, actor_id))
-    messages.info(request, f"Reading the review threads of {pull_request.reference} from GitHub.")
+    messages.info(request, f"Reading the review threads of {pull_request.reference} from "
+                           f"{pull_request.repository.get_forge_display()}.")
     return redirect(_inbox_url(pull_request))
 
 

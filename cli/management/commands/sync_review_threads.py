@@ -8,12 +8,13 @@ from reviews.selectors import pull_request_get
 
 class Command(OperationalCommand):
     help = (
-        "Read a pull request's review threads from GitHub into its inbox (each comment once, by its id: "
+        "Read a pull request's review threads from its forge (GitHub's review comments, a GitLab merge "
+        "request's diff discussions) into its inbox (each comment once, by its id: "
         "edits applied, deleted comments marked), and act on the /recheck commands among them."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("repository", metavar="OWNER/NAME")
+        parser.add_argument("repository", metavar="OWNER/NAME or GROUP/SUBGROUP/PROJECT")
         parser.add_argument("number", type=int, metavar="NUMBER")
 
     def handle(self, *args, repository: str, number: int, **options):
