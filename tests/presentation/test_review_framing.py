@@ -131,7 +131,7 @@ def test_a_snippet_whose_code_could_not_be_read_says_why(client, tmp_path):
     })
     pull_request = PullRequest.objects.get(number=1)
     before = text_of(client.get(pull_request.get_absolute_url() + "blockers/").content.decode())
-    assert "What the review recorded at d044f40 (1 item) — read from the repository when this pull request is first verified" in before
+    assert "What the review recorded at d044f40 (1 item) — read from the repository at the first verification" in before
 
     pull_request_verify(pull_request=pull_request, commit=pull_request.pins.get().commit)
 

@@ -277,7 +277,7 @@ def test_a_snippet_not_read_yet_says_when_it_will_be(client):
     page = client.get(f"{pull_request.get_absolute_url()}blockers/").content.decode()
     # What was recorded, in one line, and when its code will be read: not an empty box.
     assert "What the review recorded at" in page and evidence.commit.short_sha in page
-    assert "read from the repository when this pull request is first verified" in page
+    assert "read from the repository at the first verification" in page
     assert "generic_sft.py:259" in page and "evidence-pending" not in page
 
 
