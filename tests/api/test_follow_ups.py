@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from findings.models import FollowUp
 from reviews.models import Repository
 from tests.factories import FindingFactory, UserFactory
-from tests.findings.follow_up_world import check, merged_world, push_the_move_and_the_fix
+from tests.findings.follow_up_world import checked_world
 from tests.personas import api_client
 
 pytestmark = pytest.mark.django_db
@@ -16,10 +16,7 @@ URL = "/api/repos/acme/loader/follow-ups/"
 
 @pytest.fixture
 def world(tmp_path):
-    world = push_the_move_and_the_fix(merged_world(tmp_path))
-    check(world, world.merge)
-    check(world)
-    return world
+    return checked_world(tmp_path)
 
 
 def by_number(response):

@@ -78,3 +78,12 @@ def push_the_move_and_the_fix(world: World) -> World:
 
 def check(world: World, sha: str = ""):
     return follow_ups_verify(repository=world.pull_request.repository, sha=sha)
+
+
+def checked_world(tmp_path) -> World:
+    """The world the pages and the API read: merged with two open cleanups, then the move and the
+    fix pushed, checked at the merge commit and at the default branch's head."""
+    world = push_the_move_and_the_fix(merged_world(tmp_path))
+    check(world, world.merge)
+    check(world)
+    return world

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from findings.models import FollowUp
 from tests.factories import UserFactory
-from tests.findings.follow_up_world import check, merged_world, push_the_move_and_the_fix
+from tests.findings.follow_up_world import checked_world, merged_world
 from tests.personas import site_client
 
 pytestmark = pytest.mark.django_db
@@ -17,10 +17,7 @@ PAGE = "/acme/loader/follow-ups/"
 
 @pytest.fixture
 def world(tmp_path):
-    world = push_the_move_and_the_fix(merged_world(tmp_path))
-    check(world, world.merge)
-    check(world)
-    return world
+    return checked_world(tmp_path)
 
 
 def rows(html: str) -> dict[str, str]:

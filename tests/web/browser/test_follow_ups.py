@@ -5,16 +5,14 @@ in tests/artifacts/."""
 import pytest
 
 from tests.factories import UserFactory
-from tests.findings.follow_up_world import check, merged_world, push_the_move_and_the_fix
+from tests.findings.follow_up_world import checked_world
 from tests.web.browser.test_companion_pages import DESKTOP, PHONE, chromium, scrolls_sideways, shoot, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_maintainer_reads_the_follow_ups_and_marks_the_verified_one_fixed(live_server, tmp_path):
-    world = push_the_move_and_the_fix(merged_world(tmp_path))
-    check(world, world.merge)
-    check(world)
+    world = checked_world(tmp_path)
     maintainer = UserFactory(username="mona", groups=["Maintainer"])
     with chromium() as browser:
         context = signed_in(browser, live_server, maintainer)
