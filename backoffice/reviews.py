@@ -2,9 +2,10 @@ from django import forms
 from django.contrib import admin
 
 from backoffice.audited import AuditedModelAdmin
-from access.permissions import Action
+from access.permissions import Action, user_may
 from core.errors import RecheckError
 from core.forges import DEFAULT_FORGE
+from forge.models import FollowUpIssueSetting, ThreadSettings
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import repository_clone_url_check, repository_slug_check
 
@@ -38,11 +39,49 @@ class RepositoryForm(forms.ModelForm):
             raise forms.ValidationError(f"{error}.") from None
 
 
+class RepositorySettingInline(admin.StackedInline):
+    """One row of a repository's reporting settings kept beside it (review threads, follow-up
+    issues), edited on the repository's page. It goes with the repository: whoever may change the
+    repository's settings may change it; the repository's admin records the change in the log."""
+
+    extra = 1
+    max_num = 1
+    min_num = 0
+    can_delete = False
+
+    def _settings_held(self, request, repository) -> bool:
+        return repository is not None and user_may(request.user, Action.SETTINGS, repository)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return obj is None or user_may(request.user, Action.READ, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return self._settings_held(request, obj)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return obj is None or self._settings_held(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ThreadSettingsInline(RepositorySettingInline):
+    model = ThreadSettings
+    verbose_name = verbose_name_plural = "Review threads"
+
+
+class FollowUpIssueSettingInline(RepositorySettingInline):
+    model = FollowUpIssueSetting
+    fields = ["open_issues"]
+    verbose_name = verbose_name_plural = "Follow-up issues"
+
+
 @admin.register(Repository)
 class RepositoryAdmin(AuditedModelAdmin):
     audit_repository_path = "self"
     change_action = Action.SETTINGS
     form = RepositoryForm
+    inlines = [ThreadSettingsInline, FollowUpIssueSettingInline]
     list_display = ["slug", "forge", "visibility", "clone_url", "default_branch", "fetched_at", "has_fetch_error",
                     "publish_checks", "publish_comment"]
     list_filter = ["forge", "visibility", "publish_checks", "publish_comment"]
