@@ -82,6 +82,10 @@ class RepositoryAdmin(AuditedModelAdmin):
     change_action = Action.SETTINGS
     form = RepositoryForm
     inlines = [ThreadSettingsInline, FollowUpIssueSettingInline]
+
+    def get_inlines(self, request, obj):
+        # A repository's reporting settings once it exists: adding one stays the one form.
+        return self.inlines if obj is not None else []
     list_display = ["slug", "forge", "visibility", "clone_url", "default_branch", "fetched_at", "has_fetch_error",
                     "publish_checks", "publish_comment"]
     list_filter = ["forge", "visibility", "publish_checks", "publish_comment"]
