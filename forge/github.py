@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+from forge.models import GitHubCall
 from reviews.models import Repository
 
 if TYPE_CHECKING:
@@ -45,6 +46,23 @@ class Failure(Exception):
 
     def __str__(self) -> str:
         return f"{self.status or 'no answer'}: {self.message}"
+
+
+def passing_failure_hint(call, failure: Failure, *, gave_up: bool, forge: str) -> str | None:
+    """What to do about a failure that passes, in the same words on every forge: a report that could
+    not be prepared, a rate limit, the forge not answering. None for a refusal, which each forge's
+    hint words in the terms of its own settings pages."""
+    if call.kind == GitHubCall.Kind.REPORT:
+        return ("Recheck prepares the report again with backoff; the database's own message is above."
+                if not gave_up else "The report could not be prepared after several attempts: resend it.")
+    if failure.rate_limited:
+        return (f"{forge}'s rate limit: Recheck waits as long as {forge} asks and tries again."
+                if not gave_up else "Still rate limited after several attempts: resend it later.")
+    if failure.retryable:
+        return (f"{forge} did not answer or failed: Recheck tries again with backoff."
+                if not gave_up else f"{forge} kept failing after {call.attempts} attempts: resend it once {forge} "
+                "is back.")
+    return None
 
 
 def credentials_kind() -> str:

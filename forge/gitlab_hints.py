@@ -1,5 +1,5 @@
 """What a person should do about a call GitLab refused, in the words of GitLab's settings pages."""
-from forge.github import Failure
+from forge.github import Failure, passing_failure_hint
 from forge.gitlab import gitlab_base_url, is_scope_failure
 from forge.models import GitHubCall
 
@@ -14,16 +14,9 @@ WHAT = {
 def gitlab_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
     slug = call.repository.slug
     what = WHAT.get(call.kind, "send it")
-    if call.kind == GitHubCall.Kind.REPORT:
-        return ("Recheck prepares the report again with backoff; the database's own message is above."
-                if not gave_up else "The report could not be prepared after several attempts: resend it.")
-    if failure.rate_limited:
-        return ("GitLab's rate limit: Recheck waits as long as GitLab asks (Retry-After) and tries again."
-                if not gave_up else "Still rate limited after several attempts: resend it later.")
-    if failure.retryable:
-        return ("GitLab did not answer or failed: Recheck tries again with backoff."
-                if not gave_up else f"GitLab kept failing after {call.attempts} attempts: resend it once GitLab "
-                "is back.")
+    passing = passing_failure_hint(call, failure, gave_up=gave_up, forge="GitLab")
+    if passing is not None:
+        return passing
     if failure.status is None:
         return "Set RECHECK_GITLAB_TOKEN to a token with the api scope, then resend it."
     if failure.status == 401:

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from core.forges import GITHUB
 from findings.models import VerificationRun
-from forge.github import Failure, credentials_kind, retry_delay
+from forge.github import Failure, credentials_kind, passing_failure_hint, retry_delay
 from forge.interface import forge_named
 from forge.models import GitHubCall
 from forge.services import run_report_calls
@@ -192,16 +192,9 @@ def github_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
     slug = call.repository.slug
     app = credentials_kind() == "app"
     who = "the App" if app else "the token (RECHECK_GITHUB_TOKEN)"
-    if call.kind == GitHubCall.Kind.REPORT:
-        return ("Recheck prepares the report again with backoff; the database's own message is above."
-                if not gave_up else "The report could not be prepared after several attempts: resend it.")
-    if failure.rate_limited:
-        return ("GitHub's rate limit: Recheck waits as long as GitHub asks and tries again."
-                if not gave_up else "Still rate limited after several attempts: resend it later.")
-    if failure.retryable:
-        return ("GitHub did not answer or failed: Recheck tries again with backoff."
-                if not gave_up else f"GitHub kept failing after {call.attempts} attempts: resend it once GitHub "
-                "is back.")
+    passing = passing_failure_hint(call, failure, gave_up=gave_up, forge="GitHub")
+    if passing is not None:
+        return passing
     if failure.status == 401:
         return ("GitHub refused the credentials: check RECHECK_GITHUB_APP_ID and the private key (a new key "
                 "replaces the old one)." if app else "GitHub refused RECHECK_GITHUB_TOKEN: it expired or was revoked.")
