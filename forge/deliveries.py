@@ -10,14 +10,12 @@ The events about Recheck's check (re-runs asked for on GitHub, merge groups, clo
 the App's installations) are recorded the same way and handed to `forge.events`."""
 import hashlib
 import hmac
-from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from django.db import transaction
 
 from core.documents import DocumentError, load_json
-from findings.models import VerificationRun, WebhookDelivery
-from findings.services.runs import QueueUnavailable
+from findings.models import WebhookDelivery
 from findings.services.tracking import pull_request_record_head
 from core.errors import RecheckError
 from core.forges import GITHUB
@@ -30,6 +28,7 @@ from forge.events import (
     pull_request_closed_handle,
     push_handle,
 )
+from forge.interface import DeliveryOutcome, WebhookPayloadError, delivery_acted_on_once
 from forge.thread_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
 from reviews.models import PullRequest
 from reviews.services import pull_request_state_record
@@ -39,9 +38,6 @@ SIGNATURE_PREFIX = "sha256="
 # PullRequest.number is a PositiveIntegerField: the same range on every database.
 MAX_PULL_REQUEST_NUMBER = 2_147_483_647
 
-
-class WebhookPayloadError(RecheckError):
-    """A signed delivery whose body is not what GitHub sends."""
 
 
 def github_signature(*, secret: str, body: bytes) -> str:
@@ -74,13 +70,6 @@ def github_payload_parse(body: bytes, content_type: str) -> dict:
     if not isinstance(payload, dict):
         raise WebhookPayloadError("The body is not a GitHub event payload: expected a JSON object.")
     return payload
-
-
-@dataclass(frozen=True)
-class DeliveryOutcome:
-    message: str
-    duplicate: bool = False
-    run: VerificationRun | None = None
 
 
 def _pull_request_event(payload: dict) -> tuple[str, str, int, str]:
@@ -125,12 +114,9 @@ def github_delivery_handle(*, delivery_id: str, event: str, payload: dict) -> De
     """Act on one signed delivery, at most once per delivery id. Raises QueueUnavailable when its
     verification could not be queued; the delivery is then not recorded, so GitHub's redelivery
     acts on it."""
-    try:
-        return _delivery_handle(delivery_id=delivery_id, event=event, payload=payload)
-    except QueueUnavailable:
-        # The delivery committed with its pin, and the enqueue (after the commit) failed.
-        WebhookDelivery.objects.filter(delivery_id=delivery_id).delete()
-        raise
+    return delivery_acted_on_once(
+        delivery_id, lambda: _delivery_handle(delivery_id=delivery_id, event=event, payload=payload)
+    )
 
 
 @transaction.atomic

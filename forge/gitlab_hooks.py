@@ -29,9 +29,8 @@ from core.errors import RecheckError
 from core.forges import GITLAB
 from findings.enqueue import enqueue, tasks_run_in_process
 from findings.models import WebhookDelivery
-from findings.services.runs import QueueUnavailable
 from findings.services.tracking import pull_request_record_head
-from forge.interface import DeliveryOutcome, WebhookPayloadError, WebhookRefused
+from forge.interface import DeliveryOutcome, WebhookPayloadError, WebhookRefused, delivery_acted_on_once
 from reviews.models import PullRequest, Repository
 from reviews.services import pull_request_state_record
 
@@ -79,11 +78,9 @@ def gitlab_delivery_handle(*, event_uuid: str, event: str, payload: dict) -> Del
     """Act on one delivery, at most once per X-Gitlab-Event-UUID. Raises QueueUnavailable when its
     verification could not be queued; the delivery is then not recorded, so a resend acts on it."""
     delivery_id = f"gitlab:{event_uuid}"
-    try:
-        return _delivery_handle(delivery_id=delivery_id, event=event, payload=payload)
-    except QueueUnavailable:
-        WebhookDelivery.objects.filter(delivery_id=delivery_id).delete()
-        raise
+    return delivery_acted_on_once(
+        delivery_id, lambda: _delivery_handle(delivery_id=delivery_id, event=event, payload=payload)
+    )
 
 
 @transaction.atomic

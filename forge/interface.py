@@ -49,6 +49,20 @@ class DeliveryOutcome:
     run: VerificationRun | None = None
 
 
+def delivery_acted_on_once(delivery_id: str, act) -> DeliveryOutcome:
+    """`act()`, which records the delivery as handled in its own transaction. When the verification
+    it pinned could not be queued (QueueUnavailable, raised once that transaction committed), the
+    delivery is forgotten again, so the forge's redelivery acts on it."""
+    from findings.models import WebhookDelivery
+    from findings.services.runs import QueueUnavailable
+
+    try:
+        return act()
+    except QueueUnavailable:
+        WebhookDelivery.objects.filter(delivery_id=delivery_id).delete()
+        raise
+
+
 class Forge(Protocol):
     name: str
     label: str

@@ -40,17 +40,12 @@ class GitHubForge:
         delivery_id = (headers.get("X-GitHub-Delivery") or "").strip()
         if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID_LENGTH:
             raise WebhookPayloadError("X-GitHub-Delivery: GitHub sends a delivery id in this header; it is missing.")
-        from forge.deliveries import WebhookPayloadError as GitHubPayloadError
         from forge.deliveries import github_delivery_handle, github_payload_parse
 
-        try:
-            payload = github_payload_parse(body, content_type)
-            outcome = github_delivery_handle(
-                delivery_id=delivery_id, event=(headers.get("X-GitHub-Event") or "").strip(), payload=payload
-            )
-        except GitHubPayloadError as error:
-            raise WebhookPayloadError(str(error)) from None
-        return DeliveryOutcome(outcome.message, duplicate=outcome.duplicate, run=outcome.run)
+        return github_delivery_handle(
+            delivery_id=delivery_id, event=(headers.get("X-GitHub-Event") or "").strip(),
+            payload=github_payload_parse(body, content_type),
+        )
 
     def verdict_calls(self, *, pull_request, commit, report):
         from forge.services import github_verdict_calls
