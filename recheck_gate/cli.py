@@ -159,8 +159,15 @@ def text_report(gate: dict) -> str:
     for blocker in gate.get("open_blockers", []):
         verdict = (blocker.get("verdict") or "not verified").replace("_", " ")
         lines.append(f"  B{blocker['number']} {blocker['title']}: {verdict}  {blocker.get('url', '')}".rstrip())
+    # The gate lists the first 50 of each; the rest are counted, and the findings list has them all.
+    more = gate.get("open_blockers_count", 0) - len(gate.get("open_blockers", []))
+    if more > 0:
+        lines.append(f"  ... and {more} more open blocker(s): {gate.get('open_blockers_url', '')}".rstrip())
     for blocker in gate.get("possibly_regressed", []):
         lines.append(f"  B{blocker['number']} {blocker['title']}: marked fixed, looks regressed  {blocker.get('url', '')}")
+    more = gate.get("possibly_regressed_count", 0) - len(gate.get("possibly_regressed", []))
+    if more > 0:
+        lines.append(f"  ... and {more} more that look regressed")
     return "\n".join(lines)
 
 

@@ -26,9 +26,17 @@ class GateSerializer(serializers.Serializer):
     mergeable = serializers.BooleanField(help_text="Verified at this commit, with no open blocker.")
     verified = serializers.BooleanField(help_text="Every open blocker has a verdict at this commit.")
     reason = serializers.CharField(help_text="One sentence for a CI log.")
-    open_blockers = GateBlockerSerializer(many=True)
+    open_blockers = GateBlockerSerializer(
+        many=True, help_text="The open blockers, lowest numbers first: at most 50 (open_blockers_count has them all)."
+    )
+    open_blockers_count = serializers.IntegerField(help_text="How many blockers are open.")
     possibly_regressed = GateBlockerSerializer(
-        many=True, help_text="Blockers marked fixed whose evidence holds again at this commit; they do not block."
+        many=True, help_text="Blockers marked fixed whose evidence holds again at this commit; they do not block. "
+        "At most 50."
+    )
+    possibly_regressed_count = serializers.IntegerField(help_text="How many blockers look regressed.")
+    open_blockers_url = serializers.URLField(
+        help_text="The findings list of every open blocker of the pull request, in cursor pages."
     )
     how_to_verify = serializers.CharField(allow_null=True, help_text="The request that verifies this commit.")
     verification_run = GateRunSerializer(allow_null=True, help_text="A queued or running verification, if any.")

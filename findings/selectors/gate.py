@@ -16,6 +16,7 @@ from datetime import timedelta
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.utils import timezone
 from django.db.models import Q
@@ -35,50 +36,19 @@ GATE_CACHE_SECONDS = 3600
 
 
 def gate_cache_key(*, pull_request_id: int, generation: int, sha: str, origin: str) -> str:
-    """The cache key of the gate's answer: the PR at its generation, the commit as asked for
-    (normalised; empty for the latest pinned head) and the site the URLs point at.
+    """The cache key of a gate answer the stored state does not hold (a commit that is not pinned,
+    an abbreviation to look up): the PR at its generation, the commit as asked for (normalised;
+    empty for the latest pinned head) and the site the URLs point at.
 
     The SHA as asked rather than the commit it names is enough: which commit an abbreviation names,
     and which pin is the latest head, change only with a commit or a pin of the PR's repository,
     and every such write moves the generation (`findings.receivers`, `CommitQuerySet.update`,
-    `PinnedCommitQuerySet.update`). So a cached answer is found with one query, for the generation."""
+    `PinnedCommitQuerySet.update`). So a cached answer is found by the one query of the gate read
+    (`pull_request_gate_read`), which gives the generation."""
     # The SHA and the origin are the caller's text: hashed, so a key is always a valid key for any
     # cache backend (no control characters, spaces or unbounded length).
     asked = hashlib.sha256(f"{sha}\0{origin}".encode("utf-8", "surrogatepass")).hexdigest()
-    return f"gate:3:{pull_request_id}:{generation}:{asked}"
-
-
-def pull_request_generation(*, slug: str, number: int, repositories=None) -> tuple[int, int] | None:
-    """(id, generation) of the pull request `slug#number`, or None when there is none the caller
-    may see (the caller then looks it up in full, for the error that says what to do).
-
-    `repositories` is what the caller may read (`permissions.read_scope`): None for everything,
-    `PUBLIC_ONLY` for an anonymous caller with no token, or a queryset of repositories. A cached
-    answer is found through here alone, so it must never find a pull request its caller could not
-    read."""
-    if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
-        return None
-    if repositories is not None and repositories is not PUBLIC_ONLY:
-        pull_requests = PullRequest.objects.by_reference(slug, number).filter(repository__in=repositories)
-        return pull_requests.order_by().values_list("pk", "generation").first()
-    # The one query of a cached answer, written out: building it with the ORM cost more than the
-    # rest of the request.
-    with connection.cursor() as cursor:
-        cursor.execute(_generation_sql(public_only=repositories is PUBLIC_ONLY), [slug, number])
-        row = cursor.fetchone()
-    return (row[0], row[1]) if row else None
-
-
-@functools.cache
-def _generation_sql(*, public_only: bool) -> str:
-    quote = connection.ops.quote_name
-    pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
-    visible = f' AND {repository}."visibility" = \'{Repository.Visibility.PUBLIC.value}\'' if public_only else ""
-    return (
-        f'SELECT {pull_request}."id", {pull_request}."generation" FROM {pull_request} '
-        f'INNER JOIN {repository} ON {pull_request}."repository_id" = {repository}."id" '
-        f'WHERE {repository}."slug" = %s AND {pull_request}."number" = %s{visible}'
-    )
+    return f"gate:4:{pull_request_id}:{generation}:{asked}"
 
 
 @dataclass(frozen=True)
@@ -160,52 +130,90 @@ class StoredGate:
     active_run: GateRun | None
 
 
-def pull_request_gate_stored(*, pull_request_id: int, generation: int, sha: str) -> StoredGate | None:
-    """The gate read from the stored state alone, in one indexed query (the answer at the pinned
-    commit `sha` names, or at the latest pinned head for an empty `sha`, with the newest live run
-    covering it): None when the state of `generation` is not stored or `sha` is not a pinned
-    commit it can name without a lookup (unknown, or too short to tell from another commit)."""
+@dataclass(frozen=True)
+class GateRead:
+    """What the one query of a gate read found: the pull request (its id and generation) and, when
+    the state of that generation holds an answer for the commit asked about, the answer."""
+
+    pull_request_id: int
+    generation: int
+    stored: StoredGate | None
+
+
+def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=None) -> GateRead | None:
+    """The gate of `slug#number` at the pinned commit `sha` names (the latest pinned head for an
+    empty `sha`), read from the stored state of the PR's current generation in one indexed query,
+    with the newest live run covering the commit: None when there is no such pull request the caller
+    may see, and `stored` None when the current generation's state is not stored yet or `sha` is not
+    a pinned commit it can name without a lookup (unknown, or too short to tell from another
+    commit). The caller then looks everything up in full, for the answer or the error.
+
+    `repositories` is what the caller may read (`permissions.read_scope`): None for everything,
+    `PUBLIC_ONLY` for an anonymous caller with no token, or a queryset of repositories. A stored
+    answer is found through here alone, so it must never find a pull request its caller could not
+    read."""
+    if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
+        return None
     stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
     # Hexadecimal digits sort below "z": the range holds every SHA that starts with `sha`.
     shas = [sha, sha + "z"] if sha else ["", ""]
+    params = [connection.ops.adapt_datetimefield_value(stale), *shas, slug, number]
+    scope = ""
+    if repositories is not None and repositories is not PUBLIC_ONLY:
+        try:
+            subquery, scope_params = repositories.order_by().values("pk").query.sql_with_params()
+        except EmptyResultSet:  # a scope that can match nothing (a token's repositories all deleted)
+            return None
+        scope = f' AND r."id" IN ({subquery})'
+        params.extend(scope_params)
     with connection.cursor() as cursor:
-        cursor.execute(_STORED_GATE_SQL(), [connection.ops.adapt_datetimefield_value(stale), pull_request_id,
-                                           generation, *shas])
+        cursor.execute(_gate_read_sql(public_only=repositories is PUBLIC_ONLY) + scope + ' ORDER BY g."sha" LIMIT 2',
+                       params)
         rows = cursor.fetchall()
-    if len(rows) != 1:
+    if not rows:
         return None
-    full, unique_from, verified, body, run = rows[0]
+    pull_request_id, generation = rows[0][5], rows[0][6]
+    if len(rows) != 1 or rows[0][3] is None:
+        return GateRead(pull_request_id, generation, None)
+    full, unique_from, verified, body, run = rows[0][:5]
     if sha and sha != full and len(sha) < unique_from:
-        return None
+        return GateRead(pull_request_id, generation, None)
     active_run = None
     if run:
         run_id, status = run.split(":", 1)
         active_run = GateRun(int(run_id), status)
-    return StoredGate(sha=full, verified=bool(verified), body=body, active_run=active_run)
+    return GateRead(pull_request_id, generation, StoredGate(sha=full, verified=bool(verified), body=body,
+                                                            active_run=active_run))
 
 
 @functools.cache
-def _STORED_GATE_SQL() -> str:
-    """Written out: building it with the ORM cost more than running it. The live run is the newest
-    queued or running one with a recent sign of life (`VerificationRunQuerySet.live`), at the
-    commit answered about or at every pin, as `id:status`. The head's row (empty SHA) is joined to
-    the row of its commit, for the SHA the answer names."""
+def _gate_read_sql(*, public_only: bool) -> str:
+    """Written out: building it with the ORM cost more than running it. The pull request by its
+    repository's slug and number, joined to the answer of its current generation at the commit (a
+    left join: the PR is found without one). The live run is the newest queued or running one with
+    a recent sign of life (`VerificationRunQuerySet.live`), at the commit answered about or at every
+    pin, as `id:status`. The head's row (empty SHA) is joined to the row of its commit, for the SHA
+    the answer names."""
     quote = connection.ops.quote_name
     gate, run = quote(PullRequestGate._meta.db_table), quote(VerificationRun._meta.db_table)
+    pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
     live_run = (
-        f"(SELECT CAST(r.\"id\" AS TEXT) || ':' || r.\"status\" FROM {run} r "
-        f'WHERE r."pull_request_id" = g."pull_request_id" AND r."status" IN (\'queued\', \'running\') '
-        f'AND r."heartbeat_at" >= %s AND (r."commit_id" IS NULL OR r."commit_id" = g."commit_id") '
-        f'ORDER BY r."created_at" DESC, r."id" DESC LIMIT 1)'
+        f"(SELECT CAST(lr.\"id\" AS TEXT) || ':' || lr.\"status\" FROM {run} lr "
+        f'WHERE lr."pull_request_id" = g."pull_request_id" AND lr."status" IN (\'queued\', \'running\') '
+        f'AND lr."heartbeat_at" >= %s AND (lr."commit_id" IS NULL OR lr."commit_id" = g."commit_id") '
+        f'ORDER BY lr."created_at" DESC, lr."id" DESC LIMIT 1)'
     )
     full_sha = (
         f'(SELECT h."sha" FROM {gate} h WHERE h."pull_request_id" = g."pull_request_id" '
         f'AND h."generation" = g."generation" AND h."commit_id" = g."commit_id" AND h."sha" <> \'\' LIMIT 1)'
     )
+    visible = f' AND r."visibility" = \'{Repository.Visibility.PUBLIC.value}\'' if public_only else ""
     return (
-        f'SELECT {full_sha}, g."unique_from", g."verified", g."body", {live_run} FROM {gate} g '
-        f'WHERE g."pull_request_id" = %s AND g."generation" = %s AND g."sha" >= %s AND g."sha" <= %s '
-        f'ORDER BY g."sha" LIMIT 2'
+        f'SELECT {full_sha}, g."unique_from", g."verified", g."body", {live_run}, p."id", p."generation" '
+        f'FROM {pull_request} p INNER JOIN {repository} r ON p."repository_id" = r."id" '
+        f'LEFT OUTER JOIN {gate} g ON g."pull_request_id" = p."id" AND g."generation" = p."generation" '
+        f'AND g."sha" >= %s AND g."sha" <= %s '
+        f'WHERE r."slug" = %s AND p."number" = %s{visible}'
     )
 
 

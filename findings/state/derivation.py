@@ -31,7 +31,7 @@ FIXED_ANYWAY = v.FIXED_ANYWAY
 UNVERIFIED = "unverified"
 RUN_DONE, RUN_FAILED = "done", "failed"
 # Version of the stored shape: a row of another version is derived again, never read.
-SHAPE = 1
+SHAPE = 2
 
 
 @dataclass(frozen=True)

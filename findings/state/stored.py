@@ -112,17 +112,26 @@ def _unique_from(sha: str, repository_id: int) -> int:
     return length
 
 
+# The gate lists at most this many open blockers (and as many possibly regressed), the lowest
+# numbers first, beside their counts: an answer whose size does not grow with the pull request, read
+# and sent in the same time for 40 findings as for 25,000. Every one of them is in the findings list
+# (`open_blockers_url`, cursor pages). Decision record 0020.
+GATE_LISTED = 50
+
+
 def gate_body(answer: dict, *, findings_url: str) -> str:
-    """The stored gate answer as the JSON the API sends for it (its findings' URLs as paths on the
-    site, `findings_url` + number), compact as DRF's renderer writes it."""
+    """The gate answer as the JSON the API sends for it (its findings' URLs as paths on the site,
+    `findings_url` + number), compact as DRF's renderer writes it: its lists bounded by
+    GATE_LISTED, with their counts."""
     def entries(rows):
         return [{"id": pk, "number": number, "title": title, "verdict": verdict, "url": f"{findings_url}{number}/"}
-                for pk, number, title, verdict in rows]
+                for pk, number, title, verdict in rows[:GATE_LISTED]]
 
     return json.dumps(
         {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
-         "open_blockers": entries(answer["open_blockers"]),
-         "possibly_regressed": entries(answer["possibly_regressed"])},
+         "open_blockers": entries(answer["open_blockers"]), "open_blockers_count": len(answer["open_blockers"]),
+         "possibly_regressed": entries(answer["possibly_regressed"]),
+         "possibly_regressed_count": len(answer["possibly_regressed"])},
         ensure_ascii=False, separators=(",", ":"),
     )
 
@@ -141,6 +150,12 @@ def _store(pull_request_id: int, generation: int, state: dict) -> None:
     try:
         # Whole or not at all: the state and its gate answers in one transaction.
         with transaction.atomic():
+            # A row of this generation in another shape (stored before an upgrade) is replaced,
+            # with its gate answers: it is never read.
+            if PullRequestState.objects.filter(pull_request_id=pull_request_id, generation=generation).exclude(
+                summary__shape=SHAPE
+            ).delete()[0]:
+                PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation=generation).delete()
             PullRequestState.objects.create(
                 pull_request_id=pull_request_id, generation=generation, summary=summary, findings=state["findings"]
             )

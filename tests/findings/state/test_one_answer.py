@@ -213,6 +213,9 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
         assert {item["number"] for item in answer["possibly_regressed"]} == {
             number for _, number, _, _ in gate["possibly_regressed"]
         }
+        assert (answer["open_blockers_count"], answer["possibly_regressed_count"]) == (
+            len(gate["open_blockers"]), len(gate["possibly_regressed"])
+        )
         # recheck-gate prints what the API answered: the same reason and regressed blockers.
         report = text_report(answer)
         assert report.splitlines()[0] == gate["reason"]

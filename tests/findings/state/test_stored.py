@@ -68,3 +68,17 @@ def test_a_finding_moved_to_another_pull_request_leaves_the_state_of_both():
     assert set(after[left.pull_request.pk]["findings"]) == {str(left.blockers[0].pk)}
     assert str(moving.pk) in after[joined.pull_request.pk]["findings"]
     assert all(after[pk]["generation"] > before[pk]["generation"] for pk in after)
+
+
+def test_a_state_stored_in_an_older_shape_is_derived_again_and_replaced():
+    """After an upgrade changes what a state holds, the row of the current generation stored
+    before it is never read: the next reader derives the state again and stores it over the old."""
+    data = reviewed_pull_request(blockers=2, cleanups=0)
+    state = pull_request_state(pull_request_id=data.pull_request.pk)
+    row = PullRequestState.objects.get(pull_request=data.pull_request, generation=state["generation"])
+    PullRequestState.objects.filter(pk=row.pk).update(summary={**row.summary, "shape": 0})
+    PullRequestGate.objects.filter(pull_request=data.pull_request).update(body="{}")
+    again = pull_request_state(pull_request_id=data.pull_request.pk)
+    assert again == state
+    assert PullRequestState.objects.get(pull_request=data.pull_request).summary["shape"] == state["shape"]
+    assert "{}" not in PullRequestGate.objects.filter(pull_request=data.pull_request).values_list("body", flat=True)
