@@ -118,6 +118,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": env_int("DATABASE_SQLITE_TIMEOUT", 20), "transaction_mode": "IMMEDIATE"}
     )
+elif DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_PREPARED_STATEMENTS", True):
+    # The gate's one query runs as a statement PostgreSQL keeps prepared per connection after a
+    # few runs (`findings.selectors.gate`), sparing its planning, most of its time. The ORM's
+    # queries are bound client-side and never prepared. Off behind a pooler that does not keep
+    # prepared statements across transactions (PgBouncer in transaction mode before 1.21).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # API throttle counts live in the cache: shared across processes only with a shared cache.

@@ -4,6 +4,7 @@ mirror knows, verified without errors at the evidence's current version."""
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -150,3 +151,20 @@ def test_the_stored_answer_is_the_answer_built_in_full(anonymous_reader):
     built = [anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", query).json() for query in asked]
     assert stored == built
     assert stored[0]["open_blockers"][0]["url"] == "http://testserver/acme/big/pull/1/findings/10/"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL prepares statements; SQLite plans in-process")
+def test_on_postgresql_the_gate_query_is_kept_prepared(anonymous_reader, django_assert_max_num_queries):
+    """Planning the gate's query is most of what it costs on PostgreSQL: after a few runs on a
+    connection it is a prepared statement there, still counted as one query, with the same answer."""
+    pull_request, head = big_pull_request(40)
+    pull_request_state_derive(pull_request_id=pull_request.pk)
+    answers = []
+    for _ in range(8):
+        with django_assert_max_num_queries(1):
+            answers.append(anonymous_reader.get("/api/repos/acme/big/pulls/1/gate", {"commit": head.sha}).json())
+    assert all(answer == answers[0] for answer in answers) and answers[0]["verified"] is True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        statements = [row[0] for row in cursor.fetchall()]
+    assert any("findings_pullrequestgate" in statement for statement in statements), statements
