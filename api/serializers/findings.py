@@ -1,5 +1,8 @@
 """Findings: a row of the list (written out by hand for long lists), why a search matched it, the
 detail with its evidence, tags and links, its status history, and the tags findings carry."""
+import datetime
+import functools
+
 from django.db.models import F
 from django.utils import timezone
 from django.utils.encoding import iri_to_uri
@@ -32,11 +35,17 @@ _PK_PLACEHOLDER = "9223372036854775807"
 _DATETIME = serializers.DateTimeField()
 
 
-def _datetime(value, zone):
+def _datetime(value, zone, utc=False):
     """What DRF's DateTimeField makes of an aware datetime (ISO 8601 in the current time zone, UTC
-    as Z), without its per-value lookups."""
+    as Z), without its per-value lookups; `value` may also be the text SQLite stores a datetime as
+    (UTC, `str` of the naive datetime: `YYYY-MM-DD HH:MM:SS[.ffffff]`), written as it is when the
+    current time zone is UTC (`utc`)."""
     if value is None:
         return None
+    if isinstance(value, str):
+        if utc and len(value) in (19, 26) and value[10] == " ":
+            return f"{value[:10]}T{value[11:]}Z"  # what isoformat gives, without parsing it
+        value = datetime.datetime.fromisoformat(value).replace(tzinfo=datetime.UTC)
     if timezone.is_naive(value):
         return _DATETIME.to_representation(value)
     text = value.astimezone(zone).isoformat()
@@ -87,43 +96,62 @@ class FindingSerializer(serializers.ModelSerializer):
         # generic path.
         if type(self) is not FindingSerializer or not hasattr(finding, "list_repository"):
             return super().to_representation(finding)
-        slug, pull_request_number = finding.list_repository, finding.list_pull_request_number
-        api_url, origin, zone = self._per_page
+        row = self._row(
+            finding.pk, finding.pull_request_id, finding.number, finding.kind, finding.caught_by, finding.title,
+            finding.summary, finding.path, finding.line, finding.status, finding.resolved_at, finding.created_at,
+            finding.updated_at, finding.list_repository, finding.list_pull_request_number, finding.list_resolved_by,
+            finding.list_resolved_commit, finding_state(finding),
+        )
+        row["search"] = self.get_search(finding)
+        return row
+
+    def list_rows(self, rows) -> list[dict]:
+        """A page read as values (`findings.selectors.list_rows.ListRow`), written out as
+        `to_representation` writes a finding of the list: the same output (a test compares them)."""
+        return [self._row(*row) for row in rows]
+
+    def _row(self, pk, pull_request_id, number, kind, caught_by, title, summary, path, line, status, resolved_at,
+             created_at, updated_at, slug, pull_request_number, resolved_by, resolved_commit, state) -> dict:
+        api_url, origin, moment = self._per_page
         return {
-            "id": finding.pk,
-            "url": api_url.replace(_PK_PLACEHOLDER, str(finding.pk)),
+            "id": pk,
+            "url": api_url.replace(_PK_PLACEHOLDER, str(pk)),
             # PullRequest.get_absolute_url, then Finding.get_absolute_url, from the row's values.
-            "html_url": iri_to_uri(f"{origin}/{slug}/pull/{pull_request_number}/findings/{finding.number}/"),
+            "html_url": iri_to_uri(f"{origin}/{slug}/pull/{pull_request_number}/findings/{number}/"),
             "repository": slug,
-            "pull_request": finding.pull_request_id,
+            "pull_request": pull_request_id,
             "pull_request_reference": f"{slug}#{pull_request_number}",
-            "number": finding.number,
-            "kind": str(finding.kind),
-            "caught_by": str(finding.caught_by),
-            "title": finding.title,
-            "summary": finding.summary,
-            "path": finding.path,
-            "line": finding.line,
-            "status": str(finding.status),
-            "resolution": self.get_resolution(finding),
-            "verdict": self.get_verdict(finding),
-            "possibly_regressed": self.get_possibly_regressed(finding),
-            "resolved_by": finding.list_resolved_by,
-            "resolved_at": _datetime(finding.resolved_at, zone),
-            "resolved_commit": finding.list_resolved_commit,
-            "created_at": _datetime(finding.created_at, zone),
-            "updated_at": _datetime(finding.updated_at, zone),
-            "search": self.get_search(finding),
+            "number": number,
+            "kind": str(kind),
+            "caught_by": str(caught_by),
+            "title": title,
+            "summary": summary,
+            "path": path,
+            "line": line,
+            "status": str(status),
+            # From the pull request's stored state (`findings.state`), as every interface reads them.
+            "resolution": state.get("resolution", str(status)),
+            "verdict": state.get("verdict"),
+            "possibly_regressed": bool(state.get("possibly_regressed")),
+            "resolved_by": resolved_by,
+            "resolved_at": moment(resolved_at),
+            "resolved_commit": resolved_commit,
+            "created_at": moment(created_at),
+            "updated_at": moment(updated_at),
+            "search": None,
         }
 
     @cached_property
     def _per_page(self):
         """The API URL of a finding with a placeholder for its id, the site's origin (what
-        build_absolute_uri puts before a path) and the time zone: once a page, not once a row."""
+        build_absolute_uri puts before a path) and how a date is written in the current time
+        zone: once a page, not once a row."""
         request = self.context.get("request")
         api_url = reverse("api:finding-detail", kwargs={"pk": _PK_PLACEHOLDER}, request=request)
         origin = request.build_absolute_uri("/")[:-1] if request is not None else ""
-        return api_url, origin, timezone.get_current_timezone()
+        zone = timezone.get_current_timezone()
+        utc = zone is datetime.UTC or getattr(zone, "key", None) in ("UTC", "Etc/UTC")
+        return api_url, origin, functools.partial(_datetime, zone=zone, utc=utc)
 
     # From the pull request's stored state (`findings.state`), as every interface reads them.
     def get_possibly_regressed(self, finding) -> bool:

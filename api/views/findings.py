@@ -2,6 +2,7 @@
 finding with its write-up, evidence, tags and links, its status history, the findings related to it,
 and the evidence items on their own; and what a reviewer does to a finding: mark it fixed, dismissed
 or open, set its tags, link it to another finding or remove a link."""
+from django.conf import settings
 from django.db.models import Prefetch, Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -17,7 +18,9 @@ from api.filters import EvidenceFilter, FindingFilter
 from api.listcache import CachedListMixin, list_generation
 from api.pagination import LongList
 from api.permissions import (
+    PUBLIC_ONLY,
     object_action_check,
+    read_scope,
     request_reads_everything,
     request_repositories,
     token_repository_ids,
@@ -36,9 +39,10 @@ from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.models import Evidence, Finding, FindingEvent, FindingLink
 from findings.search import explain_matches, parse_search
+from findings.selectors.list_rows import ListIds, list_rows
 from findings.selectors.related import finding_related
 from findings.services.resolution import finding_resolve
-from findings.state.stored import states_attach
+from findings.state.listed import listed_attach
 from findings.services.tags_and_links import (
     finding_by_reference,
     finding_link_create,
@@ -68,11 +72,38 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
     # the list's pages and counts are cached by the generations of the pull requests it may show.
     long_list = LongList(version=list_generation, annotations=FindingSerializer.LIST_ANNOTATIONS)
 
+    def list_content(self, request, *args, **kwargs):
+        # A page read as values and written out (no model objects, no fields' machinery), unless
+        # searched: a searched page says why each row matched, from the search's own annotations.
+        if self.paginator is None or request.query_params.get("q", "").strip():
+            return super().list_content(request, *args, **kwargs)
+        listed = self._unfiltered(request)
+        if listed is None:
+            listed = self.filter_queryset(self.get_queryset())
+        ids = self.paginator.paginate_ids(listed, request, view=self)
+        rows = self.get_serializer().list_rows(list_rows(ids or []))
+        return self.render_content(self.get_paginated_response(rows).data)
+
+    def _unfiltered(self, request) -> ListIds | None:
+        """For a page number of the list with no filter and no ordering, asked by a caller who
+        reads every repository or (anonymously, where the server allows it) the public ones: its
+        ids read with SQL written out, the query `filter_queryset` would have built. Else None."""
+        parameters = request.query_params
+        if set(parameters) & ({"ordering", "cursor"} | set(self.filterset_class.base_filters)):
+            return None
+        if not parameters.get("page", "1").isdigit():
+            return None
+        if request_reads_everything(request):
+            return ListIds(public_only=False)
+        if read_scope(request) is PUBLIC_ONLY and settings.RECHECK_PUBLIC_READ:
+            return ListIds(public_only=True)
+        return None
+
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
         if page is not None:
-            # Each row's verdict and flags from its PR's stored state: one read for the page.
-            page = states_attach(page)
+            # Each row's verdict and flags from its PR's stored state: one read of the page's rows.
+            page = listed_attach(page)
         text = self.request.query_params.get("q", "").strip()
         if page is not None and text:
             # The filter has already refused a query that cannot be parsed.
