@@ -52,9 +52,13 @@ class BoundedCountPaginator(Paginator):
             # Within what a LIMIT takes: a page past every match is refused by its count.
             self.bound = min((wanted * self.per_page // COUNT_BOUND + 1) * COUNT_BOUND, 2**62)
             bottom = (wanted - 1) * self.per_page
-            ids = self._read_ids(bottom, self.bound)
+            if hasattr(self.object_list, "page_and_count"):
+                ids, found = self.object_list.page_and_count(bottom, self.per_page, self.bound)
+            else:
+                ids = self._read_ids(bottom, self.bound)
+                found = len(ids or ())
             if ids:  # else the page is past the end, or there is nothing: `count` counts
-                self.__dict__["count"] = bottom + len(ids)
+                self.__dict__["count"] = bottom + found
                 self._ids = ids[: self.per_page]
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
@@ -65,7 +69,8 @@ class BoundedCountPaginator(Paginator):
 
     def _read_ids(self, bottom: int, top: int) -> list | None:
         """The ids of the rows from `bottom` to `top`: of a queryset, or of an object list that
-        reads them itself (`ids_between`, `count_up_to`: findings.selectors.list_rows.ListIds)."""
+        reads them itself (`page_and_count`, `ids_between`, `count_up_to`:
+        findings.selectors.list_rows.ListIds)."""
         if hasattr(self.object_list, "ids_between"):
             return self.object_list.ids_between(bottom, top)
         if hasattr(self.object_list, "values_list"):

@@ -3,97 +3,111 @@ points at, and its state (`findings.state.listed`), in one query by the page's i
 
 Written out, and its text kept once per number of ids: building it with the ORM, and making a
 model object of each row, cost more than running it. Dates come as the database gives them: on
-SQLite the stored text (UTC), on PostgreSQL aware datetimes (`ListRow.resolved_at` and the others
-are one or the other)."""
+SQLite the stored text (UTC), on PostgreSQL aware datetimes."""
 import functools
-from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
 
 from findings.models import Finding, FindingListState, PullRequestState
 from findings.state.derivation import SHAPE
-from findings.state.listed import listed_state, states_from_stored
+from findings.state.listed import states_from_stored
 from reviews.models import Commit, PullRequest, Repository
 
 
-class ListRow(NamedTuple):
-    id: int
-    pull_request_id: int
-    number: int
-    kind: str
-    caught_by: str
-    title: str
-    summary: str
-    path: str
-    line: int | None
-    status: str
-    resolved_at: object
-    created_at: object
-    updated_at: object
-    repository: str
-    pull_request_number: int
-    resolved_by: str | None
-    resolved_commit: str | None
-    state: dict
+# A row of `list_rows`, by position: id, pull_request_id, number, kind, caught_by, title, summary,
+# path, line, status, resolved_at, created_at, updated_at, the repository's slug, the pull
+# request's number, resolved_by's username, resolved_commit's SHA, then its state: verdict (None
+# while it has none), resolution, possibly_regressed; last, a value that is not None.
+LIST_ROW_FIELDS = (
+    "id", "pull_request_id", "number", "kind", "caught_by", "title", "summary", "path", "line", "status",
+    "resolved_at", "created_at", "updated_at", "repository", "pull_request_number", "resolved_by",
+    "resolved_commit", "verdict", "resolution", "possibly_regressed",
+)
 
 
 class ListIds:
     """The ids of every finding (or, `public_only`, of every finding of a public repository) in
-    the list's order (pull request, number), for a page of the list unfiltered: the query the ORM
-    makes of it (the same plan: the list's index, read in order), written out. What
-    `api.pagination.BoundedCountPaginator` reads instead of a queryset."""
+    the list's order (pull request, number), for a page of the list unfiltered, read with SQL
+    written out (the list's index, read in order). What `api.pagination.BoundedCountPaginator`
+    reads instead of a queryset: a page's ids and how many rows there are from its first up to a
+    bound, in one query, counted in the database rather than read."""
 
     def __init__(self, *, public_only: bool):
         self.public_only = public_only
 
+    def page_and_count(self, bottom: int, size: int, bound: int) -> tuple[list[int], int]:
+        """The ids of the `size` rows from row `bottom`, and how many rows there are from there up
+        to row `bound` (0 with no ids: past the end, or nothing)."""
+        if bound <= bottom or bound > 2**63 - 1:  # nothing there (a page past any the database can hold)
+            return [], 0
+        with connection.cursor() as cursor:
+            cursor.execute(_page_sql(self.public_only), [bound - bottom, bottom, size, bottom])
+            rows = cursor.fetchall()
+        return [pk for pk, _ in rows], rows[0][1] if rows else 0
+
     def ids_between(self, bottom: int, top: int) -> list[int]:
-        if top <= bottom or top > 2**63 - 1:  # nothing there (a page past any the database can hold)
+        if top <= bottom or top > 2**63 - 1:
             return []
         with connection.cursor() as cursor:
-            cursor.execute(_ids_sql(self.public_only), [top - bottom, bottom])
+            cursor.execute(f"{_ids_sql(self.public_only)} LIMIT %s OFFSET %s", [top - bottom, bottom])
             return [pk for (pk,) in cursor.fetchall()]
 
     def count_up_to(self, bound: int) -> int:
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT COUNT(*) FROM ({_ids_sql(self.public_only)}) listed", [bound, 0])
+            cursor.execute(f"SELECT COUNT(*) FROM ({_ids_sql(self.public_only)} LIMIT %s) listed", [bound])
             return cursor.fetchone()[0]
 
 
 @functools.cache
-def _ids_sql(public_only: bool) -> str:
+def _visible(public_only: bool, alias: str) -> str:
+    if not public_only:
+        return ""
     quote = connection.ops.quote_name
-    finding, pull_request, repository = (
-        quote(Finding._meta.db_table), quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
+    pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
+    return (
+        f'WHERE {alias}."pull_request_id" IN (SELECT pr."id" FROM {pull_request} pr INNER JOIN {repository} r '
+        f"""ON r."id" = pr."repository_id" WHERE r."visibility" = '{Repository.Visibility.PUBLIC.value}') """
     )
-    visible = (
-        f'INNER JOIN {pull_request} pr ON f."pull_request_id" = pr."id" WHERE pr."repository_id" IN '
-        f"""(SELECT r."id" FROM {repository} r WHERE r."visibility" = '{Repository.Visibility.PUBLIC.value}') """
-        if public_only else ""
-    )
-    return f'SELECT f."id" FROM {finding} f {visible}ORDER BY f."pull_request_id" ASC, f."number" ASC LIMIT %s OFFSET %s'
 
 
-def list_rows(ids: list[int]) -> list[ListRow]:
-    """The rows of findings `ids`, in that order (an id with no finding, deleted since it was
-    listed, is left out). A row's state is its list row in the current state of its pull request,
-    or, where that is not stored, the state as every reader reads it (derived if need be)."""
+@functools.cache
+def _ids_sql(public_only: bool) -> str:
+    finding = connection.ops.quote_name(Finding._meta.db_table)
+    return f'SELECT f."id" FROM {finding} f {_visible(public_only, "f")}ORDER BY f."pull_request_id", f."number"'
+
+
+@functools.cache
+def _page_sql(public_only: bool) -> str:
+    """The page's ids, each with the count of the rows from the page's first up to the bound (an
+    uncorrelated subquery: run once)."""
+    finding = connection.ops.quote_name(Finding._meta.db_table)
+    counted = (
+        f'(SELECT COUNT(*) FROM (SELECT 1 FROM {finding} c {_visible(public_only, "c")}LIMIT %s OFFSET %s) counted)'
+    )
+    return (
+        f'SELECT f."id", {counted} FROM {finding} f {_visible(public_only, "f")}'
+        f'ORDER BY f."pull_request_id", f."number" LIMIT %s OFFSET %s'
+    )
+
+
+def list_rows(ids: list[int]) -> list[tuple]:
+    """The rows of findings `ids` (see LIST_ROW_FIELDS), in that order (an id with no finding,
+    deleted since it was listed, is left out). A row's state is its list row in the current state
+    of its pull request, or, where that is not stored, the state as every reader reads it
+    (derived if need be)."""
     if not ids:
         return []
     with connection.cursor() as cursor:
         cursor.execute(_rows_sql(len(ids)), [SHAPE, *ids])
-        fetched = cursor.fetchall()
-    rows, missing = {}, []
-    for *values, stored, verdict, resolution, regressed in fetched:
-        if stored is None:
-            missing.append((values[0], values[1]))
-            rows[values[0]] = values
-        else:
-            rows[values[0]] = ListRow(*values, listed_state(verdict, resolution, regressed))
+        rows = {row[0]: row for row in cursor.fetchall()}
+    missing = [(pk, row[1]) for pk, row in rows.items() if row[-1] is None]
     if missing:
         states = states_from_stored(missing)
         for pk, _ in missing:
-            rows[pk] = ListRow(*rows[pk], states[pk])
+            state, row = states[pk], rows[pk]
+            rows[pk] = (*row[:17], state.get("verdict"), state.get("resolution", str(row[9])),
+                        bool(state.get("possibly_regressed")), True)
     return [rows[pk] for pk in ids if pk in rows]
 
 
@@ -118,8 +132,8 @@ def _rows_sql(count: int) -> str:
     ))
     return (
         f'SELECT {columns}, {moment("resolved_at")}, {moment("created_at")}, {moment("updated_at")}, '
-        f'r."slug", pr."number", u.{username}, c."sha", l."id", l."verdict", l."resolution", '
-        f'l."possibly_regressed" '
+        f'r."slug", pr."number", u.{username}, c."sha", NULLIF(l."verdict", \'\'), l."resolution", '
+        f'l."possibly_regressed", l."id" '
         f'FROM {table[Finding]} f '
         f'INNER JOIN {table[PullRequest]} pr ON pr."id" = f."pull_request_id" '
         f'INNER JOIN {table[Repository]} r ON r."id" = pr."repository_id" '

@@ -5,6 +5,7 @@ entries, and from the state itself where they are missing."""
 import pytest
 from django.core.cache import cache
 from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
 from rest_framework.test import APIRequestFactory
 
 from api.serializers.findings import FindingSerializer
@@ -99,3 +100,21 @@ def test_without_list_rows_a_page_reads_the_state_itself(anonymous_reader, revie
     assert FindingListState.objects.update(shape=0, verdict="error") == 5
     cache.clear()
     assert anonymous_reader.get(LIST).json() == expected
+
+
+def test_a_page_is_the_bytes_drf_s_renderer_writes(anonymous_reader, review):
+    odd = 'Quotes " and \\ back\nslash, \t tab, \x01 control, é, 🦀, \u2028 and \u2029 line separators'
+    FindingFactory(pull_request=review.pull_request, number=6, title=odd, summary=odd, path="src/é/\"x\".py", line=None)
+    store_state(review.pull_request)
+    for url in (LIST, LIST + "?cursor=", LIST + "?kind=blocker&page_size=3"):
+        cache.clear()
+        response = anonymous_reader.get(url)
+        body = response.json()
+        assert odd in [row["title"] for row in body["results"]] or "kind" in url, url
+        # Written out, byte for byte what DRF's renderer makes of the same data.
+        assert response.content == JSONRenderer().render(body), url
+        assert b"\\u2028" in response.content or "kind" in url
+        # Asked indented, the page is rendered by DRF from the rows as values: the same data.
+        cache.clear()
+        indented = anonymous_reader.get(url, HTTP_ACCEPT="application/json; indent=4")
+        assert indented.content.startswith(b"{\n    ") and indented.json() == body, url
