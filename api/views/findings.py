@@ -82,7 +82,8 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
         if listed is None:
             listed = self.filter_queryset(self.get_queryset())
         ids = self.paginator.paginate_ids(listed, request, view=self)
-        rows, serializer = list_rows(ids or []), self.get_serializer()
+        rows = list_rows(ids or [], read=listed.rows if isinstance(listed, ListIds) else None)
+        serializer = self.get_serializer()
         data = self.get_paginated_response([]).data
         if self._compact_json(request):
             # The page around an empty list (its results last), the rows written into it.

@@ -31,20 +31,24 @@ class ListIds:
     the list's order (pull request, number), for a page of the list unfiltered, read with SQL
     written out (the list's index, read in order). What `api.pagination.BoundedCountPaginator`
     reads instead of a queryset: a page's ids and how many rows there are from its first up to a
-    bound, in one query, counted in the database rather than read."""
+    bound, counted in the database rather than read, with the page's rows, in one query."""
 
     def __init__(self, *, public_only: bool):
         self.public_only = public_only
+        self.rows: list[tuple] = []
 
     def page_and_count(self, bottom: int, size: int, bound: int) -> tuple[list[int], int]:
         """The ids of the `size` rows from row `bottom`, and how many rows there are from there up
-        to row `bound` (0 with no ids: past the end, or nothing)."""
+        to row `bound` (0 with no ids: past the end, or nothing). The page's rows are read in the
+        same query, for `list_rows` (`rows`)."""
+        self.rows = []
         if bound <= bottom or bound > 2**63 - 1:  # nothing there (a page past any the database can hold)
             return [], 0
         with connection.cursor() as cursor:
-            cursor.execute(_page_sql(self.public_only), [bound - bottom, bottom, size, bottom])
-            rows = cursor.fetchall()
-        return [pk for pk, _ in rows], rows[0][1] if rows else 0
+            cursor.execute(_page_sql(self.public_only), [bound - bottom, bottom, SHAPE, size, bottom])
+            fetched = cursor.fetchall()
+        self.rows = [row[:-1] for row in fetched]
+        return [row[0] for row in fetched], fetched[0][-1] if fetched else 0
 
     def ids_between(self, bottom: int, top: int) -> list[int]:
         if top <= bottom or top > 2**63 - 1:
@@ -79,28 +83,31 @@ def _ids_sql(public_only: bool) -> str:
 
 @functools.cache
 def _page_sql(public_only: bool) -> str:
-    """The page's ids, each with the count of the rows from the page's first up to the bound (an
-    uncorrelated subquery: run once)."""
+    """The page's rows (as `list_rows` reads them) in the list's order, each with the count of
+    the rows from the page's first up to the bound (an uncorrelated subquery: run once)."""
     finding = connection.ops.quote_name(Finding._meta.db_table)
     counted = (
         f'(SELECT COUNT(*) FROM (SELECT 1 FROM {finding} c {_visible(public_only, "c")}LIMIT %s OFFSET %s) counted)'
     )
-    return (
-        f'SELECT f."id", {counted} FROM {finding} f {_visible(public_only, "f")}'
-        f'ORDER BY f."pull_request_id", f."number" LIMIT %s OFFSET %s'
+    return _rows_query(
+        f'WHERE f."id" IN (SELECT p."id" FROM {finding} p {_visible(public_only, "p")}'
+        f'ORDER BY p."pull_request_id", p."number" LIMIT %s OFFSET %s) ORDER BY f."pull_request_id", f."number"',
+        counted=counted,
     )
 
 
-def list_rows(ids: list[int]) -> list[tuple]:
+def list_rows(ids: list[int], *, read: list | None = None) -> list[tuple]:
     """The rows of findings `ids` (see LIST_ROW_FIELDS), in that order (an id with no finding,
-    deleted since it was listed, is left out). A row's state is its list row in the current state
-    of its pull request, or, where that is not stored, the state as every reader reads it
-    (derived if need be)."""
+    deleted since it was listed, is left out), or, as `read`, the rows already read with the ids
+    (`ListIds.rows`). A row's state is its list row in the current state of its pull request, or,
+    where that is not stored, the state as every reader reads it (derived if need be)."""
     if not ids:
         return []
-    with connection.cursor() as cursor:
-        cursor.execute(_rows_sql(len(ids)), [SHAPE, *ids])
-        rows = {row[0]: row for row in cursor.fetchall()}
+    if read is None:
+        with connection.cursor() as cursor:
+            cursor.execute(_rows_sql(len(ids)), [SHAPE, *ids])
+            read = cursor.fetchall()
+    rows = {row[0]: row for row in read}
     missing = [(pk, row[1]) for pk, row in rows.items() if row[-1] is None]
     if missing:
         states = states_from_stored(missing)
@@ -113,6 +120,12 @@ def list_rows(ids: list[int]) -> list[tuple]:
 
 @functools.cache
 def _rows_sql(count: int) -> str:
+    return _rows_query(f'WHERE f."id" IN ({", ".join(["%s"] * count)})')
+
+
+def _rows_query(where: str, *, counted: str = "") -> str:
+    """The rows' SELECT (with `counted` as a last column), its one parameter the state's shape,
+    after those of `counted`, before those of `where`."""
     quote = connection.ops.quote_name
     user_model = get_user_model()
     table = {model: quote(model._meta.db_table) for model in (
@@ -133,7 +146,7 @@ def _rows_sql(count: int) -> str:
     return (
         f'SELECT {columns}, {moment("resolved_at")}, {moment("created_at")}, {moment("updated_at")}, '
         f'r."slug", pr."number", u.{username}, c."sha", NULLIF(l."verdict", \'\'), l."resolution", '
-        f'l."possibly_regressed", l."id" '
+        f'l."possibly_regressed", l."id"{", " + counted if counted else ""} '
         f'FROM {table[Finding]} f '
         f'INNER JOIN {table[PullRequest]} pr ON pr."id" = f."pull_request_id" '
         f'INNER JOIN {table[Repository]} r ON r."id" = pr."repository_id" '
@@ -143,5 +156,5 @@ def _rows_sql(count: int) -> str:
         f'ON s."pull_request_id" = f."pull_request_id" AND s."generation" = pr."generation" '
         f'LEFT OUTER JOIN {table[FindingListState]} l '
         f'ON l."state_id" = s."id" AND l."finding_id" = f."id" AND l."shape" = %s '
-        f'WHERE f."id" IN ({", ".join(["%s"] * count)})'
+        f'{where}'
     )
