@@ -26,15 +26,24 @@ LIST_ROW_FIELDS = (
 )
 
 
-class ListIds:
-    """The ids of every finding (or, `public_only`, of every finding of a public repository) in
-    the list's order (pull request, number), for a page of the list unfiltered, read with SQL
-    written out (the list's index, read in order). What `api.pagination.BoundedCountPaginator`
-    reads instead of a queryset: a page's ids and how many rows there are from its first up to a
-    bound, counted in the database rather than read, with the page's rows, in one query."""
+# The filters a ListIds reads by (each an equality): the finding's own columns, and the pull
+# request's repository slug and number.
+LIST_ID_FILTERS = ("pull_request", "kind", "status", "caught_by", "repository", "pull_request_number")
 
-    def __init__(self, *, public_only: bool):
+
+class ListIds:
+    """The ids of the findings of a list in its order (pull request, number), read with SQL
+    written out (the list's index, read in order): every finding, or, `public_only`, every
+    finding of a public repository, narrowed by `filters` (LIST_ID_FILTERS: name -> a value
+    already checked). What `api.pagination.BoundedCountPaginator` reads instead of a queryset: a
+    page's ids and how many rows there are from its first up to a bound, counted in the database
+    rather than read, with the page's rows, in one query."""
+
+    def __init__(self, *, public_only: bool, filters: dict | None = None):
         self.public_only = public_only
+        names = tuple(name for name in LIST_ID_FILTERS if name in (filters or {}))
+        self.shape = (public_only, names)
+        self.params = [filters[name] for name in _pull_request_filters(names) + _finding_filters(names)]
         self.rows: list[tuple] = []
 
     def page_and_count(self, bottom: int, size: int, bound: int) -> tuple[list[int], int]:
@@ -45,7 +54,8 @@ class ListIds:
         if bound <= bottom or bound > 2**63 - 1:  # nothing there (a page past any the database can hold)
             return [], 0
         with connection.cursor() as cursor:
-            cursor.execute(_page_sql(self.public_only), [bound - bottom, bottom, SHAPE, size, bottom])
+            cursor.execute(_page_sql(self.shape),
+                           [*self.params, bound - bottom, bottom, SHAPE, *self.params, size, bottom])
             fetched = cursor.fetchall()
         self.rows = [row[:-1] for row in fetched]
         return [row[0] for row in fetched], fetched[0][-1] if fetched else 0
@@ -54,43 +64,61 @@ class ListIds:
         if top <= bottom or top > 2**63 - 1:
             return []
         with connection.cursor() as cursor:
-            cursor.execute(f"{_ids_sql(self.public_only)} LIMIT %s OFFSET %s", [top - bottom, bottom])
+            cursor.execute(f"{_ids_sql(self.shape)} LIMIT %s OFFSET %s", [*self.params, top - bottom, bottom])
             return [pk for (pk,) in cursor.fetchall()]
 
     def count_up_to(self, bound: int) -> int:
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT COUNT(*) FROM ({_ids_sql(self.public_only)} LIMIT %s) listed", [bound])
+            cursor.execute(f"SELECT COUNT(*) FROM ({_ids_sql(self.shape)} LIMIT %s) listed", [*self.params, bound])
             return cursor.fetchone()[0]
 
 
+def _pull_request_filters(names: tuple) -> tuple:
+    return tuple(name for name in ("repository", "pull_request_number") if name in names)
+
+
+def _finding_filters(names: tuple) -> tuple:
+    return tuple(name for name in ("pull_request", "kind", "status", "caught_by") if name in names)
+
+
 @functools.cache
-def _visible(public_only: bool, alias: str) -> str:
-    if not public_only:
-        return ""
+def _where(shape: tuple, alias: str) -> str:
+    """The conditions of a ListIds of `shape` on the findings as `alias`; their parameters are
+    ListIds.params."""
+    public_only, names = shape
     quote = connection.ops.quote_name
     pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
-    return (
-        f'WHERE {alias}."pull_request_id" IN (SELECT pr."id" FROM {pull_request} pr INNER JOIN {repository} r '
-        f"""ON r."id" = pr."repository_id" WHERE r."visibility" = '{Repository.Visibility.PUBLIC.value}') """
-    )
+    conditions = []
+    of_pull_request = [
+        {"repository": 'r."slug" = %s', "pull_request_number": 'pr."number" = %s'}[name]
+        for name in _pull_request_filters(names)
+    ]
+    if public_only:
+        of_pull_request.append(f"r.\"visibility\" = '{Repository.Visibility.PUBLIC.value}'")
+    if of_pull_request:
+        conditions.append(
+            f'{alias}."pull_request_id" IN (SELECT pr."id" FROM {pull_request} pr INNER JOIN {repository} r '
+            f'ON r."id" = pr."repository_id" WHERE {" AND ".join(of_pull_request)})'
+        )
+    for name in _finding_filters(names):
+        conditions.append(f'{alias}."{Finding._meta.get_field(name).column}" = %s')
+    return f'WHERE {" AND ".join(conditions)} ' if conditions else ""
 
 
 @functools.cache
-def _ids_sql(public_only: bool) -> str:
+def _ids_sql(shape: tuple) -> str:
     finding = connection.ops.quote_name(Finding._meta.db_table)
-    return f'SELECT f."id" FROM {finding} f {_visible(public_only, "f")}ORDER BY f."pull_request_id", f."number"'
+    return f'SELECT f."id" FROM {finding} f {_where(shape, "f")}ORDER BY f."pull_request_id", f."number"'
 
 
 @functools.cache
-def _page_sql(public_only: bool) -> str:
+def _page_sql(shape: tuple) -> str:
     """The page's rows (as `list_rows` reads them) in the list's order, each with the count of
     the rows from the page's first up to the bound (an uncorrelated subquery: run once)."""
     finding = connection.ops.quote_name(Finding._meta.db_table)
-    counted = (
-        f'(SELECT COUNT(*) FROM (SELECT 1 FROM {finding} c {_visible(public_only, "c")}LIMIT %s OFFSET %s) counted)'
-    )
+    counted = f'(SELECT COUNT(*) FROM (SELECT 1 FROM {finding} c {_where(shape, "c")}LIMIT %s OFFSET %s) counted)'
     return _rows_query(
-        f'WHERE f."id" IN (SELECT p."id" FROM {finding} p {_visible(public_only, "p")}'
+        f'WHERE f."id" IN (SELECT p."id" FROM {finding} p {_where(shape, "p")}'
         f'ORDER BY p."pull_request_id", p."number" LIMIT %s OFFSET %s) ORDER BY f."pull_request_id", f."number"',
         counted=counted,
     )

@@ -36,6 +36,8 @@ def generic_rows(results: list[dict]) -> list[dict]:
 URLS = [
     LIST, LIST + "?page_size=2", LIST + "?page_size=2&page=2", LIST + "?kind=blocker", LIST + "?ordering=-number",
     LIST + "?cursor=&page_size=2", LIST + "?repository=acme/loader&pull_request_number=4108",
+    LIST + "?status=open&caught_by=none", LIST + "?pull_request_number=4108&kind=blocker&page=1",
+    LIST + "?pull_request={pk}&status=open", LIST + "?repository=acme/loader&status=open&kind=blocker",
 ]
 
 
@@ -51,7 +53,7 @@ def test_every_page_says_what_the_fields_and_the_whole_state_say(anonymous_reade
     for client in (anonymous_reader, signed_in):
         for url in URLS:
             cache.clear()
-            response = client.get(url)
+            response = client.get(url.format(pk=review.pull_request.pk))
             assert response.status_code == 200, (url, response.content)
             results = response.json()["results"]
             assert results, url
