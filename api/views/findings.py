@@ -43,7 +43,7 @@ from findings.search import explain_matches, parse_search
 from findings.selectors.list_rows import LIST_ID_FILTERS, ListIds, list_rows
 from findings.selectors.related import finding_related
 from findings.services.resolution import finding_resolve
-from findings.state.listed import listed_attach
+from findings.state.listed_reads import listed_attach
 from findings.services.tags_and_links import (
     finding_by_reference,
     finding_link_create,

@@ -11,7 +11,7 @@ from django.db import connection
 
 from findings.models import Finding, FindingListState, PullRequestState
 from findings.state.derivation import SHAPE
-from findings.state.listed import states_from_stored
+from findings.state.listed_reads import states_from_stored
 from reviews.models import Commit, PullRequest, Repository
 
 
