@@ -22,6 +22,7 @@ same rules as a query,
 so a private repository outside them is answered as if it did not exist (a 404, never a 403)."""
 from __future__ import annotations
 
+import functools
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -133,6 +134,7 @@ def is_superuser(user) -> bool:
     return _active(user) and user.is_superuser
 
 
+@functools.cache  # one predicate an action: making one inspects the function's signature
 def _holds_instance_wide(action: Action):
     @rules.predicate(name=f"holds {action} instance-wide")
     def predicate(user) -> bool:

@@ -123,23 +123,32 @@ def worth_caching(request, filters) -> bool:
 
 class CachedListMixin:
     """For a ListAPIView with a `long_list` (pagination.LongList) and a `filterset_class`: its
-    JSON pages that are `worth_caching` are cached by `list_cache_key`. The browsable API, deep
-    pages and errors are built every time."""
+    JSON pages are written as bytes (`list_content`), and those `worth_caching` cached by
+    `list_cache_key`. The browsable API is built every time, as DRF builds it."""
 
     def list(self, request, *args, **kwargs):
-        if request.accepted_renderer.format != "json" or not worth_caching(
-            request, self.filterset_class.base_filters
-        ):
+        if request.accepted_renderer.format != "json":
             return super().list(request, *args, **kwargs)
-        version = self.long_list.version(request)
-        key = list_cache_key(request, version)
-        content = cache.get(key)
-        if content is None:
-            response = super().list(request, *args, **kwargs)
-            if response.status_code != 200:
-                return response
-            content = request.accepted_renderer.render(
-                response.data, request.accepted_media_type, self.get_renderer_context()
-            )
+        key = None
+        if worth_caching(request, self.filterset_class.base_filters):
+            key = list_cache_key(request, self.long_list.version(request))
+            content = cache.get(key)
+            if content is not None:
+                return HttpResponse(content, content_type=request.accepted_renderer.media_type)
+        content = self.list_content(request, *args, **kwargs)
+        if not isinstance(content, bytes):
+            return content  # a response of its own: not a page
+        if key is not None:
             cache.set(key, content, LIST_CACHE_SECONDS)
         return HttpResponse(content, content_type=request.accepted_renderer.media_type)
+
+    def list_content(self, request, *args, **kwargs):
+        """The page as the JSON bytes it is sent as (or a response that is not a page)."""
+        response = super().list(request, *args, **kwargs)
+        if response.status_code != 200:
+            return response
+        return self.render_content(response.data)
+
+    def render_content(self, data) -> bytes:
+        request = self.request
+        return request.accepted_renderer.render(data, request.accepted_media_type, self.get_renderer_context())

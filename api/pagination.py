@@ -35,9 +35,11 @@ class BoundedCountPaginator(Paginator):
     shown with: finding the ids needs none of their joins, which can turn the database from the
     list's index to a sort of every match, however deep the `OFFSET`."""
 
-    def __init__(self, *args, annotations=None, **kwargs):
+    def __init__(self, *args, annotations=None, ids_only=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.annotations = annotations or {}
+        # With `ids_only`, a page's items are its rows' ids, for a caller that reads the rows itself.
+        self.ids_only = ids_only
         self.bound = None
         self._ids = None
 
@@ -49,12 +51,15 @@ class BoundedCountPaginator(Paginator):
         if wanted >= 1:
             # Within what a LIMIT takes: a page past every match is refused by its count.
             self.bound = min((wanted * self.per_page // COUNT_BOUND + 1) * COUNT_BOUND, 2**62)
-            if hasattr(self.object_list, "values_list"):
-                bottom = (wanted - 1) * self.per_page
-                ids = list(self.object_list.values_list("pk", flat=True)[bottom:self.bound])
-                if ids:  # else the page is past the end, or there is nothing: `count` counts
-                    self.__dict__["count"] = bottom + len(ids)
-                    self._ids = ids[: self.per_page]
+            bottom = (wanted - 1) * self.per_page
+            if hasattr(self.object_list, "page_and_count"):
+                ids, found = self.object_list.page_and_count(bottom, self.per_page, self.bound)
+            else:
+                ids = self._read_ids(bottom, self.bound)
+                found = len(ids or ())
+            if ids:  # else the page is past the end, or there is nothing: `count` counts
+                self.__dict__["count"] = bottom + found
+                self._ids = ids[: self.per_page]
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
@@ -62,13 +67,23 @@ class BoundedCountPaginator(Paginator):
             top = self.count
         return self._get_page(self._rows(bottom, top), number, self)
 
+    def _read_ids(self, bottom: int, top: int) -> list | None:
+        """The ids of the rows from `bottom` to `top`: of a queryset, or of an object list that
+        reads them itself (`page_and_count`, `ids_between`, `count_up_to`:
+        findings.selectors.list_rows.ListIds)."""
+        if hasattr(self.object_list, "ids_between"):
+            return self.object_list.ids_between(bottom, top)
+        if hasattr(self.object_list, "values_list"):
+            return list(self.object_list.values_list("pk", flat=True)[bottom:top])
+        return None
+
     def _rows(self, bottom: int, top: int) -> list:
         queryset = self.object_list
-        if not hasattr(queryset, "values_list"):
+        ids = self._ids if self._ids is not None else self._read_ids(bottom, top)
+        if ids is None:
             return queryset[bottom:top]
-        ids = self._ids if self._ids is not None else list(queryset.values_list("pk", flat=True)[bottom:top])
-        if not ids:
-            return []
+        if not ids or self.ids_only:
+            return ids
         rows = {row.pk: row for row in queryset.order_by().filter(pk__in=ids).annotate(**self.annotations)}
         return [rows[pk] for pk in ids]
 
@@ -81,6 +96,8 @@ class BoundedCountPaginator(Paginator):
     def count(self):
         if self.bound is None:
             return super().count
+        if hasattr(self.object_list, "count_up_to"):
+            return self.object_list.count_up_to(self.bound)
         # COUNT(*) over a subquery LIMITed to the bound, without the list's ordering.
         return self.object_list.order_by()[: self.bound].count()
 
@@ -120,6 +137,21 @@ class RecheckPagination(PageNumberPagination):
             self.django_paginator_class = functools.partial(
                 BoundedCountPaginator, annotations=long_list.annotations,
             )
+        return super().paginate_queryset(queryset, request, view)
+
+    def paginate_ids(self, queryset, request, view=None) -> list | None:
+        """As `paginate_queryset`, for a view with a `long_list`: the page's ids alone, in the
+        list's order, for a caller that reads the rows itself; `get_paginated_response` then as
+        after `paginate_queryset`. `queryset` may also be an object that reads the ids itself
+        (see BoundedCountPaginator), for page numbers."""
+        if RecheckCursorPagination.cursor_query_param in request.query_params:
+            self.cursor = RecheckCursorPagination()
+            # The position a cursor holds is read from the page's first and last rows.
+            ordering = self.cursor.get_ordering(request, queryset, view)
+            fields = dict.fromkeys(["id", *(name.lstrip("-") for name in ordering)])
+            rows = self.cursor.paginate_queryset(queryset.values(*fields), request, view)
+            return None if rows is None else [row["id"] for row in rows]
+        self.django_paginator_class = functools.partial(BoundedCountPaginator, ids_only=True)
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response(self, data):

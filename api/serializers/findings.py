@@ -1,6 +1,12 @@
 """Findings: a row of the list (written out by hand for long lists), why a search matched it, the
 detail with its evidence, tags and links, its status history, and the tags findings carry."""
+import datetime
+import functools
+from json.encoder import encode_basestring
+
 from django.db.models import F
+from django.urls import get_script_prefix, get_urlconf
+from django.urls import reverse as django_reverse
 from django.utils import timezone
 from django.utils.encoding import iri_to_uri
 from django.utils.functional import cached_property
@@ -32,11 +38,25 @@ _PK_PLACEHOLDER = "9223372036854775807"
 _DATETIME = serializers.DateTimeField()
 
 
-def _datetime(value, zone):
+@functools.cache
+def _detail_path(urlconf, script_prefix: str) -> str:
+    """A finding's API path with a placeholder for its id, under the URLconf and script prefix it
+    was reversed with (what DRF's `reverse` gives before making it absolute: the API is not
+    versioned)."""
+    return django_reverse("api:finding-detail", kwargs={"pk": _PK_PLACEHOLDER}, urlconf=urlconf)
+
+
+def _datetime(value, zone, utc=False):
     """What DRF's DateTimeField makes of an aware datetime (ISO 8601 in the current time zone, UTC
-    as Z), without its per-value lookups."""
+    as Z), without its per-value lookups; `value` may also be the text SQLite stores a datetime as
+    (UTC, `str` of the naive datetime: `YYYY-MM-DD HH:MM:SS[.ffffff]`), written as it is when the
+    current time zone is UTC (`utc`)."""
     if value is None:
         return None
+    if isinstance(value, str):
+        if utc and len(value) in (19, 26) and value[10] == " ":
+            return f"{value[:10]}T{value[11:]}Z"  # what isoformat gives, without parsing it
+        value = datetime.datetime.fromisoformat(value).replace(tzinfo=datetime.UTC)
     if timezone.is_naive(value):
         return _DATETIME.to_representation(value)
     text = value.astimezone(zone).isoformat()
@@ -87,43 +107,102 @@ class FindingSerializer(serializers.ModelSerializer):
         # generic path.
         if type(self) is not FindingSerializer or not hasattr(finding, "list_repository"):
             return super().to_representation(finding)
-        slug, pull_request_number = finding.list_repository, finding.list_pull_request_number
-        api_url, origin, zone = self._per_page
+        state = finding_state(finding)
+        row = self._row(
+            finding.pk, finding.pull_request_id, finding.number, str(finding.kind), str(finding.caught_by),
+            finding.title, finding.summary, finding.path, finding.line, str(finding.status), finding.resolved_at,
+            finding.created_at, finding.updated_at, finding.list_repository, finding.list_pull_request_number,
+            finding.list_resolved_by, finding.list_resolved_commit,
+            # From the pull request's stored state (`findings.state`), as every interface reads them.
+            state.get("verdict"), state.get("resolution", str(finding.status)), bool(state.get("possibly_regressed")),
+        )
+        row["search"] = self.get_search(finding)
+        return row
+
+    def list_rows(self, rows) -> list[dict]:
+        """A page read as values (`findings.selectors.list_rows`), each row as `to_representation`
+        writes a finding of the list."""
+        return [self._row(*row[:20]) for row in rows]
+
+    def list_json(self, rows) -> str:
+        """The same rows as `list_rows`, written as the JSON DRF's renderer makes of them (compact,
+        not ASCII-only), without the items of the list's brackets: a test holds the two equal."""
+        api_before, api_after, origin, slugs, moment = self._per_page
+        text = encode_basestring
+        before, after, origin = text(api_before)[:-1], text(api_after)[1:], text(origin)[1:-1]
+        written = []
+        for (pk, pull_request_id, number, kind, caught_by, title, summary, path, line, status, resolved_at,
+             created_at, updated_at, slug, pull_request_number, resolved_by, resolved_commit, verdict, resolution,
+             possibly_regressed, *_) in rows:
+            quoted = slugs.get(slug)
+            if quoted is None:
+                quoted = slugs[slug] = iri_to_uri(slug)
+            resolved_at = moment(resolved_at)
+            written.append(
+                f'{{"id":{pk},"url":{before}{pk}{after},'
+                f'"html_url":"{origin}{text(f"/{quoted}/pull/{pull_request_number}/findings/{number}/")[1:]},'
+                f'"repository":{text(slug)},"pull_request":{pull_request_id},'
+                f'"pull_request_reference":{text(f"{slug}#{pull_request_number}")},"number":{number},'
+                f'"kind":{text(kind)},"caught_by":{text(caught_by)},"title":{text(title)},'
+                f'"summary":{text(summary)},"path":{text(path)},"line":{"null" if line is None else line},'
+                f'"status":{text(status)},"resolution":{text(resolution)},'
+                f'"verdict":{"null" if verdict is None else text(verdict)},'
+                f'"possibly_regressed":{"true" if possibly_regressed else "false"},'
+                f'"resolved_by":{"null" if resolved_by is None else text(resolved_by)},'
+                f'"resolved_at":{"null" if resolved_at is None else text(resolved_at)},'
+                f'"resolved_commit":{"null" if resolved_commit is None else text(resolved_commit)},'
+                f'"created_at":{text(moment(created_at))},"updated_at":{text(moment(updated_at))},"search":null}}'
+            )
+        return ",".join(written)
+
+    def _row(self, pk, pull_request_id, number, kind, caught_by, title, summary, path, line, status, resolved_at,
+             created_at, updated_at, slug, pull_request_number, resolved_by, resolved_commit, verdict, resolution,
+             possibly_regressed) -> dict:
+        api_before, api_after, origin, slugs, moment = self._per_page
+        quoted = slugs.get(slug)
+        if quoted is None:
+            quoted = slugs[slug] = iri_to_uri(slug)
         return {
-            "id": finding.pk,
-            "url": api_url.replace(_PK_PLACEHOLDER, str(finding.pk)),
-            # PullRequest.get_absolute_url, then Finding.get_absolute_url, from the row's values.
-            "html_url": iri_to_uri(f"{origin}/{slug}/pull/{pull_request_number}/findings/{finding.number}/"),
+            "id": pk,
+            "url": f"{api_before}{pk}{api_after}",
+            # PullRequest.get_absolute_url, then Finding.get_absolute_url, from the row's values (an
+            # IRI is quoted a character at a time: the slug's part alone, once a page).
+            "html_url": f"{origin}/{quoted}/pull/{pull_request_number}/findings/{number}/",
             "repository": slug,
-            "pull_request": finding.pull_request_id,
+            "pull_request": pull_request_id,
             "pull_request_reference": f"{slug}#{pull_request_number}",
-            "number": finding.number,
-            "kind": str(finding.kind),
-            "caught_by": str(finding.caught_by),
-            "title": finding.title,
-            "summary": finding.summary,
-            "path": finding.path,
-            "line": finding.line,
-            "status": str(finding.status),
-            "resolution": self.get_resolution(finding),
-            "verdict": self.get_verdict(finding),
-            "possibly_regressed": self.get_possibly_regressed(finding),
-            "resolved_by": finding.list_resolved_by,
-            "resolved_at": _datetime(finding.resolved_at, zone),
-            "resolved_commit": finding.list_resolved_commit,
-            "created_at": _datetime(finding.created_at, zone),
-            "updated_at": _datetime(finding.updated_at, zone),
-            "search": self.get_search(finding),
+            "number": number,
+            "kind": kind,
+            "caught_by": caught_by,
+            "title": title,
+            "summary": summary,
+            "path": path,
+            "line": line,
+            "status": status,
+            "resolution": resolution,
+            "verdict": verdict,
+            "possibly_regressed": possibly_regressed,
+            "resolved_by": resolved_by,
+            "resolved_at": moment(resolved_at),
+            "resolved_commit": resolved_commit,
+            "created_at": moment(created_at),
+            "updated_at": moment(updated_at),
+            "search": None,
         }
 
     @cached_property
     def _per_page(self):
-        """The API URL of a finding with a placeholder for its id, the site's origin (what
-        build_absolute_uri puts before a path) and the time zone: once a page, not once a row."""
+        """The API URL of a finding before and after its id, the site's origin (what
+        build_absolute_uri puts before a path) as an URI, the slugs quoted so far and how a date
+        is written in the current time zone: once a page, not once a row."""
         request = self.context.get("request")
-        api_url = reverse("api:finding-detail", kwargs={"pk": _PK_PLACEHOLDER}, request=request)
-        origin = request.build_absolute_uri("/")[:-1] if request is not None else ""
-        return api_url, origin, timezone.get_current_timezone()
+        api_path = _detail_path(get_urlconf(), get_script_prefix())
+        api_url = request.build_absolute_uri(api_path) if request is not None else api_path
+        api_before, _, api_after = api_url.partition(_PK_PLACEHOLDER)
+        origin = iri_to_uri(request.build_absolute_uri("/")[:-1]) if request is not None else ""
+        zone = timezone.get_current_timezone()
+        utc = zone is datetime.UTC or getattr(zone, "key", None) in ("UTC", "Etc/UTC")
+        return api_before, api_after, origin, {}, functools.partial(_datetime, zone=zone, utc=utc)
 
     # From the pull request's stored state (`findings.state`), as every interface reads them.
     def get_possibly_regressed(self, finding) -> bool:

@@ -2,22 +2,26 @@
 finding with its write-up, evidence, tags and links, its status history, the findings related to it,
 and the evidence items on their own; and what a reviewer does to a finding: mark it fixed, dismissed
 or open, set its tags, link it to another finding or remove a link."""
+from django.conf import settings
 from django.db.models import Prefetch, Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from access.permissions import Action
 from api import docs
-from api.filters import EvidenceFilter, FindingFilter
+from api.filters import MAX_ID, EvidenceFilter, FindingFilter
 from api.listcache import CachedListMixin, list_generation
 from api.pagination import LongList
 from api.permissions import (
+    PUBLIC_ONLY,
     object_action_check,
+    read_scope,
     request_reads_everything,
     request_repositories,
     token_repository_ids,
@@ -36,9 +40,10 @@ from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.models import Evidence, Finding, FindingEvent, FindingLink
 from findings.search import explain_matches, parse_search
+from findings.selectors.list_rows import LIST_ID_FILTERS, ListIds, list_rows
 from findings.selectors.related import finding_related
 from findings.services.resolution import finding_resolve
-from findings.state.stored import states_attach
+from findings.state.listed_reads import listed_attach
 from findings.services.tags_and_links import (
     finding_by_reference,
     finding_link_create,
@@ -68,16 +73,84 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
     # the list's pages and counts are cached by the generations of the pull requests it may show.
     long_list = LongList(version=list_generation, annotations=FindingSerializer.LIST_ANNOTATIONS)
 
+    def list_content(self, request, *args, **kwargs):
+        # A page read as values and written out (no model objects, no fields' machinery), unless
+        # searched: a searched page says why each row matched, from the search's own annotations.
+        if self.paginator is None or request.query_params.get("q", "").strip():
+            return super().list_content(request, *args, **kwargs)
+        listed = self._unfiltered(request)
+        if listed is None:
+            listed = self.filter_queryset(self.get_queryset())
+        ids = self.paginator.paginate_ids(listed, request, view=self)
+        rows = list_rows(ids or [], read=listed.rows if isinstance(listed, ListIds) else None)
+        serializer = self.get_serializer()
+        data = self.get_paginated_response([]).data
+        if self._compact_json(request):
+            # The page around an empty list (its results last), the rows written into it.
+            head = self.render_content(data)
+            if head.endswith(b'"results":[]}'):
+                # As DRF's renderer escapes them, for JavaScript.
+                body = serializer.list_json(rows).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+                return head[:-2] + body.encode() + b"]}"
+        data["results"] = serializer.list_rows(rows)
+        return self.render_content(data)
+
+    def _compact_json(self, request) -> bool:
+        """Whether the page is rendered as FindingSerializer.list_json writes its rows: by DRF's
+        JSONRenderer, compact, not ASCII-only, not indented (as `Accept: ...; indent=4` asks)."""
+        renderer = request.accepted_renderer
+        return (
+            type(renderer) is JSONRenderer and renderer.compact and not renderer.ensure_ascii
+            and renderer.get_indent(request.accepted_media_type, {}) is None
+        )
+
+    def _unfiltered(self, request) -> ListIds | None:
+        """For a page number of the list in its own order, filtered by nothing or by equalities
+        alone (LIST_ID_FILTERS, each value one the filter takes as it is), asked by a caller who
+        reads every repository or (anonymously, where the server allows it) the public ones: its
+        ids read with SQL written out, what `filter_queryset` would have built. Else None (and a
+        value the filter refuses is refused there)."""
+        parameters = request.query_params
+        given = set(parameters) & set(self.filterset_class.base_filters)
+        if given - set(LIST_ID_FILTERS) or {"ordering", "cursor"} & set(parameters):
+            return None
+        if not parameters.get("page", "1").isdigit():
+            return None
+        filters = {}
+        for name in given:
+            value = parameters.get(name)
+            if name in _CHOICES:
+                if value not in _CHOICES[name]:
+                    return None
+            elif name == "repository":
+                if not value or value != value.strip() or "\x00" in value:
+                    return None
+            elif not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_ID):
+                return None
+            filters[name] = value if name in _CHOICES or name == "repository" else int(value)
+        scope = read_scope(request)
+        if scope is None:
+            return ListIds(public_only=False, filters=filters)
+        if scope is PUBLIC_ONLY and settings.RECHECK_PUBLIC_READ:
+            return ListIds(public_only=True, filters=filters)
+        return None
+
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
         if page is not None:
-            # Each row's verdict and flags from its PR's stored state: one read for the page.
-            page = states_attach(page)
+            # Each row's verdict and flags from its PR's stored state: one read of the page's rows.
+            page = listed_attach(page)
         text = self.request.query_params.get("q", "").strip()
         if page is not None and text:
             # The filter has already refused a query that cannot be parsed.
             page = explain_matches(page, parse_search(text))
         return page
+
+
+_CHOICES = {
+    "kind": frozenset(Finding.Kind.values), "status": frozenset(Finding.Status.values),
+    "caught_by": frozenset(Finding.CaughtBy.values),
+}
 
 
 def findings_with_evidence(request):

@@ -22,7 +22,7 @@ from findings.models.findings import Finding, FindingLink, FindingSearchEntry, T
 from findings.models.history import FindingEvent
 from findings.models.import_jobs import ImportJob
 from findings.models.runs import VerificationRun
-from findings.models.state import PullRequestGate, PullRequestState
+from findings.models.state import FindingListState, PullRequestGate, PullRequestState
 from findings.models.verifications import EvidenceResult, Verdict, Verification, latest_verified_commit_id
 from findings.models.webhooks import WebhookDelivery
 
@@ -33,6 +33,7 @@ __all__ = [
     "Finding",
     "FindingEvent",
     "FindingLink",
+    "FindingListState",
     "FindingSearchEntry",
     "FollowUp",
     "FollowUpEvent",

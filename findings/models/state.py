@@ -51,3 +51,25 @@ class PullRequestGate(models.Model):
 
     def __str__(self) -> str:
         return f"Gate of {self.pull_request_id} at {self.sha or 'head'}, generation {self.generation}"
+
+
+class FindingListState(models.Model):
+    """What a list shows of one finding from a stored state (`findings.state.listed`): its verdict,
+    how it got its status and whether it looks regressed, one row a finding, written with the state
+    in its transaction and deleted with it. A page of a list reads the rows of its findings alone,
+    not the whole state of each pull request it shows. `shape` is the state's shape when written."""
+
+    state = models.ForeignKey(PullRequestState, on_delete=models.CASCADE, related_name="listed")
+    finding_id = models.BigIntegerField()
+    shape = models.PositiveSmallIntegerField()
+    verdict = models.CharField(max_length=15, blank=True, help_text="Empty while it has none.")
+    resolution = models.CharField(max_length=15)
+    possibly_regressed = models.BooleanField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["state", "finding_id"], name="finding_list_state_once_per_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Finding {self.finding_id} in {self.state_id}"

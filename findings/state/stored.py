@@ -31,6 +31,7 @@ from findings.state.derivation import (
     derive,
     latest_verified_pin,
 )
+from findings.state.listed import listed_delete_older, listed_store
 from reviews.models import Commit, PinnedCommit, PullRequest
 
 logger = logging.getLogger(__name__)
@@ -156,13 +157,14 @@ def _store(pull_request_id: int, generation: int, state: dict) -> None:
                 summary__shape=SHAPE
             ).delete()[0]:
                 PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation=generation).delete()
-            PullRequestState.objects.create(
+            stored = PullRequestState.objects.create(
                 pull_request_id=pull_request_id, generation=generation, summary=summary, findings=state["findings"]
             )
             PullRequestGate.objects.bulk_create(gates)
+            listed_store(stored.pk, state["findings"])  # what a list page reads of it, from the row
     except IntegrityError:
         return  # another reader stored the same generation's state first: it is the same state
-    PullRequestState.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
+    listed_delete_older(pull_request_id, generation)  # the older states with their list rows
     PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
 
 

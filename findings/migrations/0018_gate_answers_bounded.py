@@ -6,14 +6,17 @@ from django.db import migrations
 
 
 def forget_derived_states(apps, schema_editor):
-    apps.get_model("findings", "PullRequestGate").objects.all().delete()
-    apps.get_model("findings", "PullRequestState").objects.all().delete()
+    # Plain DELETEs, the rows that point at a state first: the ORM would load every state, with its
+    # JSON, to find what cascades.
+    for name in ("FindingListState", "PullRequestGate", "PullRequestState"):
+        table = schema_editor.quote_name(apps.get_model("findings", name)._meta.db_table)
+        schema_editor.execute(f"DELETE FROM {table}")
 
 
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('findings', '0016_follow_ups'),
+        ('findings', '0017_finding_list_state'),
     ]
 
     operations = [
