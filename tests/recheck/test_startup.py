@@ -38,6 +38,24 @@ def test_django_setup_loads_only_what_every_process_needs():
     assert "forge.receivers" in modules  # the apps and their receivers are loaded...
     # ...but not what only a call to GitHub, a page, a sign-in, the admin or handing work on needs.
     assert not {"githubkit", "markdown_it", "requests", "celery", "kombu", "backoffice.admin", "forge.services"} & modules
+    # The apps' receivers import reviews.services for pull_request_changed; the engine's git package
+    # is loaded by the writes that check a URL, and by verification, not by every process.
+    assert "reviews.services" in modules
+    assert not {name for name in modules if name == "engine" or name.startswith("engine.")}
+
+
+def test_manage_py_resumes_the_collector_once_the_apps_are_ready():
+    # manage.py pauses the collector for Django's set-up (core.collector): a command runs with it
+    # collecting again, the set-up's objects frozen out of its passes.
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "recheck.settings", "SECRET_KEY": "k" * 50,
+           "DATABASE_URL": "sqlite:///:memory:"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-startup", "--no-imports", "-c",
+         "import gc; print(gc.isenabled(), gc.get_freeze_count() > 10000)"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]
 
 
 def test_an_operational_command_skips_the_system_checks():
