@@ -65,3 +65,36 @@ def test_an_operational_command_skips_the_system_checks():
     assert {"verify", "import_review", "export_review", "render_companion"} <= set(ours)
     for name, app in ours.items():
         assert load_command_class(app, name).requires_system_checks == [], name
+
+
+def test_the_reports_receivers_load_the_reports_text_only_to_write_a_report():
+    # After every verification the forge's receivers run; a repository that publishes nothing
+    # gets no report, so the report's text (the gate, the finding views, highlighting) stays unloaded.
+    modules = loaded_after("import django; django.setup(); import forge.services, forge.thread_verdicts",
+                           settings="recheck.settings")
+    assert {"forge.services", "forge.thread_verdicts"} <= modules
+    assert not {"forge.content", "presentation.finding_views", "pygments", "celery"} & modules
+
+
+def test_asking_whether_tasks_run_in_process_does_not_load_celery():
+    modules = loaded_after(
+        "import django; django.setup()\n"
+        "from django.conf import settings\n"
+        "from findings.enqueue import tasks_run_in_process\n"
+        "assert tasks_run_in_process() is settings.CELERY_TASK_ALWAYS_EAGER is True  # no broker\n",
+        settings="recheck.settings",
+    )
+    assert "findings.enqueue" in modules
+    assert not {"celery", "kombu", "recheck.celery"} & modules
+
+
+def test_once_the_celery_app_is_loaded_its_configuration_answers():
+    loaded_after(
+        "import django; django.setup()\n"
+        "from recheck.celery import app\n"
+        "from findings.enqueue import tasks_run_in_process\n"
+        "assert tasks_run_in_process() is True\n"
+        "app.conf.task_always_eager = False\n"
+        "assert tasks_run_in_process() is False\n",
+        settings="recheck.settings",
+    )
