@@ -98,3 +98,16 @@ def test_once_the_celery_app_is_loaded_its_configuration_answers():
         "assert tasks_run_in_process() is False\n",
         settings="recheck.settings",
     )
+
+
+def test_verifying_snippets_loads_neither_the_regex_package_nor_the_broker_client():
+    # `regex` is for pattern evidence, kombu for handing work on: a verification of snippets in a
+    # command needs neither (the `regex` package alone costs more to import than the engine).
+    modules = loaded_after(
+        "import django; django.setup()\n"
+        "import findings.services.runs, findings.services.verification.run, findings.services.import_jobs\n"
+        "from engine.verification import patterns\n",
+        settings="recheck.settings",
+    )
+    assert {"findings.services.verification.run", "engine.verification.patterns"} <= modules
+    assert not {"regex", "kombu", "amqp", "celery"} & modules
