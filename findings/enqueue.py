@@ -10,6 +10,7 @@ Celery takes longer to import than the rest of a command's start-up, and a comma
 enqueues (most of them) should not pay for it. The app is the one settings name
 (`RECHECK_CELERY_APP`); a worker loads it with `celery -A recheck` and finds the tasks itself."""
 import functools
+import sys
 from importlib import import_module
 
 
@@ -41,5 +42,14 @@ def enqueue_later(task_name: str, *args, countdown: float):
 
 
 def tasks_run_in_process() -> bool:
-    """Whether `enqueue` runs the task right here (no broker configured) rather than handing it on."""
-    return bool(celery_app().conf.task_always_eager)
+    """Whether `enqueue` runs the task right here (no broker configured) rather than handing it on.
+
+    Asked after every verification, most often by a command that hands nothing on: until the app
+    is loaded, the answer is the setting it would be configured from, and Celery stays unloaded."""
+    from django.conf import settings
+
+    if settings.RECHECK_CELERY_APP.rpartition(".")[0] in sys.modules:
+        # Loaded (a worker, a process that handed work on, a test): its configuration is the
+        # answer, as it may have changed since it was loaded.
+        return bool(celery_app().conf.task_always_eager)
+    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))

@@ -18,7 +18,6 @@ from access.permissions import Action, refusal, user_may
 from core.errors import RecheckError
 from core.forges import GITHUB
 from findings.models import VerificationRun
-from forge import content
 from forge.github import Failure, credentials_kind, retry_delay
 from forge.interface import forge_of
 from forge.models import GitHubCall
@@ -78,6 +77,10 @@ def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
     if commit is None or (run.is_active and not is_full_sha(commit.sha)):
         # An abbreviated SHA is resolved by the verification itself: its end is reported.
         return []
+    # The report's text reads the merge gate and the finding views the pages show: loaded when there
+    # is a report to write, not by every verification of a repository that publishes nothing.
+    from forge import content
+
     calls: list[GitHubCall] = []
     finished = not run.is_active
     report = (
@@ -124,6 +127,8 @@ def _is_latest(pull_request: PullRequest, commit: Commit) -> bool:
 
 
 def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
+    from forge import content
+
     base = {"name": content.CHECK_NAME, "head_sha": commit.sha}
     details_url = content.site_url(content.Links(pull_request=pull_request).blockers)
     if details_url:
@@ -145,6 +150,8 @@ def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[
 
 
 def _status_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
+    from forge import content
+
     body = {"context": content.STATUS_CONTEXT}
     details_url = content.site_url(content.Links(pull_request=pull_request).blockers)
     if details_url:

@@ -19,7 +19,6 @@ from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.state.stored import finding_state
-from forge.content import site_url
 from forge.models import GitHubCall
 from forge.thread_calls import VERDICT, thread_call_record
 from forge.thread_models import ReviewThread, ThreadSettings
@@ -56,6 +55,10 @@ def _reply(finding: Finding, commit: Commit, verdict: str | None) -> tuple[str, 
     sentence = v.thread_verdict_sentence(verdict=verdict, short_sha=commit.short_sha, where=where, gone=gone,
                                          total=len(checkable))
     key = "|".join([verdict or "", where, f"{gone}/{len(checkable)}"])
+    # Here, not at the top: forge.content is the reports' text, which a verification of a repository
+    # whose threads hear nothing should not load.
+    from forge.content import site_url
+
     url = site_url(Links(pull_request=finding.pull_request).finding_detail(finding))
     kind = finding.get_kind_display()
     link = f"[{kind} {finding.number} on Recheck]({url})" if url else f"{kind} {finding.number} on Recheck"

@@ -10,9 +10,6 @@ from django.db.models import F
 
 from access.audit import audit_changes, audit_record
 from core.errors import RecheckError, RepositoryError
-from engine.git import validate_clone_url, validate_slug
-from engine.git.safety import remote_host
-from engine.git.submodules import slug_for_url, url_key
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
 
 
@@ -24,6 +21,11 @@ def repository_clone_url_check(url: str) -> str:
     not. Remote URLs must name an allowed, public host (checked again before every fetch); a local
     path is recorded only where local repositories are allowed, and is checked for existence when
     it is fetched, not when it is recorded (a bundle may arrive before its repository)."""
+    # The engine's git package is loaded by the writes that check a URL or a slug, not by every
+    # process that imports this module for `pull_request_changed` (the apps' receivers).
+    from engine.git import validate_clone_url
+    from engine.git.safety import remote_host
+
     url = url.strip()
     try:
         return validate_clone_url(
@@ -51,6 +53,8 @@ def _looks_local(value: str) -> bool:
 def repository_slug_check(slug: str) -> str:
     """`slug` as forges name repositories: `owner/name`, a `.git` suffix dropped once, no `.` or
     `..` part. Two spellings of one repository give one slug, and so one mirror."""
+    from engine.git import validate_slug
+
     owner, name = validate_slug(slug.strip() if isinstance(slug, str) else slug)
     return f"{owner}/{name}"
 
@@ -181,6 +185,9 @@ def repository_get_or_register(
     (`git@host:o/n.git` and `https://host/o/n` are), else a new one registered under the same URL
     rules as any clone URL, as owner/name from its path, with `visibility`. A RecheckError says
     why it cannot be."""
+    from engine.git import validate_clone_url
+    from engine.git.submodules import slug_for_url, url_key
+
     key = url_key(clone_url)
     for known in Repository.objects.all():
         if url_key(known.clone_url) == key:

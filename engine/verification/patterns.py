@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import regex as re
+from typing import TYPE_CHECKING
 
 from core.errors import InvalidPattern
 from core.errors import RecheckError
@@ -14,6 +13,9 @@ from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import ABSENT, PRESENT, EvidenceSpec
 from engine.verification.textcaches import cache_for
+
+if TYPE_CHECKING:
+    import regex as re
 
 
 # A reviewer's regex runs over whole files: one that backtracks catastrophically must fail the
@@ -25,6 +27,10 @@ def compile_pattern(regex: str) -> re.Pattern:
     """Compile ``regex`` (Python ``re`` syntax) with MULTILINE, or raise InvalidPattern."""
     if not isinstance(regex, str) or not regex:
         raise InvalidPattern("the pattern is empty; give a regular expression to look for")
+    # Imported by the first pattern, not with the engine: the `regex` package takes longer to
+    # import than the rest of the verification engine together, and most evidence is snippets.
+    import regex as re
+
     try:
         return re.compile(regex, re.MULTILINE | re.VERSION0)
     except re.error as exc:

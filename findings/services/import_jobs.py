@@ -10,7 +10,7 @@ from access.audit import audit_record, audit_refusal, writes
 from findings.enqueue import enqueue
 from findings.services.review_import import BundleInvalid, ImportRefused, review_import, review_import_check
 from findings.models import ImportJob
-from findings.services.runs import ENQUEUE_ERRORS, QUEUE_RETRY_AFTER_SECONDS, QueueUnavailable
+from findings.services.runs import QUEUE_RETRY_AFTER_SECONDS, QueueUnavailable, enqueue_errors
 from core.errors import BundleError
 
 logger = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def _import_job_request(data: dict, requested_by, target: str) -> ImportJob:
     def send():
         try:
             enqueue("findings.tasks.run_import", job.pk)
-        except ENQUEUE_ERRORS as error:
+        except enqueue_errors() as error:
             logger.error("Import job %s could not be queued: %s", job.pk, error)
             ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.QUEUED).update(
                 status=ImportJob.Status.FAILED, finished_at=timezone.now(),

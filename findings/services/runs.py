@@ -7,7 +7,6 @@ import time
 from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 from access.audit import audit_record, audit_refusal, writes
 from access.permissions import Action, actor_check
@@ -22,8 +21,16 @@ from reviews.services import commit_get_or_create, commit_sha_checked, pull_requ
 
 logger = logging.getLogger(__name__)
 
-# What publishing a message raises when the broker is down or unreachable.
-ENQUEUE_ERRORS = (BrokerError, OSError)
+
+def enqueue_errors() -> tuple[type[BaseException], ...]:
+    """What publishing a message raises when the broker is down or unreachable. A function, named
+    in `except enqueue_errors()`, which Python evaluates only once something was raised: kombu is
+    loaded by a process that hands work on, not by every process that imports the services."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    return (BrokerError, OSError)
+
+
 QUEUE_RETRY_AFTER_SECONDS = 30
 
 
@@ -138,7 +145,7 @@ def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_o
     def send():
         try:
             result = enqueue("findings.tasks.run_verification", run.pk)
-        except ENQUEUE_ERRORS as error:
+        except enqueue_errors() as error:
             # The broker's own message names hosts and ports: logged for staff, not shown.
             logger.error("Verification run %s could not be queued: %s", run.pk, error)
             failed = VerificationRun.objects.active().filter(pk=run.pk).update(

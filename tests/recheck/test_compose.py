@@ -111,3 +111,9 @@ def test_a_full_cache_gives_way_to_the_broker():
     from api.listcache import LIST_CACHE_SECONDS
 
     assert LIST_CACHE_SECONDS and settings.CACHES["default"].get("TIMEOUT", 300) is not None
+
+
+def test_the_image_compiles_the_project_once_since_it_writes_no_bytecode_at_run_time():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "PYTHONDONTWRITEBYTECODE=1" in dockerfile
+    assert "python -m compileall -q" in dockerfile and "/app" in dockerfile.split("compileall", 1)[1].split("\n")[0]
