@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.cache import add_never_cache_headers
 
-from backoffice.audited import AuditedModelAdmin
+from backoffice.audited import AuditedModelAdmin, RecordAdmin
 from findings.services.revert import ACTIONS, audit_entry_revert, audit_entry_revertible
 from access.models import ApiToken, AuditEntry, Membership
 from access.permissions import Action, reads_everything, user_may
@@ -150,7 +150,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(RecordAdmin, admin.ModelAdmin):
     list_display = ["at", "action", "outcome", "actor_label", "token_label", "source", "ip", "target"]
     list_filter = ["action", "outcome", "source"]
     search_fields = ["actor_label", "token_label", "target", "message"]
@@ -191,16 +191,6 @@ class AuditEntryAdmin(admin.ModelAdmin):
             self.message_user(request, f"Reverted {request.POST.get('key')} of audit entry {entry.pk}.",
                               messages.SUCCESS)
         return redirect("admin:access_auditentry_change", entry.pk)
-
-    # The audit log is a record: written by the services, never added to, changed or deleted here.
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 # Users and groups are where memberships and instance-wide roles change: their edits are audited.

@@ -11,6 +11,21 @@ from access.permissions import Action, readable_condition, reads_everything, use
 UNRECORDED_FIELDS = {"password"}
 
 
+class RecordAdmin:
+    """For the admin of a record (the audit log, a finding's history, a follow-up's): written by
+    the services alone, never added to, changed or deleted in the admin. Put before the ModelAdmin
+    it is mixed into."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class RepositoryScopedAdmin(admin.ModelAdmin):
     """An admin of rows that belong to a repository: a staff user who is not a superuser lists and
     opens only the rows of repositories they may read (`access.permissions`, as everywhere else:

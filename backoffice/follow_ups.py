@@ -3,7 +3,7 @@ history. Marking one fixed or closing it is a maintainer's decision, made on the
 page through the services that check the role and audit it."""
 from django.contrib import admin
 
-from backoffice.audited import RepositoryScopedAdmin
+from backoffice.audited import RecordAdmin, RepositoryScopedAdmin
 from findings.models import FollowUp, FollowUpEvent
 
 
@@ -19,7 +19,7 @@ class FollowUpEventInline(admin.TabularInline):
 
 
 @admin.register(FollowUp)
-class FollowUpAdmin(RepositoryScopedAdmin):
+class FollowUpAdmin(RecordAdmin, RepositoryScopedAdmin):
     list_display = ["__str__", "repository", "origin", "state", "verdict", "checked_commit", "fixed_commit",
                     "decided_by", "opened_at"]
     list_filter = ["state", "origin", ("repository", admin.RelatedOnlyFieldListFilter)]
@@ -29,12 +29,3 @@ class FollowUpAdmin(RepositoryScopedAdmin):
     readonly_fields = [field.name for field in FollowUp._meta.fields]
     inlines = [FollowUpEventInline]
     audit_repository_path = "repository"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

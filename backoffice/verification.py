@@ -5,7 +5,7 @@ is `backoffice.findings`."""
 from django.contrib import admin
 from django.db import transaction
 
-from backoffice.audited import AuditedModelAdmin, RepositoryScopedAdmin
+from backoffice.audited import AuditedModelAdmin, RecordAdmin, RepositoryScopedAdmin
 from backoffice.findings import result_state_label
 from findings.models import (
     CompanionPages,
@@ -73,22 +73,12 @@ class VerificationAdmin(RepositoryScopedAdmin):
 
 
 @admin.register(FindingEvent)
-class FindingEventAdmin(RepositoryScopedAdmin):
+class FindingEventAdmin(RecordAdmin, RepositoryScopedAdmin):
     audit_repository_path = "finding.pull_request.repository"
     list_display = ["finding", "from_status", "to_status", "actor", "commit", "source", "at"]
     list_filter = ["to_status", "source"]
     search_fields = ["finding__title", "note"]
     list_select_related = ["finding__pull_request__repository", "actor", "commit"]
-
-    # The history is a record: it is written by finding_resolve and never edited.
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(VerificationRun)
