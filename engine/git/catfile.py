@@ -68,40 +68,10 @@ class CatFileBatch:
 
     def _answer(self, out: IO[bytes], limit: int | None) -> tuple[str, CatFileObject | None]:
         """Read one answer of cat-file --batch."""
-        header = out.readline()
-        if not header.endswith(b"\n"):
-            raise self._broken("it stopped answering")
-        fields = header[:-1].rsplit(b" ", 2)
-        if fields[-1] == b"missing":
-            return MISSING, None
-        if fields[-1] == b"ambiguous":
-            return AMBIGUOUS, None
-        if len(fields) != 3 or not fields[2].isdigit():
-            raise self._broken(f"unexpected answer {header[:200]!r}")
-        size = int(fields[2])
-        data, head = self._read_content(out, size, limit)
-        return "found", CatFileObject(fields[0].decode("ascii"), fields[1].decode("ascii"), size, data, head)
-
-    def _read_content(self, out: IO[bytes], size: int, limit: int | None) -> tuple[bytes | None, bytes]:
-        if limit is None or size <= limit:
-            data = out.read(size)
-            if len(data) != size:
-                raise self._broken("it ended in the middle of an object")
-            head = data[:BINARY_SNIFF_BYTES]
-        else:
-            # Too large to keep: read just enough to tell binary from text,
-            # then drain the rest so the stream stays in step.
-            data = None
-            head = out.read(min(size, BINARY_SNIFF_BYTES))
-            remaining = size - len(head)
-            while remaining:
-                chunk = out.read(min(remaining, _CHUNK))
-                if not chunk:
-                    raise self._broken("it ended in the middle of an object")
-                remaining -= len(chunk)
-        if out.read(1) != b"\n":
-            raise self._broken("it sent a malformed object")
-        return data, head
+        try:
+            return read_answer(out, limit)
+        except BrokenAnswer as exc:
+            raise self._broken(str(exc)) from None
 
     def _cat_file(self) -> subprocess.Popen[bytes]:
         if self._proc is not None and self._proc.poll() is None:
@@ -141,6 +111,50 @@ class CatFileBatch:
             f"reading {self.git_dir} failed, git cat-file {reason}{detail}; "
             "check that the mirror is intact (re-fetch it if needed)"
         )
+
+
+class BrokenAnswer(Exception):
+    """cat-file's output is not what its protocol says: the reason, for the caller's message."""
+
+
+def read_answer(out: IO[bytes], limit: int | None) -> tuple[str, CatFileObject | None]:
+    """Read one answer of ``cat-file --batch`` from ``out``: ("found", obj), ("missing", None) or
+    ("ambiguous", None). An object over ``limit`` bytes is drained, never held."""
+    header = out.readline()
+    if not header.endswith(b"\n"):
+        raise BrokenAnswer("it stopped answering")
+    fields = header[:-1].rsplit(b" ", 2)
+    if fields[-1] == b"missing":
+        return MISSING, None
+    if fields[-1] == b"ambiguous":
+        return AMBIGUOUS, None
+    if len(fields) != 3 or not fields[2].isdigit():
+        raise BrokenAnswer(f"unexpected answer {header[:200]!r}")
+    size = int(fields[2])
+    data, head = _read_content(out, size, limit)
+    return "found", CatFileObject(fields[0].decode("ascii"), fields[1].decode("ascii"), size, data, head)
+
+
+def _read_content(out: IO[bytes], size: int, limit: int | None) -> tuple[bytes | None, bytes]:
+    if limit is None or size <= limit:
+        data = out.read(size)
+        if len(data) != size:
+            raise BrokenAnswer("it ended in the middle of an object")
+        head = data[:BINARY_SNIFF_BYTES]
+    else:
+        # Too large to keep: read just enough to tell binary from text,
+        # then drain the rest so the stream stays in step.
+        data = None
+        head = out.read(min(size, BINARY_SNIFF_BYTES))
+        remaining = size - len(head)
+        while remaining:
+            chunk = out.read(min(remaining, _CHUNK))
+            if not chunk:
+                raise BrokenAnswer("it ended in the middle of an object")
+            remaining -= len(chunk)
+    if out.read(1) != b"\n":
+        raise BrokenAnswer("it sent a malformed object")
+    return data, head
 
 
 def _stop(proc: subprocess.Popen[bytes], stderr: IO[bytes]) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError
+from engine.git.blobreads import MIN_BLOBS_PER_PROCESS, BlobReads, blobs_by_path
 from engine.git.catfile import AMBIGUOUS, CatFileBatch, CatFileObject
 from engine.git.objects import Blob, Change, CommitInfo, TreeEntry
 from engine.git.parsing import parse_commit, parse_hunk_headers, parse_ls_tree, parse_name_status, parse_tree
@@ -259,11 +260,9 @@ class GitReader(CatFileBatch):
 
         The requests go to cat-file from a second thread while this one reads the answers, so git
         decompresses the next object while we take in the last one instead of waiting for us."""
-        entries: dict[str, TreeEntry] = {}
-        for path in paths:
-            entry = self.tree_entry(commit, path)
-            if entry is not None and entry.type == "blob":
-                entries[entry.path] = entry
+        return self._read_entries(self._blob_entries(commit, paths))
+
+    def _read_entries(self, entries: dict[str, TreeEntry]) -> dict[str, Blob]:
         shas = list(dict.fromkeys(entry.sha for entry in entries.values()))
         if not shas:
             return {}
@@ -291,17 +290,25 @@ class GitReader(CatFileBatch):
             raise self._broken(str(exc)) from exc
         finally:
             writer.join()
-        return {
-            path: Blob(
-                path=path,
-                size=objects[entry.sha].size,
-                data=objects[entry.sha].data,
-                is_binary=b"\0" in objects[entry.sha].head,
-                too_large=objects[entry.sha].data is None,
-                sha=entry.sha,
-            )
-            for path, entry in entries.items()
-        }
+        return blobs_by_path(entries, objects)
+
+    def start_reading_blobs(self, commit: str, paths: Iterable[str]) -> BlobReads:
+        """Start reading many files of one commit in the background (``BlobReads``: git processes
+        of their own, on several cores); ``collect()`` on the answer returns them as ``read_blobs``
+        would. For a caller with other work to do meanwhile, and blobs by the thousand: a few are
+        read at once, through the reader's own process."""
+        entries = self._blob_entries(commit, paths)
+        if len(entries) < MIN_BLOBS_PER_PROCESS:
+            return BlobReads.read(self._read_entries(entries))
+        return BlobReads(self.git_dir, entries, self.max_blob_bytes)
+
+    def _blob_entries(self, commit: str, paths: Iterable[str]) -> dict[str, TreeEntry]:
+        entries: dict[str, TreeEntry] = {}
+        for path in paths:
+            entry = self.tree_entry(commit, path)
+            if entry is not None and entry.type == "blob":
+                entries[entry.path] = entry
+        return entries
 
 
 def _git_dir(path: Path) -> Path:

@@ -15,7 +15,8 @@ all items of a run with the same reader.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from core.errors import RecheckError
 from engine.git import GitReader, is_glob, validate_repo_path
@@ -64,10 +65,20 @@ _CHECKS: dict[str, Callable[[GitReader, EvidenceSpec, str], CheckResult]] = {
 
 
 def prefetch_files(reader: GitReader, commit: str, paths: Iterable[str]) -> None:
-    """Read these files at ``commit`` into the reader's caches in one pipelined exchange with git.
+    """Read these files at ``commit`` into the reader's caches, in the background where they are
+    many (see ``files_prefetched``)."""
+    with files_prefetched(reader, commit, paths):
+        pass
+
+
+@contextmanager
+def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str]) -> Iterator[None]:
+    """Read these files at ``commit`` into the reader's caches while the block runs: git reads
+    them in processes of its own, and they are taken in when the block ends. The block must not
+    use ``reader``: it has other work to do (loading what the files will be checked against).
 
     Only an optimisation before checking many items: paths that are unsafe, globs or not files
-    are skipped here and reported by their own checks."""
+    are skipped here and reported by their own checks, and so is a read that fails."""
     safe = []
     for path in paths:
         try:
@@ -75,10 +86,22 @@ def prefetch_files(reader: GitReader, commit: str, paths: Iterable[str]) -> None
                 safe.append(validate_repo_path(path))
         except RecheckError:
             continue
+    cache = cache_for(reader)
     try:
-        cache_for(reader).prefetch(reader, reader.resolve(commit), safe)
+        full = reader.resolve(commit)
+        reads = cache.prefetch_start(reader, full, safe)
     except RecheckError:
-        return  # each check reads its own file again and reports the problem
+        reads = None  # each check reads its own file again and reports the problem
+    try:
+        yield
+        if reads is not None:
+            try:
+                cache.prefetch_finish(reader, full, reads)
+            except RecheckError:
+                pass  # as above
+    finally:
+        if reads is not None:
+            reads.close()
 
 
 def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
@@ -170,6 +193,7 @@ __all__ = [
     "SubmoduleSource",
     "check_evidence",
     "compile_pattern",
+    "files_prefetched",
     "prefetch_files",
     "snippet_text_at",
     "verdict_for",

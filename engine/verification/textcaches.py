@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 from engine.git import Blob, GitReader
+from engine.git.blobreads import BlobReads
 from engine.verification.corpus import Corpus
 from engine.verification.filetexts import FileText
 from engine.verification.linemaps import LineMap
@@ -111,8 +112,13 @@ class TextCache:
         return self._by_sha.get(entry.sha) or shared_texts.get(entry.sha, reader.max_blob_bytes)
 
     def prefetch(self, reader: GitReader, commit: str, paths: Iterable[str]) -> None:
-        """Read the files at (full SHA) ``commit`` that are not cached yet, in one pipelined
-        exchange with git rather than one round trip each."""
+        """Read the files at (full SHA) ``commit`` that are not cached yet, all at once."""
+        self.prefetch_finish(reader, commit, self.prefetch_start(reader, commit, paths))
+
+    def prefetch_start(self, reader: GitReader, commit: str, paths: Iterable[str]) -> BlobReads:
+        """Start reading the files at (full SHA) ``commit`` that are not cached yet, in the
+        background (``GitReader.start_reading_blobs``) rather than one round trip each;
+        ``prefetch_finish`` takes them in."""
         wanted = []
         for path in dict.fromkeys(paths):
             if (commit, path) in self._files:
@@ -126,7 +132,11 @@ class TextCache:
                 self._remember((commit, path), known, known.size)
             else:
                 wanted.append(path)
-        for path, blob in reader.read_blobs(commit, wanted).items():
+        return reader.start_reading_blobs(commit, wanted)
+
+    def prefetch_finish(self, reader: GitReader, commit: str, reads: BlobReads) -> None:
+        """Decode and keep what ``prefetch_start`` asked git for."""
+        for path, blob in reads.collect().items():
             text = self._by_sha.get(blob.sha)
             if text is None:
                 text = self._decode(blob, commit, reader.max_blob_bytes)

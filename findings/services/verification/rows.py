@@ -64,6 +64,16 @@ def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[E
     return findings, evidence
 
 
+def _read_paths(pull_request: PullRequest) -> list[str]:
+    """The files that the evidence `_load` loads will have read at the commit checked."""
+    return list(
+        Evidence.objects.filter(finding__pull_request=pull_request, kind__in=(Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN))
+        .order_by()
+        .values_list("path", flat=True)
+        .distinct()
+    )
+
+
 def _outcome(finding: FindingRow, results: list[tuple[EvidenceRow, CheckResult]]) -> Outcome:
     return Outcome(finding, verdict_for([result for _, result in results]), "", results)
 

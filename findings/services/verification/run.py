@@ -11,12 +11,12 @@ from django.utils.timesince import timesince
 
 from access.audit import writes
 from core.errors import RecheckError
-from engine.verification import EvidenceChecks, prefetch_files
-from findings.models import Evidence, Finding, Verification, VerificationRun
+from engine.verification import EvidenceChecks, files_prefetched
+from findings.models import Finding, Verification, VerificationRun
 from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _check, _Context
-from findings.services.verification.rows import _error_outcome, _load, _outcome
+from findings.services.verification.rows import _error_outcome, _load, _outcome, _read_paths
 from findings.services.verification.store import _store, _store_snippet_texts
 from findings.signals import verification_stored
 from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
@@ -57,10 +57,11 @@ def _verify_and_store(
             commits_resolve(repository=pull_request.repository, reader=reader)
             commit.refresh_from_db()
             target = reader.resolve(commit.sha)
+            # git reads the files the evidence points at in the background while the findings
+            # load (the load waits on the database and Python, the reading on git's decompression).
             # Loaded after resolving, so evidence carries the full SHAs of its commits.
-            findings, evidence = loaded = _load(pull_request)
-            prefetch_files(reader, target, (item.path for items in evidence.values() for item in items
-                                            if item.kind in (Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN)))
+            with files_prefetched(reader, target, _read_paths(pull_request)):
+                findings, evidence = loaded = _load(pull_request)
             checks = EvidenceChecks(reader, target)
             context = _Context(reader, target, pull_request, submodules, checks, fetch_problem=fetch_problem)
             numbered = []

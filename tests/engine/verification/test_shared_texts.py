@@ -11,9 +11,14 @@ from tests.gitrepo import GitRepoBuilder
 def reads(monkeypatch):
     counted = []
     original_one, original_many = GitReader.read_blob, GitReader.read_blobs
+    original_started = GitReader.start_reading_blobs
     monkeypatch.setattr(GitReader, "read_blob", lambda self, c, p: counted.append(p) or original_one(self, c, p))
     monkeypatch.setattr(
         GitReader, "read_blobs", lambda self, c, ps: counted.extend(ps) or original_many(self, c, list(ps))
+    )
+    monkeypatch.setattr(
+        GitReader, "start_reading_blobs",
+        lambda self, c, ps: counted.extend(ps) or original_started(self, c, list(ps)),
     )
     return counted
 
