@@ -198,7 +198,7 @@ class Corpus:
             for offset, path in enumerate(chunk):
                 text = decoded.get(path)
                 if text is not None:
-                    data = "\n".join(text.lines).encode("utf-8")
+                    data = text.text.encode("utf-8")  # its joined text, kept by the file (count_line made it)
                 else:
                     blob = blobs.get(path)
                     if blob is None or blob.is_binary or blob.too_large or blob.data is None:
