@@ -12,13 +12,18 @@ running; the `next` and `previous` pages of each answer are compared the same wa
 import json
 from urllib.parse import urlsplit
 
+import django_filters
 import pytest
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+from django.http import QueryDict
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from api.filters import FindingFilter
 from api.views.findings import FindingList
 from findings.models import Finding
+from findings.selectors.list_rows import ListIds
 from reviews.models import Repository
 from tests.factories import FindingFactory, PullRequestFactory, RepositoryFactory, make_api_token, store_state
 
@@ -84,9 +89,9 @@ QUERIES = [
     ("pull_request=99999999999999999999", False),
     ("pull_request_number=%D9%A4%D9%A1%D9%A0%D9%A8", False),  # 4108 in Arabic-Indic digits
     ("pull_request_number=4108&kind=", False),
-    # Repeated parameters.
-    ("kind=blocker&kind=cleanup", True),
-    ("pull_request_number=4108&pull_request_number=4109", True),
+    # Repeated parameters (the filter set reads the last one): left to the filter set.
+    ("kind=blocker&kind=cleanup", False),
+    ("pull_request_number=4108&pull_request_number=4109", False),
     # Not equalities, or not a page number: the filter set's own.
     ("path=src/", False),
     ("tag=perf", False),
@@ -119,6 +124,14 @@ def listed(review):
     FindingFactory(pull_request=secret, number=2, caught_by=Finding.CaughtBy.CI)
     store_state(review.pull_request)
     return {"pr": review.pull_request.pk, "secret": secret.pk, "loader": loader}
+
+
+def _compare(client, url: str, monkeypatch) -> bool:
+    """Whether the fast path took `url`, once its answer is the filter set's."""
+    expected, _ = _answer(client, url, monkeypatch, fast=False)
+    answer, took = _answer(client, url, monkeypatch, fast=True)
+    assert answer == expected, url
+    return took
 
 
 def _clients(listed, superuser, reader_user) -> dict:
@@ -195,3 +208,38 @@ def test_the_comparison_sees_findings_pages_and_refusals(listed, superuser, monk
     assert body(signed_in, "pull_request={secret}")[1].startswith(b'{"count":2,')
     assert body(signed_in, "kind=unknown")[0] == 400
     assert body(signed_in, "page_size=2&page=99")[0] == 404
+
+
+def test_a_filter_declared_an_equality_is_read_by_both_paths(listed, superuser, monkeypatch):
+    """What the fast path takes, and the SQL it writes, come from the filter set's declaration:
+    a filter added to it is read by both paths alike."""
+
+    class WithMore(FindingFilter):
+        file = django_filters.CharFilter(field_name="path")
+        line = django_filters.NumberFilter(field_name="line")
+        pull_request_title = django_filters.CharFilter(field_name="pull_request__title")
+        equality_filters = (*FindingFilter.equality_filters, "file", "line", "pull_request_title")
+
+    monkeypatch.setattr(FindingList, "filterset_class", WithMore)
+    client = APIClient()
+    client.force_authenticate(superuser)
+    for query, taken in [
+        ("file=src/check.py", True), ("file=src/check.py&kind=blocker&repository=acme/loader", True),
+        ("line=42&status=open", True), ("pull_request_title=Load%20a%20second%20family", True),
+        ("file=%20src/check.py", False), ("line=42.0", True), ("line=%2B42", False), ("line=x", False), ("file=src/check.py&path=src/", False),
+    ]:
+        assert _compare(client, f"{LIST}?{query}", monkeypatch) == taken, query
+    assert client.get(f"{LIST}?file=src/check.py").json()["count"] == 1
+
+
+def test_only_plain_equalities_the_list_can_read_are_declared():
+    for name in FindingFilter.equality_filters:
+        ListIds(public_only=True, filters={FindingFilter.base_filters[name].field_name: "1"})
+
+    class NotAnEquality(FindingFilter):
+        equality_filters = ("path",)  # a prefix
+
+    with pytest.raises(ImproperlyConfigured):
+        NotAnEquality.equalities(QueryDict("path=src/"))
+    with pytest.raises(ValueError):
+        ListIds(public_only=False, filters={"tags__slug": "perf"})
