@@ -80,6 +80,7 @@ QUERIES = [
     ("caught_by=null", False),
     ("repository=", False),
     ("repository=%20acme/loader", False),
+    ("repository=acme/loader%00", False),
     ("pull_request=abc", False),
     ("pull_request=0", False),
     ("pull_request=-1", False),
