@@ -120,9 +120,9 @@ class EqualityFilters:
         fields = _equality_fields(cls)
         values = {}
         for name in cls.equality_filters if names is None else names:
-            field = fields.get(name)
+            field, null_value = fields.get(name, (None, None))
             typed = parameters.getlist(name) if field is not None else ()
-            if len(typed) != 1 or typed[0] in EMPTY_VALUES:
+            if len(typed) != 1 or typed[0] in EMPTY_VALUES or typed[0] == null_value:
                 continue
             try:
                 value = field.clean(typed[0])
@@ -136,13 +136,15 @@ class EqualityFilters:
 @functools.cache
 def _equality_fields(filterset_class) -> dict:
     """The form field of each of `filterset_class`'s equality filters, built once (on a copy: a
-    filter set copies its filters, with any field built on them, for every request)."""
+    filter set copies its filters, with any field built on them, for every request), and the
+    value a choice filter reads as "is null" rather than as an equality."""
     fields = {}
     for name in filterset_class.equality_filters:
         filter_ = filterset_class.base_filters[name]
-        if filter_.method is not None or filter_.lookup_expr != "exact" or filter_.exclude or filter_.distinct:
+        if (filter_.method is not None or filter_.lookup_expr != "exact" or filter_.exclude or filter_.distinct
+                or type(filter_).filter not in (django_filters.Filter.filter, django_filters.ChoiceFilter.filter)):
             raise ImproperlyConfigured(f"{filterset_class.__name__}.{name} is not a plain equality.")
-        fields[name] = copy.copy(filter_).field
+        fields[name] = (copy.copy(filter_).field, getattr(filter_, "null_value", None))
     return fields
 
 

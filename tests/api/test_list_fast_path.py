@@ -219,6 +219,7 @@ def test_a_filter_declared_an_equality_is_read_by_both_paths(listed, superuser, 
         file = django_filters.CharFilter(field_name="path")
         line = django_filters.NumberFilter(field_name="line")
         pull_request_title = django_filters.CharFilter(field_name="pull_request__title")
+        status = django_filters.ChoiceFilter(choices=Finding.Status.choices, null_label="No status")
         equality_filters = (*FindingFilter.equality_filters, "file", "line", "pull_request_title")
 
     monkeypatch.setattr(FindingList, "filterset_class", WithMore)
@@ -227,7 +228,9 @@ def test_a_filter_declared_an_equality_is_read_by_both_paths(listed, superuser, 
     for query, taken in [
         ("file=src/check.py", True), ("file=src/check.py&kind=blocker&repository=acme/loader", True),
         ("line=42&status=open", True), ("pull_request_title=Load%20a%20second%20family", True),
-        ("file=%20src/check.py", False), ("line=42.0", True), ("line=%2B42", False), ("line=x", False), ("file=src/check.py&path=src/", False),
+        ("line=42.0", True), ("file=%20src/check.py", False), ("line=%2B42", False), ("line=x", False),
+        ("file=src/check.py&path=src/", False),
+        ("status=open&kind=blocker", True), ("status=null", False),  # "null" is the filter's "is null"
     ]:
         assert _compare(client, f"{LIST}?{query}", monkeypatch) == taken, query
     assert client.get(f"{LIST}?file=src/check.py").json()["count"] == 1
@@ -242,5 +245,11 @@ def test_only_plain_equalities_the_list_can_read_are_declared():
 
     with pytest.raises(ImproperlyConfigured):
         NotAnEquality.equalities(QueryDict("path=src/"))
+
+    class NotPlain(FindingFilter):
+        equality_filters = ("possibly_regressed",)  # a method
+
+    with pytest.raises(ImproperlyConfigured):
+        NotPlain.equalities(QueryDict("possibly_regressed=true"))
     with pytest.raises(ValueError):
         ListIds(public_only=False, filters={"tags__slug": "perf"})
