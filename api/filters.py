@@ -1,11 +1,15 @@
 """Query filters of the list endpoints (django-filter). A filter that names a commit accepts an
 abbreviated SHA and resolves it the way the rest of Recheck does (reviews.services.commit_lookup):
 an unknown commit or an ambiguous abbreviation is a 400 that says so, never a silent empty list."""
+import copy
 import functools
 
 import django_filters
 from django import forms
+from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ValidationError as FormValidationError
 from django_filters import utils
+from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
 
@@ -85,8 +89,76 @@ def _given_only(filterset_class, names: frozenset):
     return narrowed
 
 
-class FindingFilter(django_filters.FilterSet):
+class EqualityFilters:
+    """For a filter set that names, in `equality_filters`, those of its filters that are plain
+    equalities (no method, an `exact` lookup on the column their `field_name` leads to): what a
+    request asks of them, read through the filters' own form fields, for a reader that writes the
+    equalities out itself (the findings list's fast path, the list cache's key). A filter added to
+    the set, or changed in it, is read the same way by both."""
+
+    equality_filters: tuple[str, ...] = ()
+
+    @classmethod
+    def equalities(cls, parameters) -> dict | None:
+        """The filters `parameters` give, as {field_name: value}, when each is one of
+        `equality_filters` and its value one its field takes as typed (`equality_values`); else
+        None, and the filter set reads the request (refusing what it refuses)."""
+        given = [name for name in parameters if name in cls.base_filters]
+        values = cls.equality_values(parameters, given)
+        if len(values) != len(given):
+            return None
+        columns = _equality_columns(cls)
+        return {columns[name]: value for name, value in values.items()}
+
+    @classmethod
+    def equality_values(cls, parameters, names=None) -> dict:
+        """{name: value} for each of the equality filters `names` (all of them by default) that
+        `parameters` give once, with a value the filter's form field cleans to itself: not empty
+        (which filters nothing), not padded, not a number written another way, not refused (a
+        400 from the filter set). Any other is left out: what the filter set makes of it is its
+        own business."""
+        fields = _equality_fields(cls)
+        values = {}
+        for name in cls.equality_filters if names is None else names:
+            field, null_value = fields.get(name, (None, None))
+            typed = parameters.getlist(name) if field is not None else ()
+            if len(typed) != 1 or typed[0] in EMPTY_VALUES or typed[0] == null_value:
+                continue
+            try:
+                value = field.clean(typed[0])
+            except FormValidationError:
+                continue
+            if value not in EMPTY_VALUES and str(value) == typed[0]:
+                values[name] = value
+        return values
+
+
+@functools.cache
+def _equality_fields(filterset_class) -> dict:
+    """The form field of each of `filterset_class`'s equality filters, built once (on a copy: a
+    filter set copies its filters, with any field built on them, for every request), and the
+    value a choice filter reads as "is null" rather than as an equality."""
+    fields = {}
+    for name in filterset_class.equality_filters:
+        filter_ = filterset_class.base_filters[name]
+        if (filter_.method is not None or filter_.lookup_expr != "exact" or filter_.exclude or filter_.distinct
+                or type(filter_).filter not in (django_filters.Filter.filter, django_filters.ChoiceFilter.filter)):
+            raise ImproperlyConfigured(f"{filterset_class.__name__}.{name} is not a plain equality.")
+        fields[name] = (copy.copy(filter_).field, getattr(filter_, "null_value", None))
+    return fields
+
+
+@functools.cache
+def _equality_columns(filterset_class) -> dict:
+    """{name: field_name} of `filterset_class`'s equality filters: the column each compares."""
+    return {name: filterset_class.base_filters[name].field_name for name in filterset_class.equality_filters}
+
+
+class FindingFilter(EqualityFilters, django_filters.FilterSet):
     given_only = True  # see GivenFiltersBackend
+    # Plain equalities, on the finding's columns and its pull request's and repository's: the list
+    # reads a page filtered by these alone with SQL written out (findings.selectors.list_rows).
+    equality_filters = ("pull_request", "kind", "status", "caught_by", "repository", "pull_request_number")
 
     repository = django_filters.CharFilter(field_name="pull_request__repository__slug", help_text=REPOSITORY_HELP)
     pull_request = IdFilter(field_name="pull_request_id", help_text="Pull request id.")

@@ -24,7 +24,7 @@ from django.db import connection
 from django.http import HttpResponse
 from django.utils import timezone
 
-from api.filters import MAX_ID
+from api.filters import FindingFilter
 from api.permissions import PUBLIC_ONLY, read_scope
 from reviews.models import PullRequest, Repository
 from reviews.selectors import pull_requests_version
@@ -39,8 +39,8 @@ LIST_CACHE_MAX_PAGE = 10
 _LIST_PARAMETERS = {"ordering", "page", "page_size", "cursor", "format"}
 
 
-def _id(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and int(value) <= MAX_ID else None
+# The filters that can narrow a list to one pull request or one repository.
+_NARROWING = ("pull_request", "pull_request_number", "repository")
 
 
 def list_generation(request) -> tuple:
@@ -53,20 +53,22 @@ def list_generation(request) -> tuple:
     - `repository` alone: its pull requests' count, generations and newest id.
     - anything else may show a finding of any pull request: every pull request's count,
       generations and newest id (`reviews.selectors.pull_requests_version`).
-    Written out in SQL: it is read on every list request."""
-    parameters = request.query_params
+    Each value is read as FindingFilter reads it (`equality_values`: given once, as its field
+    takes it as typed); one read any other way (padded, repeated, refused) keys nothing, and the
+    list falls back on a wider version. Written out in SQL: it is read on every list request."""
+    values = FindingFilter.equality_values(request.query_params, _NARROWING)
     pull_requests = connection.ops.quote_name(PullRequest._meta.db_table)
     repositories = connection.ops.quote_name(Repository._meta.db_table)
-    pull_request, number, slug = _id(parameters.get("pull_request")), parameters.get("pull_request_number"), \
-        parameters.get("repository")
+    pull_request, number, slug = values.get("pull_request"), values.get("pull_request_number"), \
+        values.get("repository")
     with connection.cursor() as cursor:
         if pull_request is not None:
             cursor.execute(f'SELECT "generation" FROM {pull_requests} WHERE "id" = %s', [pull_request])
             return ("pull_request", pull_request, *(cursor.fetchone() or (None,)))
-        if slug and _id(number) is not None:
+        if slug and number is not None:
             cursor.execute(
                 f'SELECT pr."id", pr."generation" FROM {pull_requests} pr JOIN {repositories} r '
-                f'ON r."id" = pr."repository_id" WHERE r."slug" = %s AND pr."number" = %s', [slug, _id(number)],
+                f'ON r."id" = pr."repository_id" WHERE r."slug" = %s AND pr."number" = %s', [slug, number],
             )
             return ("pull_request", *(cursor.fetchone() or (None, None)))
         if slug:

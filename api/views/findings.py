@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from access.permissions import Action
 from api import docs
-from api.filters import MAX_ID, EvidenceFilter, FindingFilter
+from api.filters import EvidenceFilter, FindingFilter
 from api.listcache import CachedListMixin, list_generation
 from api.pagination import LongList
 from api.permissions import (
@@ -40,7 +40,7 @@ from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.models import Evidence, Finding, FindingEvent, FindingLink
 from findings.search import explain_matches, parse_search
-from findings.selectors.list_rows import LIST_ID_FILTERS, ListIds, list_rows
+from findings.selectors.list_rows import ListIds, list_rows
 from findings.selectors.related import finding_related
 from findings.services.resolution import finding_resolve
 from findings.state.listed_reads import listed_attach
@@ -106,28 +106,17 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
 
     def _unfiltered(self, request) -> ListIds | None:
         """For a page number of the list in its own order, filtered by nothing or by equalities
-        alone (LIST_ID_FILTERS, each value one the filter takes as it is), asked by a caller who
-        reads every repository or (anonymously, where the server allows it) the public ones: its
-        ids read with SQL written out, what `filter_queryset` would have built. Else None (and a
-        value the filter refuses is refused there)."""
+        alone (FindingFilter.equalities: its plain equality filters, each given once with a value
+        its field takes as typed), asked by a caller who reads every repository or (anonymously,
+        where the server allows it) the public ones: its ids read with SQL written out, what
+        `filter_queryset` would have built. Else None: the filter set reads the request (and
+        refuses there what it refuses)."""
         parameters = request.query_params
-        given = set(parameters) & set(self.filterset_class.base_filters)
-        if given - set(LIST_ID_FILTERS) or {"ordering", "cursor"} & set(parameters):
+        if "ordering" in parameters or "cursor" in parameters or not parameters.get("page", "1").isdigit():
             return None
-        if not parameters.get("page", "1").isdigit():
+        filters = self.filterset_class.equalities(parameters)
+        if filters is None:
             return None
-        filters = {}
-        for name in given:
-            value = parameters.get(name)
-            if name in _CHOICES:
-                if value not in _CHOICES[name]:
-                    return None
-            elif name == "repository":
-                if not value or value != value.strip() or "\x00" in value:
-                    return None
-            elif not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_ID):
-                return None
-            filters[name] = value if name in _CHOICES or name == "repository" else int(value)
         scope = read_scope(request)
         if scope is None:
             return ListIds(public_only=False, filters=filters)
@@ -145,12 +134,6 @@ class FindingList(CachedListMixin, ReadMixin, generics.ListAPIView):
             # The filter has already refused a query that cannot be parsed.
             page = explain_matches(page, parse_search(text))
         return page
-
-
-_CHOICES = {
-    "kind": frozenset(Finding.Kind.values), "status": frozenset(Finding.Status.values),
-    "caught_by": frozenset(Finding.CaughtBy.values),
-}
 
 
 def findings_with_evidence(request):

@@ -26,24 +26,24 @@ LIST_ROW_FIELDS = (
 )
 
 
-# The filters a ListIds reads by (each an equality): the finding's own columns, and the pull
-# request's repository slug and number.
-LIST_ID_FILTERS = ("pull_request", "kind", "status", "caught_by", "repository", "pull_request_number")
-
-
 class ListIds:
     """The ids of the findings of a list in its order (pull request, number), read with SQL
     written out (the list's index, read in order): every finding, or, `public_only`, every
-    finding of a public repository, narrowed by `filters` (LIST_ID_FILTERS: name -> a value
-    already checked). What `api.pagination.BoundedCountPaginator` reads instead of a queryset: a
-    page's ids and how many rows there are from its first up to a bound, counted in the database
-    rather than read, with the page's rows, in one query."""
+    finding of a public repository, narrowed by `filters`: equalities, {lookup path: value}, each
+    path a column of the finding, of its pull request (`pull_request__number`) or of its
+    repository (`pull_request__repository__slug`), as a filter's `field_name` names it, and each
+    value one the column's model field takes (converted as the ORM would). What
+    `api.pagination.BoundedCountPaginator` reads instead of a queryset: a page's ids and how many
+    rows there are from its first up to a bound, counted in the database rather than read, with
+    the page's rows, in one query."""
 
     def __init__(self, *, public_only: bool, filters: dict | None = None):
         self.public_only = public_only
-        names = tuple(name for name in LIST_ID_FILTERS if name in (filters or {}))
-        self.shape = (public_only, names)
-        self.params = [filters[name] for name in _pull_request_filters(names) + _finding_filters(names)]
+        # The pull request's and the repository's columns first (a subquery), then the finding's.
+        equalities = sorted(((_column(path), path) for path in filters or {}),
+                            key=lambda item: (item[0][0] == "f", item[0]))
+        self.shape = (public_only, tuple(column for column, _ in equalities))
+        self.params = [_model_field(path).get_db_prep_value(filters[path], connection) for _, path in equalities]
         self.rows: list[tuple] = []
 
     def page_and_count(self, bottom: int, size: int, bound: int) -> tuple[list[int], int]:
@@ -73,26 +73,40 @@ class ListIds:
             return cursor.fetchone()[0]
 
 
-def _pull_request_filters(names: tuple) -> tuple:
-    return tuple(name for name in ("repository", "pull_request_number") if name in names)
+# The tables an equality may be on, from a finding: its own, its pull request's, its repository's.
+_ALIASES = {(): "f", ("pull_request",): "pr", ("pull_request", "repository"): "r"}
 
 
-def _finding_filters(names: tuple) -> tuple:
-    return tuple(name for name in ("pull_request", "kind", "status", "caught_by") if name in names)
+@functools.cache
+def _model_field(path: str):
+    """The model field at the end of lookup path `path` from a finding."""
+    *relations, name = path.split("__")
+    model = Finding
+    for relation in relations:
+        model = model._meta.get_field(relation).related_model
+    return model._meta.get_field(name)
+
+
+@functools.cache
+def _column(path: str) -> tuple[str, str]:
+    """Where an equality on `path` is read: (the table's alias, the column)."""
+    *relations, _ = path.split("__")
+    alias = _ALIASES.get(tuple(relations))
+    if alias is None:
+        raise ValueError(f"A list's ids are not filtered by {path}: only the finding's, its pull request's "
+                         "and its repository's columns are.")
+    return alias, _model_field(path).column
 
 
 @functools.cache
 def _where(shape: tuple, alias: str) -> str:
     """The conditions of a ListIds of `shape` on the findings as `alias`; their parameters are
     ListIds.params."""
-    public_only, names = shape
+    public_only, columns = shape
     quote = connection.ops.quote_name
     pull_request, repository = quote(PullRequest._meta.db_table), quote(Repository._meta.db_table)
     conditions = []
-    of_pull_request = [
-        {"repository": 'r."slug" = %s', "pull_request_number": 'pr."number" = %s'}[name]
-        for name in _pull_request_filters(names)
-    ]
+    of_pull_request = [f"{table}.{quote(column)} = %s" for table, column in columns if table != "f"]
     if public_only:
         of_pull_request.append(f"r.\"visibility\" = '{Repository.Visibility.PUBLIC.value}'")
     if of_pull_request:
@@ -100,8 +114,9 @@ def _where(shape: tuple, alias: str) -> str:
             f'{alias}."pull_request_id" IN (SELECT pr."id" FROM {pull_request} pr INNER JOIN {repository} r '
             f'ON r."id" = pr."repository_id" WHERE {" AND ".join(of_pull_request)})'
         )
-    for name in _finding_filters(names):
-        conditions.append(f'{alias}."{Finding._meta.get_field(name).column}" = %s')
+    for table, column in columns:
+        if table == "f":
+            conditions.append(f"{alias}.{quote(column)} = %s")
     return f'WHERE {" AND ".join(conditions)} ' if conditions else ""
 
 

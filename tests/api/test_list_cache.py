@@ -226,3 +226,24 @@ def test_deep_pages_cursor_walks_and_unknown_parameters_are_not_cached(anonymous
     with CaptureQueriesContext(connection) as kept:
         anonymous_reader.get("/api/findings/?page=10&page_size=2")
     assert len(kept.captured_queries) == 1
+
+
+@pytest.mark.parametrize("query", [
+    "repository=%20acme/loader%20", "repository=acme/loader%20&pull_request_number=7",
+    "repository=acme/loader&pull_request_number=%207", "pull_request=%20{pk}", "pull_request={pk}&pull_request={pk}",
+    "repository=acme/loader%00", "repository=acme/loader&pull_request_number=7%00",
+])
+def test_a_page_is_kept_by_what_its_filters_read(anonymous_reader, repo, query):
+    """The key of a page names the pull request or the repository it shows as the filter set reads
+    the parameters (padding stripped, the last of repeated values, a refused value refused): a
+    slug or a number typed another way never keys a page by a version that no write moves."""
+    pull_request = import_review(repo)
+    url = f"/api/findings/?{query.format(pk=pull_request.pk)}"
+    before = anonymous_reader.get(url)
+    Finding.objects.filter(pull_request=pull_request, number=1).update(title="Renamed in bulk")
+    again = anonymous_reader.get(url)
+    cache.clear()
+    assert (again.status_code, again.content) == (anonymous_reader.get(url).status_code,
+                                                  anonymous_reader.get(url).content), url
+    if before.status_code == 200:
+        assert b"Renamed in bulk" in again.content
