@@ -95,8 +95,8 @@ _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
             "`how_to_verify`. Without `commit`, the latest pinned head is used.\n\n"
             "The answer lists at most 50 open blockers (and 50 possibly regressed), lowest numbers first, "
             "beside `open_blockers_count` (and `possibly_regressed_count`); `open_blockers_url` lists "
-            "every open blocker of the pull request in cursor pages. So the answer is read and sent "
-            "in the same time for a pull request of 40 findings as for one of 25,000.\n\n"
+            "every open blocker of the pull request in cursor pages. So the answer stops growing at a "
+            "hundred entries, for a pull request of 25,000 findings as for one of 40.\n\n"
             "In CI: `curl -fsS -H \"Authorization: Token $RECHECK_TOKEN\" "
             "\"$RECHECK/api/repos/OWNER/NAME/pulls/N/gate?commit=$SHA\" | jq -e .mergeable`"
         ),
