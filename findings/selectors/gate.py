@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import EmptyResultSet
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 from django.db.models import Q
 
@@ -154,21 +154,22 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
     read."""
     if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
         return None
+    db = connections[DEFAULT_DB_ALIAS]  # the thread's connection, looked up once rather than per use
     stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
     # Hexadecimal digits sort below "z": the range holds every SHA that starts with `sha`.
     shas = [sha, sha + "z"] if sha else ["", ""]
-    params = [connection.ops.adapt_datetimefield_value(stale), *shas, slug, number]
-    scope = ""
+    params = [db.ops.adapt_datetimefield_value(stale), *shas, slug, number]
     if repositories is not None and repositories is not PUBLIC_ONLY:
         try:
             subquery, scope_params = repositories.order_by().values("pk").query.sql_with_params()
         except EmptyResultSet:  # a scope that can match nothing (a token's repositories all deleted)
             return None
-        scope = f' AND r."id" IN ({subquery})'
+        sql = f'{_gate_read_sql(public_only=False)} AND r."id" IN ({subquery}){_GATE_READ_ORDER}'
         params.extend(scope_params)
-    with _preparable_cursor() as cursor:
-        cursor.execute(_gate_read_sql(public_only=repositories is PUBLIC_ONLY) + scope + ' ORDER BY g."sha" LIMIT 2',
-                       params)
+    else:
+        sql = _gate_read_sql_ordered(public_only=repositories is PUBLIC_ONLY)
+    with _preparable_cursor(db) as cursor:
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
         return None
@@ -186,19 +187,28 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
                                                             active_run=active_run))
 
 
-def _preparable_cursor():
+def _preparable_cursor(db):
     """A cursor for the gate's query. On PostgreSQL with `prepare_threshold` set
     (`DATABASE_PREPARED_STATEMENTS`), one that binds its parameters on the server, so psycopg
     prepares the statement once it has run a few times on the connection: planning it is most of
     what it costs there. Wrapped as Django wraps its own, so it is counted and logged alike. The
     ORM's cursors bind on the client and are never prepared."""
-    if connection.vendor != "postgresql" or connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
-        return connection.cursor()
+    if db.vendor != "postgresql" or db.settings_dict["OPTIONS"].get("prepare_threshold") is None:
+        return db.cursor()
     import psycopg  # only on PostgreSQL
 
-    connection.ensure_connection()
-    raw = psycopg.Cursor(connection.connection)
-    return connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+    db.ensure_connection()
+    raw = psycopg.Cursor(db.connection)
+    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
+
+
+# The answer at the commit sorts first; a second row means an abbreviation that names two commits.
+_GATE_READ_ORDER = ' ORDER BY g."sha" LIMIT 2'
+
+
+@functools.cache
+def _gate_read_sql_ordered(*, public_only: bool) -> str:
+    return _gate_read_sql(public_only=public_only) + _GATE_READ_ORDER
 
 
 @functools.cache

@@ -1,6 +1,7 @@
 """The gate reads the pull request's stored state: afresh (the cache emptied), one query for a
-PR of 40 findings as for one of 25,000, and an answer of the same size; and it says verified only for a commit the
-mirror knows, verified without errors at the evidence's current version."""
+PR of 40 findings as for one of 25,000, and an answer that lists at most fifty open blockers; and it
+says verified only for a commit the mirror knows, verified without errors at the evidence's current
+version."""
 from datetime import timedelta
 
 import pytest
