@@ -36,11 +36,13 @@ def big_pull_request(findings: int) -> tuple[PullRequest, Commit]:
         ),
         batch_size=5000,
     )
+    # By number, not by id: ids depend on the rows earlier tests made (PostgreSQL's sequences are
+    # not reset between tests), and the counts below must not.
     verdicts = ["present", "likely_fixed", "present", "partly_fixed"]
     Verification.objects.bulk_create(
         (
-            Verification(finding_id=pk, commit=head, verdict=verdicts[pk % 4], checked_at=now)
-            for pk in Finding.objects.filter(pull_request=pull_request).values_list("pk", flat=True)
+            Verification(finding_id=pk, commit=head, verdict=verdicts[number % 4], checked_at=now)
+            for pk, number in Finding.objects.filter(pull_request=pull_request).values_list("pk", "number")
         ),
         batch_size=5000,
     )
