@@ -369,7 +369,7 @@ def _import_findings(pull_request, items: list[dict], reviewed_commit, actor, ev
     try:
         saves = findings_save(pull_request=pull_request, items=[(item["number"], finding_values(item)) for item in items])
     except FindingError as error:
-        raise BundleInvalid([(f"findings.{error.field}", error.message)]) from None
+        raise BundleInvalid([("findings", error.message)]) from None
     with_evidence = [index for index, item in enumerate(items) if "evidence" in item]
     lists = {index: EvidenceList(finding=saves[index].finding, items=items[index]["evidence"], fresh=saves[index].created)
              for index in with_evidence}
