@@ -67,9 +67,15 @@ def pull_request_changed(*, pull_request_id: int) -> None:
     the previous generation are never served again. Called by signals on every model save and
     delete those answers read (`findings.receivers`), and by the writes that bypass them (raw SQL,
     `QuerySet.update`)."""
-    if pull_request_id in getattr(_batched, "ids", ()):
-        return
-    PullRequest.objects.filter(pk=pull_request_id).update(generation=F("generation") + 1)
+    pull_requests_changed(pull_request_ids=[pull_request_id])
+
+
+def pull_requests_changed(*, pull_request_ids) -> None:
+    """`pull_request_changed` for several PRs in one statement (a bulk write's rows, which send no
+    signals). A PR whose changes are batched moves when its batch ends."""
+    ids = set(pull_request_ids) - getattr(_batched, "ids", set())
+    if ids:
+        PullRequest.objects.filter(pk__in=ids).update(generation=F("generation") + 1)
 
 
 @contextmanager

@@ -3,7 +3,7 @@ requests they touch, and the filter to what a person may read."""
 from django.apps import apps
 from django.db import models
 
-from reviews.models import PullRequest
+from reviews.services import pull_requests_changed
 
 
 class ChangesPullRequestQuerySet(models.QuerySet):
@@ -42,8 +42,7 @@ class ChangesPullRequestQuerySet(models.QuerySet):
 
 
 def _pull_requests_changed(ids) -> None:
-    if ids:
-        PullRequest.objects.filter(pk__in=ids).update(generation=models.F("generation") + 1)
+    pull_requests_changed(pull_request_ids=ids)
 
 
 def _readable(queryset, user, path: str):

@@ -7,8 +7,10 @@ whose evidence rules are the engine's `evidence_problems`; `finding_validate` th
 finding), so the site and the import refuse the same input with the same words.
 
 `finding_write` is what an editor calls: both, atomically, with one history event and one audit
-entry. The import calls the two services per finding and records its history in bulk and its
-audit entry once per bundle, since a 9,000-finding import cannot afford a row per item more."""
+entry. The import calls their batch forms, `findings_save` and `findings_evidence_set` (which the
+two call with one finding, so each rule is written once), and records its history in bulk and its
+audit entry once per bundle: a 9,000-finding import cannot afford a query, let alone a row, per
+finding more."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from django.db import IntegrityError, transaction
 from access.audit import audit_changes, audit_record, audit_refusal, writes
 from access.permissions import Action, actor_check, may_add_repositories, user_may
 from findings.models import Evidence, Finding, FindingEvent
-from findings.services.resolution import finding_evidence_changed, finding_evidence_lock
+from findings.services.resolution import finding_evidence_changed, findings_evidence_lock
 from core.errors import FindingError, RecheckError
 from reviews.models import Commit, PullRequest, Repository
 from reviews.services import commit_get_or_create, pull_request_changes_batched
@@ -67,9 +69,9 @@ IMPORT = "findings.services.review_import.review_import"
 WRITE = "findings.services.authoring.finding_write"
 
 
-# Without a savepoint of their own: the import calls these once per finding of a bundle that can
-# hold thousands, inside its transaction; an error rolls the caller's whole transaction back.
-@writes("finding.edit", within=(IMPORT, WRITE))
+# Without a savepoint of their own: the import calls these for bundles that can hold thousands of
+# findings, inside its transaction; an error rolls the caller's whole transaction back.
+@writes("finding.edit", within=(WRITE,))
 @transaction.atomic(savepoint=False)
 def finding_save(
     *,
@@ -81,45 +83,107 @@ def finding_save(
     """Create or update one finding's fields (`FINDING_FIELDS`, validated).
 
     Without `finding`, the finding is the one `number` names on the PR (created when there is
-    none: the import's idempotent key). With `finding`, that finding is updated and renumbered to
-    `number`; a number another finding of the PR holds is refused (FindingError on `number`),
-    since numbers are how bundles, links and pages name findings."""
+    none: the import's idempotent key, see `findings_save`). With `finding`, that finding is
+    updated and renumbered to `number`; a number another finding of the PR holds is refused
+    (FindingError on `number`), since numbers are how bundles, links and pages name findings."""
+    if finding is None:
+        return findings_save(pull_request=pull_request, items=[(number, values)])[0]
+    _fields_check(values)
+    if finding.pull_request_id != pull_request.pk:
+        raise FindingError("number", f"Finding {finding.number} belongs to another pull request.")
+    if number != finding.number:
+        # Lock the PR's findings in number order so two renumberings cannot cross.
+        taken = (
+            Finding.objects.select_for_update()
+            .filter(pull_request=pull_request, number=number)
+            .exclude(pk=finding.pk)
+            .first()
+        )
+        if taken is not None:
+            raise FindingError(
+                "number",
+                f"Finding number {number} is taken on {pull_request.reference} by “{taken.title}”; "
+                "choose a free number or renumber that finding first.",
+            )
+    before = _fields_assign(finding, number, values)
+    if before:
+        finding.save()
+    return FindingSave(finding=finding, created=False, before=before)
+
+
+@writes("finding.edit", within=(IMPORT, WRITE))
+@transaction.atomic(savepoint=False)
+def findings_save(*, pull_request: PullRequest, items: list[tuple[int, dict]]) -> list[FindingSave]:
+    """`finding_save` for many findings of one PR, each `(number, values)` naming its finding by
+    number and created when the PR has none under it. The recorded ones are read together and the
+    new ones inserted together, so a bundle of thousands costs a few queries rather than a few a
+    finding; only a finding that changed is saved on its own. Returns what was done, in order."""
+    numbers = [number for number, _ in items]
+    if len(set(numbers)) != len(numbers):
+        raise FindingError("number", "Each finding of a pull request needs a number of its own.")
+    recorded: dict[int, Finding] = {}
+    for chunk in _slices(numbers):
+        for finding in Finding.objects.filter(pull_request=pull_request, number__in=chunk):
+            finding.pull_request = pull_request  # in hand: no query a finding when its evidence asks
+            recorded[finding.number] = finding
+    saves, new = [], []
+    for number, values in items:
+        _fields_check(values)
+        finding = recorded.get(number)
+        if finding is None:
+            finding = Finding(pull_request=pull_request, number=number)
+            _fields_assign(finding, number, values)
+            new.append(finding)
+            saves.append(FindingSave(finding=finding, created=True))
+            continue
+        before = _fields_assign(finding, number, values)
+        if before:
+            finding.save()
+        saves.append(FindingSave(finding=finding, created=False, before=before))
+    if new:
+        Finding.objects.bulk_create(new, batch_size=1000)
+        for finding in new:  # what the receiver of a save would have noted (findings.receivers)
+            finding._loaded_pull_request_id = pull_request.pk
+    return saves
+
+
+def _fields_check(values: dict) -> None:
     unknown = set(values) - set(FINDING_FIELDS)
     if unknown:
         raise FindingError(sorted(unknown)[0], f"Not a field of a finding; use {', '.join(FINDING_FIELDS)}.")
-    if finding is None:
-        finding = Finding.objects.filter(pull_request=pull_request, number=number).first()
-        created = finding is None
-        finding = finding or Finding(pull_request=pull_request, number=number)
-    else:
-        created = False
-        if finding.pull_request_id != pull_request.pk:
-            raise FindingError("number", f"Finding {finding.number} belongs to another pull request.")
-        if number != finding.number:
-            # Lock the PR's findings in number order so two renumberings cannot cross.
-            taken = (
-                Finding.objects.select_for_update()
-                .filter(pull_request=pull_request, number=number)
-                .exclude(pk=finding.pk)
-                .first()
-            )
-            if taken is not None:
-                raise FindingError(
-                    "number",
-                    f"Finding number {number} is taken on {pull_request.reference} by “{taken.title}”; "
-                    "choose a free number or renumber that finding first.",
-                )
+
+
+def _fields_assign(finding: Finding, number: int, values: dict) -> dict:
+    """Set `values` and `number` on `finding`; the fields that changed, with their values before."""
     before = {}
     for name, value in {**values, "number": number}.items():
         if getattr(finding, name) != value:
             before[name] = getattr(finding, name)
             setattr(finding, name, value)
-    if created or before:
-        finding.save()
-    return FindingSave(finding=finding, created=created, before={} if created else before)
+    return before
 
 
-@writes("finding.edit", within=(IMPORT, WRITE))
+def _slices(values: list, size: int = 500):
+    """`values` a slice at a time, so that an `__in` of thousands stays within what a database takes."""
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+@dataclass
+class EvidenceList:
+    """One finding's whole evidence list for `findings_evidence_set`, and what came of it."""
+
+    finding: Finding
+    items: list[dict]
+    # The finding was created in this transaction: it has no evidence and no run can see it, so
+    # there is nothing to lock or read.
+    fresh: bool = False
+    changed: bool = False
+    # When it changed: the evidence before and after, one line an item (`evidence_line`).
+    described: list = field(default_factory=list)
+
+
+@writes("finding.edit", within=(WRITE,))
 @transaction.atomic(savepoint=False)
 def finding_evidence_set(
     *,
@@ -147,22 +211,71 @@ def finding_evidence_set(
     `_submodule_repository`. What was left undone for want of a role is appended to `notes`.
     When anything changed, `described` (a list, if given) becomes the evidence before and after,
     one line an item (`evidence_described`), read from the rows already in hand."""
-    repository = finding.pull_request.repository
-    existing = {}
-    if not fresh:
-        # A finding created in this transaction has no evidence and no run can see it: only an
-        # existing one is locked and read (four queries a finding fewer for a large import).
-        finding_evidence_lock(finding=finding)
+    evidence = EvidenceList(finding=finding, items=items, fresh=fresh)
+    findings_evidence_set(lists=[evidence], default_commit=default_commit, actor=actor, notes=notes)
+    if evidence.changed and described is not None:
+        described[:] = evidence.described
+    return evidence.changed
+
+
+@writes("finding.edit", within=(IMPORT, WRITE))
+@transaction.atomic(savepoint=False)
+def findings_evidence_set(
+    *,
+    lists: list[EvidenceList],
+    default_commit: Commit | None = None,
+    actor: AbstractBaseUser | None = None,
+    notes: list[str] | None = None,
+) -> None:
+    """`finding_evidence_set` for many findings at once (an import's), each `EvidenceList` saying
+    whether its finding's evidence changed and how. The recorded findings are locked and their
+    evidence read together, and new items are inserted together: a few queries for a bundle
+    rather than a few a finding. A FindingError's `index` is the position in `lists` of the
+    finding at fault."""
+    recorded = [evidence_list.finding for evidence_list in lists if not evidence_list.fresh]
+    existing: dict[int, dict[int, Evidence]] = {finding.pk: {} for finding in recorded}
+    if recorded:
+        findings_evidence_lock(findings=recorded)
+        by_pk = {finding.pk: finding for finding in recorded}
         # With their commits: comparing an item's commit must not load one per item.
-        existing = {
-            evidence.position: evidence
-            for evidence in finding.evidence.select_related("commit", "submodule_repository")
-        }
-    changed = False
+        for chunk in _slices(list(by_pk)):
+            for evidence in Evidence.objects.filter(finding_id__in=chunk).select_related("commit", "submodule_repository"):
+                evidence.finding = by_pk[evidence.finding_id]  # in hand: a save's receiver needs no query
+                existing[evidence.finding_id][evidence.position] = evidence
+    commits: dict[tuple[int, str], Commit] = {}  # by repository and SHA as given: items share a few
+    new: list[Evidence] = []
+    stale: list[int] = []
+    done = []  # (the lines before, the rows after) of each list
+    for index, evidence_list in enumerate(lists):
+        try:
+            done.append(_evidence_apply(
+                evidence_list, existing.get(evidence_list.finding.pk, {}), default_commit, actor, notes, commits,
+                new, stale,
+            ))
+        except FindingError as error:
+            error.index = index
+            raise
+    Evidence.objects.bulk_create(new, batch_size=1000)
+    for chunk in _slices(stale):
+        Evidence.objects.filter(pk__in=chunk).delete()
+    for evidence_list, (before, final) in zip(lists, done, strict=True):
+        if evidence_list.changed:
+            evidence_list.described = [before, [evidence_line(evidence) for evidence in final]]
+        if evidence_list.changed and not evidence_list.fresh:
+            # What was verified is no longer what the evidence says.
+            finding_evidence_changed(finding=evidence_list.finding)
+
+
+def _evidence_apply(evidence_list: EvidenceList, existing: dict[int, Evidence], default_commit, actor, notes,
+                    commits: dict, new: list[Evidence], stale: list[int]) -> tuple[list[str], list[Evidence]]:
+    """Match one finding's items to its rows (`existing`, by position): a changed row is saved, a
+    new item joins `new` and a row left over joins `stale`. Returns the rows described before, and
+    the rows after in order."""
+    finding = evidence_list.finding
+    repository = finding.pull_request.repository
     before = [evidence_line(evidence) for _, evidence in sorted(existing.items())]
     final: list[Evidence] = []
-    commits: dict[str, Commit] = {}  # by SHA as given: the items of a finding share a few commits
-    for position, item in enumerate(items):
+    for position, item in enumerate(evidence_list.items):
         values = {
             "kind": item["kind"],
             "commit": _evidence_commit(repository, item, position, default_commit, commits),
@@ -180,9 +293,10 @@ def finding_evidence_set(
         }
         evidence = existing.pop(position, None)
         if evidence is None:
-            final.append(Evidence.objects.create(finding=finding, position=position, text=item.get("text", ""),
-                                                 **values))
-            changed = True
+            evidence = Evidence(finding=finding, position=position, text=item.get("text", ""), **values)
+            new.append(evidence)
+            final.append(evidence)
+            evidence_list.changed = True
             continue
         final.append(evidence)
         # A snippet's text may have been filled in from the repository: an omitted text keeps it.
@@ -190,31 +304,27 @@ def finding_evidence_set(
             values["text"] = item.get("text", "")
         if assign_changed(evidence, values):
             evidence.save()
-            changed = True
+            evidence_list.changed = True
     if existing:
-        Evidence.objects.filter(pk__in=[stale.pk for stale in existing.values()]).delete()
-        changed = True
-    if changed and not fresh:
-        # What was verified is no longer what the evidence says.
-        finding_evidence_changed(finding=finding)
-    if changed and described is not None:
-        described[:] = [before, [evidence_line(evidence) for evidence in final]]
-    return changed
+        stale += [evidence.pk for evidence in existing.values()]
+        evidence_list.changed = True
+    return before, final
 
 
 def _evidence_commit(
-    repository: Repository, item: dict, position: int, default_commit: Commit | None, commits: dict[str, Commit]
+    repository: Repository, item: dict, position: int, default_commit: Commit | None,
+    commits: dict[tuple[int, str], Commit],
 ):
     if item["kind"] == Evidence.Kind.NOTE and not item.get("commit"):
         return None
     sha = item.get("commit")
     if sha:
-        if sha not in commits:
+        if (repository.pk, sha) not in commits:
             try:
-                commits[sha] = commit_get_or_create(repository=repository, sha=sha)
+                commits[repository.pk, sha] = commit_get_or_create(repository=repository, sha=sha)
             except RecheckError as error:
                 raise FindingError(f"evidence[{position}].commit", str(error)) from None
-        return commits[sha]
+        return commits[repository.pk, sha]
     if default_commit is not None:
         return default_commit
     raise FindingError(

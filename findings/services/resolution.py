@@ -200,7 +200,15 @@ def _still_holds_check(finding: Finding, commit: Commit, *, confirmed: bool, not
 def finding_evidence_lock(*, finding: Finding) -> None:
     """Lock the finding's row before its evidence is changed: a run storing results for it waits,
     or has stored them already (and they are dropped by `finding_evidence_changed`)."""
-    Finding.objects.select_for_update().filter(pk=finding.pk).first()
+    findings_evidence_lock(findings=[finding])
+
+
+def findings_evidence_lock(*, findings: list[Finding]) -> None:
+    """`finding_evidence_lock` for many findings at once (an import's), a query per 500, in the
+    order of their ids so that two writers locking some of the same findings cannot deadlock."""
+    ids = sorted(finding.pk for finding in findings)
+    for start in range(0, len(ids), 500):
+        list(Finding.objects.select_for_update().filter(pk__in=ids[start:start + 500]).order_by("pk").values_list("pk"))
 
 
 @writes("finding.edit", within=(

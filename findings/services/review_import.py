@@ -20,11 +20,12 @@ from findings.services.tags_and_links import (
 )
 from findings.services.authoring import (
     FINDING_FIELDS,
+    EvidenceList,
     assign_changed,
     finding_event_for,
-    finding_evidence_set,
-    finding_save,
     finding_values,
+    findings_evidence_set,
+    findings_save,
 )
 from findings.services.resolution import finding_resolve
 from core.errors import BundleError, FindingError, RecheckError
@@ -197,13 +198,9 @@ def _import_contents(bundle: dict, repository: Repository, pull_request: PullReq
         )
         if change:
             report.change(f"tag {tag.slug}", "description", *change)
-    saved = []
     events: list[FindingEvent] = []
-    for index, item in enumerate(bundle["findings"]):
-        saved.append(_import_finding(
-            pull_request, item, f"findings[{index}]", reviewed.commit if reviewed else None, actor, events,
-            report,
-        ))
+    saved = _import_findings(pull_request, bundle["findings"], reviewed.commit if reviewed else None, actor, events,
+                             report)
     # The history of every finding created or edited, in one statement, before any status change
     # the bundle makes (so a finding's history reads created, then fixed).
     FindingEvent.objects.bulk_create(events, batch_size=1000)
@@ -363,34 +360,42 @@ def _import_pull_request(repository: Repository, values: dict) -> tuple[PullRequ
     return _save_by_key(PullRequest, {"repository": repository, "number": values["number"]}, fields)
 
 
-def _import_finding(pull_request, item: dict, where: str, reviewed_commit, actor,
-                    events: list[FindingEvent], report: ImportReport) -> tuple[Finding, bool, bool]:
-    """Save one finding's fields and evidence with the same services as the site's editor (once
-    per finding, never once per evidence item); its history event joins `events` and its field
-    changes the report. Returns the finding, whether it was created and whether it changed."""
+def _import_findings(pull_request, items: list[dict], reviewed_commit, actor, events: list[FindingEvent],
+                     report: ImportReport) -> list[tuple[Finding, bool, bool]]:
+    """Save the findings' fields and evidence with the services the site's editor uses, in their
+    batch forms (a few queries for the bundle, not a few a finding); each one's history event
+    joins `events` and its field changes the report. Returns, for each finding, the finding,
+    whether it was created and whether it changed."""
     try:
-        saved = finding_save(pull_request=pull_request, number=item["number"], values=finding_values(item))
-        # Before and after, from the rows the service reads anyway: no query more a finding.
-        described: list = []
-        evidence_changed = "evidence" in item and finding_evidence_set(
-            finding=saved.finding, items=item["evidence"], default_commit=reviewed_commit, fresh=saved.created,
-            actor=actor, notes=report.notes, described=described,
-        )
+        saves = findings_save(pull_request=pull_request, items=[(item["number"], finding_values(item)) for item in items])
     except FindingError as error:
-        raise BundleInvalid([(f"{where}.{error.field}", error.message)]) from None
-    label = f"finding {saved.finding.number}"
-    for name in FINDING_FIELDS:
-        if name in saved.before:
-            report.change(label, name, saved.before[name], getattr(saved.finding, name))
-    if evidence_changed and not saved.created:
-        report.change(label, "evidence", *described)
-    if saved.created or saved.before or evidence_changed:
-        changed = saved.changed + (["evidence"] if evidence_changed and not saved.created else [])
-        events.append(finding_event_for(
-            finding=saved.finding, created=saved.created, changed=changed, actor=actor,
-            source=FindingEvent.Source.IMPORT,
-        ))
-    return saved.finding, saved.created, bool(saved.before) or evidence_changed
+        raise BundleInvalid([("findings", error.message)]) from None
+    with_evidence = [index for index, item in enumerate(items) if "evidence" in item]
+    lists = {index: EvidenceList(finding=saves[index].finding, items=items[index]["evidence"], fresh=saves[index].created)
+             for index in with_evidence}
+    try:
+        # Before and after, from the rows the service reads anyway: no query more a finding.
+        findings_evidence_set(lists=list(lists.values()), default_commit=reviewed_commit, actor=actor, notes=report.notes)
+    except FindingError as error:
+        raise BundleInvalid([(f"findings[{with_evidence[error.index]}].{error.field}", error.message)]) from None
+    saved = []
+    for index, saved_finding in enumerate(saves):
+        finding, created, before = saved_finding.finding, saved_finding.created, saved_finding.before
+        evidence = lists.get(index)
+        evidence_changed = evidence is not None and evidence.changed
+        label = f"finding {finding.number}"
+        for name in FINDING_FIELDS:
+            if name in before:
+                report.change(label, name, before[name], getattr(finding, name))
+        if evidence_changed and not created:
+            report.change(label, "evidence", *evidence.described)
+        if created or before or evidence_changed:
+            changed = saved_finding.changed + (["evidence"] if evidence_changed and not created else [])
+            events.append(finding_event_for(
+                finding=finding, created=created, changed=changed, actor=actor, source=FindingEvent.Source.IMPORT,
+            ))
+        saved.append((finding, created, bool(before) or evidence_changed))
+    return saved
 
 
 def _import_links(finding: Finding, items: list[dict], where: str, actor=None) -> list | None:

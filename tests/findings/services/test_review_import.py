@@ -176,6 +176,15 @@ def test_evidence_without_a_commit_needs_a_reviewed_commit():
     assert not Finding.objects.exists()
 
 
+def test_an_evidence_error_names_its_finding_where_a_finding_before_it_has_no_evidence():
+    data = bundle(commits=[{"sha": REVIEWED, "role": "base"}])
+    data["findings"].reverse()  # finding 10, without evidence, first
+    with pytest.raises(BundleInvalid) as error:
+        review_import(data=data)
+    assert error.value.field == "findings[1].evidence[0].commit"
+    assert not Finding.objects.exists()
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
