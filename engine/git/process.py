@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -128,3 +130,66 @@ def stderr_text(completed: subprocess.CompletedProcess[bytes] | bytes) -> str:
     if len(text) > _STDERR_LIMIT:
         text = text[: _STDERR_LIMIT - 3] + "..."
     return text or "(git printed no error message)"
+
+
+class GitStarted:
+    """One git command running in the background, its input, output and error output in temporary
+    files: git needs nothing more from the caller once started (a pipe would stop it as soon as
+    64 KiB waited to be read), and the caller goes on with other work. ``result`` waits for it;
+    ``close`` (or the object going away) stops it if it still runs, so no git outlives it."""
+
+    def __init__(self, args: Sequence[str], *, git_dir: Path, input: bytes = b"") -> None:
+        self.stdout, self.stderr = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+        try:
+            with tempfile.TemporaryFile() as stdin:
+                stdin.write(input)
+                stdin.seek(0)
+                self.proc = subprocess.Popen(
+                    git_argv(args, git_dir=git_dir), stdin=stdin, stdout=self.stdout, stderr=self.stderr,
+                    env=git_env(), cwd=str(git_dir),
+                )
+        except BaseException as exc:
+            self.stdout.close()
+            self.stderr.close()
+            if isinstance(exc, FileNotFoundError):
+                raise RepositoryError("the git executable was not found; install git on this machine") from exc
+            raise
+        self._args = args
+        self._finalizer = weakref.finalize(self, _stop_started, self.proc, self.stdout, self.stderr)
+
+    def wait(self, timeout: float = 120) -> int:
+        """git's exit status, once it has ended (RepositoryError past ``timeout`` seconds)."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            self.close()
+            raise RepositoryError(
+                f"git {self._args[0]} did not finish within {timeout:g} seconds; "
+                "check that the repository is reachable, or retry later"
+            ) from exc
+
+    def error_output(self) -> bytes:
+        """The end of what git printed on its error output."""
+        self.stderr.seek(0, os.SEEK_END)
+        self.stderr.seek(max(0, self.stderr.tell() - 2000))
+        return self.stderr.read()
+
+    def result(self, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+        """What ``run_git`` answers for the same command, once git has ended."""
+        try:
+            returncode = self.wait(timeout)
+            self.stdout.seek(0)
+            return subprocess.CompletedProcess(self._args, returncode, self.stdout.read(), self.error_output())
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _stop_started(proc: subprocess.Popen[bytes], stdout, stderr) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    stdout.close()
+    stderr.close()

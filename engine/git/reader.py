@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError
-from engine.git.blobreads import MIN_BLOBS_PER_PROCESS, BlobReads, blobs_by_path
+from engine.git.blobreads import MIN_BLOBS, BlobReads, blobs_by_path
 from engine.git.catfile import AMBIGUOUS, CatFileBatch, CatFileObject
 from engine.git.objects import Blob, Change, CommitInfo, TreeEntry
 from engine.git.parsing import parse_commit, parse_hunk_headers, parse_ls_tree, parse_name_status, parse_tree
-from engine.git.process import run_git, stderr_text
+from engine.git.process import GitStarted, run_git, stderr_text
 from engine.git.safety import validate_repo_path, validate_revision
 
 _HEX = re.compile(r"^[0-9a-f]+$")
@@ -54,8 +54,16 @@ class GitReader(CatFileBatch):
         self._tree_entries = 0
         self._paths: dict[str, tuple[str, ...]] = {}
         self._changes: dict[tuple[str, str], tuple[Change, ...]] = {}
+        self._changes_started: dict[tuple[str, str], GitStarted] = {}
 
     # -- lifecycle -----------------------------------------------------------
+
+    def close(self) -> None:
+        """End the cat-file process, and any git started in the background and not asked for."""
+        for started in self._changes_started.values():
+            started.close()
+        self._changes_started.clear()
+        super().close()
 
     def __enter__(self) -> GitReader:
         return self
@@ -215,6 +223,13 @@ class GitReader(CatFileBatch):
             cached = self._paths[sha] = tuple(parse_ls_tree(completed.stdout))
         return list(cached)
 
+    def start_changes(self, old: str, new: str) -> None:
+        """Have git work out ``changes(old, new)`` in the background (rename detection is most of
+        what it costs), for a caller that will likely ask and has other work to do meanwhile."""
+        key = (self.resolve(old), self.resolve(new))
+        if key[0] != key[1] and key not in self._changes and key not in self._changes_started:
+            self._changes_started[key] = GitStarted(_changes_args(key), git_dir=self.git_dir)
+
     def changes(self, old: str, new: str) -> list[Change]:
         """Files added, deleted, modified or renamed between two commits."""
         key = (self.resolve(old), self.resolve(new))
@@ -223,10 +238,8 @@ class GitReader(CatFileBatch):
             if key[0] == key[1]:
                 cached = ()
             else:
-                completed = run_git(
-                    ["diff-tree", "-r", "-z", "-M", "--name-status", "--no-commit-id", "--end-of-options", *key],
-                    git_dir=self.git_dir,
-                )
+                started = self._changes_started.pop(key, None)
+                completed = started.result() if started else run_git(_changes_args(key), git_dir=self.git_dir)
                 if completed.returncode != 0:
                     raise RepositoryError(
                         f"cannot compare {key[0]} with {key[1]}: {stderr_text(completed)}"
@@ -298,7 +311,7 @@ class GitReader(CatFileBatch):
         would. For a caller with other work to do meanwhile, and blobs by the thousand: a few are
         read at once, through the reader's own process."""
         entries = self._blob_entries(commit, paths)
-        if len(entries) < MIN_BLOBS_PER_PROCESS:
+        if len(entries) < MIN_BLOBS:
             return BlobReads.read(self._read_entries(entries))
         return BlobReads(self.git_dir, entries, self.max_blob_bytes)
 
@@ -309,6 +322,10 @@ class GitReader(CatFileBatch):
             if entry is not None and entry.type == "blob":
                 entries[entry.path] = entry
         return entries
+
+
+def _changes_args(key: tuple[str, str]) -> list[str]:
+    return ["diff-tree", "-r", "-z", "-M", "--name-status", "--no-commit-id", "--end-of-options", *key]
 
 
 def _git_dir(path: Path) -> Path:

@@ -65,17 +65,19 @@ _CHECKS: dict[str, Callable[[GitReader, EvidenceSpec, str], CheckResult]] = {
 
 
 def prefetch_files(reader: GitReader, commit: str, paths: Iterable[str]) -> None:
-    """Read these files at ``commit`` into the reader's caches, in the background where they are
-    many (see ``files_prefetched``)."""
+    """Read these files at ``commit`` into the reader's caches, in one exchange with git (see
+    ``files_prefetched``)."""
     with files_prefetched(reader, commit, paths):
         pass
 
 
 @contextmanager
-def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str]) -> Iterator[None]:
+def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str], since: Iterable[str] = ()) -> Iterator[None]:
     """Read these files at ``commit`` into the reader's caches while the block runs: git reads
-    them in processes of its own, and they are taken in when the block ends. The block must not
-    use ``reader``: it has other work to do (loading what the files will be checked against).
+    them in a process of its own, and they are taken in as the block ends. The block must not use
+    ``reader``: it has other work to do (loading what the files will be checked against). With
+    ``since`` (the commits the evidence was recorded at), git also works out what changed from
+    each to ``commit`` meanwhile, which checks ask when a snippet left its place.
 
     Only an optimisation before checking many items: paths that are unsafe, globs or not files
     are skipped here and reported by their own checks, and so is a read that fails."""
@@ -92,6 +94,11 @@ def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str]) -> It
         reads = cache.prefetch_start(reader, full, safe)
     except RecheckError:
         reads = None  # each check reads its own file again and reports the problem
+    for recorded_at in since:
+        try:
+            reader.start_changes(recorded_at, commit)
+        except RecheckError:
+            continue  # the checks report an unknown commit
     try:
         yield
         if reads is not None:

@@ -136,7 +136,7 @@ class TextCache:
 
     def prefetch_finish(self, reader: GitReader, commit: str, reads: BlobReads) -> None:
         """Decode and keep what ``prefetch_start`` asked git for."""
-        for path, blob in reads.collect().items():
+        for path, blob in reads.each():
             text = self._by_sha.get(blob.sha)
             if text is None:
                 text = self._decode(blob, commit, reader.max_blob_bytes)

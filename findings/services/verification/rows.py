@@ -64,14 +64,19 @@ def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[E
     return findings, evidence
 
 
-def _read_paths(pull_request: PullRequest) -> list[str]:
-    """The files that the evidence `_load` loads will have read at the commit checked."""
-    return list(
+def _read_paths(pull_request: PullRequest) -> tuple[list[str], list[str]]:
+    """The files that the evidence `_load` loads will have read at the commit checked, and the
+    commits it was recorded at (where a snippet that left its place is looked for from)."""
+    rows = (
         Evidence.objects.filter(finding__pull_request=pull_request, kind__in=(Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN))
         .order_by()
-        .values_list("path", flat=True)
+        .values_list("path", "commit__sha")
         .distinct()
     )
+    paths, commits = {}, {}
+    for path, sha in rows:
+        paths[path] = commits[sha] = None
+    return list(paths), [sha for sha in commits if sha]
 
 
 def _outcome(finding: FindingRow, results: list[tuple[EvidenceRow, CheckResult]]) -> Outcome:

@@ -60,7 +60,7 @@ def _verify_and_store(
             # git reads the files the evidence points at in the background while the findings
             # load (the load waits on the database and Python, the reading on git's decompression).
             # Loaded after resolving, so evidence carries the full SHAs of its commits.
-            with files_prefetched(reader, target, _read_paths(pull_request)):
+            with files_prefetched(reader, target, *_read_paths(pull_request)):
                 findings, evidence = loaded = _load(pull_request)
             checks = EvidenceChecks(reader, target)
             context = _Context(reader, target, pull_request, submodules, checks, fetch_problem=fetch_problem)

@@ -1,16 +1,17 @@
-"""Blobs read in the background: git processes of their own, which need nothing from the caller
-once started, give the same files as the reader's own process, refuse what is missing, and
-leave no process behind."""
+"""Blobs read in the background: a git process of its own, which needs nothing from the caller
+once started, gives the same files as the reader's own process, as git writes them, refuses what
+is missing, and leaves no process behind; and what changed between two commits, worked out in the
+background, is what the reader would have asked git for."""
 import subprocess
 
 import pytest
 
 from core.errors import RepositoryError
 from engine.git import GitReader, TreeEntry
-from engine.git.blobreads import MIN_BLOBS_PER_PROCESS, BlobReads
+from engine.git.blobreads import MIN_BLOBS, BlobReads
 from tests.gitrepo import GitRepoBuilder
 
-MANY = 3 * MIN_BLOBS_PER_PROCESS
+MANY = 3 * MIN_BLOBS
 
 
 @pytest.fixture
@@ -32,9 +33,7 @@ def test_it_gives_what_the_readers_own_process_gives(many):
     repo, sha = many
     with GitReader(repo.git_dir, max_blob_bytes=3000) as reader:
         expected = reader.read_blobs(sha, paths())
-        reads = reader.start_reading_blobs(sha, paths())
-        assert len(reads._parts) == 2  # split between two processes
-        assert reads.collect() == expected
+        assert reader.start_reading_blobs(sha, paths()).collect() == expected
     assert len(expected) == MANY + 2  # no file at the last two
     assert expected["many/file_100.txt"].too_large and expected["many/file_100.txt"].data is None
     assert expected["many/logo.png"].is_binary
@@ -45,11 +44,20 @@ def test_git_works_on_while_the_caller_does_something_else(many):
     repo, sha = many
     with GitReader(repo.git_dir) as reader:
         reads = reader.start_reading_blobs(sha, paths())
-        # Nothing is read from git here: its answers go to files, so it finishes on its own.
-        for part in reads._parts:
-            assert part.proc.wait(timeout=30) == 0
+        # Nothing is read from git here: its answers go to a file, so it finishes on its own.
+        assert reads._git.proc.wait(timeout=30) == 0
         blobs = reads.collect()
     assert blobs["many/file_191.txt"].data == b"file 191\n" * 400
+
+
+def test_the_blobs_come_as_git_writes_them(many):
+    repo, sha = many
+    with GitReader(repo.git_dir) as reader:
+        reads = reader.start_reading_blobs(sha, paths())
+        first = next(reads.each())
+        # The first blob is in hand while git may still be writing the others.
+        assert first[0] == "many/file_0.txt" and first[1].data == b"file 0\n" * 400
+    assert dict(reader.start_reading_blobs(sha, paths()).each()) == reader.read_blobs(sha, paths())
 
 
 def test_a_few_blobs_are_read_at_once_through_the_readers_process(many, monkeypatch):
@@ -69,7 +77,7 @@ def test_a_missing_object_is_an_error_that_says_what_to_do(many):
     reads = BlobReads(repo.git_dir, entries, 1_000_000)
     with pytest.raises(RepositoryError, match="missing.*re-fetch the mirror"):
         reads.collect()
-    assert all(part.proc.poll() is not None for part in reads._parts)
+    assert reads._git.proc.poll() is not None
 
 
 def test_a_broken_git_is_an_error(many):
@@ -87,10 +95,8 @@ def test_closing_before_collecting_stops_git(many):
     repo, sha = many
     with GitReader(repo.git_dir) as reader:
         reads = reader.start_reading_blobs(sha, paths())
-    processes = [part.proc for part in reads._parts]
     reads.close()
-    assert all(proc.poll() is not None for proc in processes)
-    assert all(part.answers.closed for part in reads._parts)
+    assert reads._git.proc.poll() is not None and reads._git.stdout.closed
 
 
 def test_the_verification_prefetch_reads_while_its_block_runs(many, monkeypatch):
@@ -109,6 +115,9 @@ def test_the_verification_prefetch_reads_while_its_block_runs(many, monkeypatch)
 
 def test_a_failure_in_the_block_stops_the_prefetch(many, monkeypatch):
     from engine.verification import files_prefetched
+    from engine.verification.textcaches import shared_texts
+
+    shared_texts.clear()  # nothing known from an earlier test: every file is read
 
     repo, sha = many
     started = []
@@ -119,4 +128,29 @@ def test_a_failure_in_the_block_stops_the_prefetch(many, monkeypatch):
     with GitReader(repo.git_dir) as reader, pytest.raises(RuntimeError, match="the caller's own work failed"):
         with files_prefetched(reader, sha, paths()):
             raise RuntimeError("the caller's own work failed")
-    assert all(part.proc.poll() is not None and part.answers.closed for part in started[0]._parts)
+    assert started[0]._git.proc.poll() is not None and started[0]._git.stdout.closed
+
+
+def test_changes_worked_out_in_the_background_are_what_git_says(tmp_path):
+    repo = GitRepoBuilder(tmp_path)
+    first = repo.write("a.py", "alpha = 1\n" * 50).write("b.py", "beta = 2\n").commit("first")
+    second = repo.rename("a.py", "src/a.py").write("b.py", "beta = 3\n").write("c.py", "c\n").commit("second")
+    with GitReader(repo.git_dir) as reader:
+        expected = reader.changes(first, second)
+    with GitReader(repo.git_dir) as reader:
+        reader.start_changes(first, second)
+        started = reader._changes_started[(first, second)]
+        assert reader.changes(first, second) == expected
+        assert started.stdout.closed and not reader._changes_started
+    assert {change.status for change in expected} == {"R", "M", "A"}
+
+
+def test_changes_started_and_never_asked_for_end_with_the_reader(tmp_path):
+    repo = GitRepoBuilder(tmp_path)
+    first = repo.write("a.py", "a\n").commit("first")
+    second = repo.write("a.py", "b\n").commit("second")
+    reader = GitReader(repo.git_dir)
+    reader.start_changes(first, second)
+    started = reader._changes_started[(first, second)]
+    reader.close()
+    assert started.proc.poll() is not None and started.stdout.closed
