@@ -1,16 +1,17 @@
 """What verification loads of a pull request's findings and evidence (plain rows, not model
 instances: this is the hot path), and the outcome of checking one finding."""
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.verification import CheckResult, verdict_for
 from findings.models import Evidence, Finding
 from reviews.models import PullRequest
 
 
-@dataclass(frozen=True)
-class FindingRow:
+class FindingRow(NamedTuple):
     """What verification needs of a finding, loaded without model instances: a PR can have
-    thousands of evidence items and this is the hot path."""
+    thousands of evidence items and this is the hot path. A named tuple, made from the row as the
+    database gives it, at a tenth of a frozen dataclass's cost."""
 
     pk: int
     pull_request_id: int
@@ -19,8 +20,7 @@ class FindingRow:
     evidence_version: int
 
 
-@dataclass(frozen=True)
-class EvidenceRow:
+class EvidenceRow(NamedTuple):
     pk: int
     finding_id: int
     kind: str
