@@ -1,5 +1,6 @@
 """What verification loads of a pull request's findings and evidence (plain rows, not model
 instances: this is the hot path), and the outcome of checking one finding."""
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -64,19 +65,27 @@ def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[E
     return findings, evidence
 
 
+# At most this many of the evidence's commits have their changes worked out in the background.
+_CHANGES_STARTED = 4
+
+
 def _read_paths(pull_request: PullRequest) -> tuple[list[str], list[str]]:
     """The files that the evidence `_load` loads will have read at the commit checked, and the
-    commits it was recorded at (where a snippet that left its place is looked for from)."""
+    commits most of it was recorded at (where a snippet that left its place is looked for from)."""
     rows = (
         Evidence.objects.filter(finding__pull_request=pull_request, kind__in=(Evidence.Kind.SNIPPET, Evidence.Kind.PATTERN))
         .order_by()
         .values_list("path", "commit__sha")
         .distinct()
     )
-    paths, commits = {}, {}
+    paths: dict[str, None] = {}
+    commits: Counter[str] = Counter()
     for path, sha in rows:
-        paths[path] = commits[sha] = None
-    return list(paths), [sha for sha in commits if sha]
+        paths[path] = None
+        if sha:
+            commits[sha] += 1
+    # The few commits most of the evidence was recorded at: each costs a git process of its own.
+    return list(paths), [sha for sha, _ in commits.most_common(_CHANGES_STARTED)]
 
 
 def _outcome(finding: FindingRow, results: list[tuple[EvidenceRow, CheckResult]]) -> Outcome:
