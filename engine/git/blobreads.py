@@ -111,12 +111,15 @@ class _Written:
     offset is git's, which it writes at."""
 
     _READ = 1 << 20
+    # A git that writes nothing for this long while it runs is taken for stuck.
+    _STALLED_SECONDS = 120
 
     def __init__(self, fd: int, proc: subprocess.Popen[bytes]) -> None:
         self._fd, self._proc = fd, proc
         self._data = bytearray()
         self._at = 0  # what of _data was read
         self._offset = 0  # where in the file _data ends
+        self._written_at = time.monotonic()
 
     def readline(self) -> bytes:
         while (end := self._data.find(b"\n", self._at)) == -1:
@@ -145,9 +148,12 @@ class _Written:
                     self._at = 0
                 self._data += chunk
                 self._offset += len(chunk)
+                self._written_at = time.monotonic()
                 return True
             if ended:
                 return False
+            if time.monotonic() - self._written_at > self._STALLED_SECONDS:
+                raise BrokenAnswer(f"wrote nothing for {self._STALLED_SECONDS} seconds")
             time.sleep(0.0005)  # git is decompressing the next object
 
 

@@ -154,3 +154,22 @@ def test_changes_started_and_never_asked_for_end_with_the_reader(tmp_path):
     started = reader._changes_started[(first, second)]
     reader.close()
     assert started.proc.poll() is not None and started.stdout.closed
+
+
+def test_a_git_that_stops_writing_is_an_error_and_is_stopped(many, monkeypatch, tmp_path):
+    from engine.git import blobreads, process
+
+    repo, sha = many
+    stuck = tmp_path / "stuck-git"
+    stuck.write_text("#!/bin/sh\nexec sleep 60\n")
+    stuck.chmod(0o755)
+    with GitReader(repo.git_dir) as reader:
+        entries = {path: reader.tree_entry(sha, path) for path in paths()[:MANY]}
+    monkeypatch.setattr(process, "GIT", str(stuck))  # a git that runs and writes nothing
+    monkeypatch.setattr(blobreads._Written, "_STALLED_SECONDS", 0.2)
+    original_wait = process.GitStarted.wait
+    monkeypatch.setattr(process.GitStarted, "wait", lambda self, timeout=0.2: original_wait(self, timeout))
+    reads = BlobReads(repo.git_dir, entries, 1_000_000)
+    with pytest.raises(RepositoryError, match="did not finish within"):
+        reads.collect()
+    assert reads._git.proc.poll() is not None and reads._git.stdout.closed
