@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from core.errors import RepositoryError
-from engine.git.catfile import BrokenAnswer, CatFileObject, read_answer
+from engine.git.catfile import BrokenAnswer, CatFileObject, cat_file_failed, read_answer
 from engine.git.objects import Blob, TreeEntry
-from engine.git.process import GitStarted, stderr_text
+from engine.git.process import GitStarted
 
 # Fewer blobs than this are read at once through the reader's own process (``BlobReads.read``):
 # starting git costs more than it saves.
@@ -78,10 +78,7 @@ class BlobReads:
                     status, obj = read_answer(answers, self._limit)
                 except BrokenAnswer as exc:
                     self._raise_if_failed()
-                    raise RepositoryError(
-                        f"reading {self._git_dir} failed, git cat-file {exc}; "
-                        "check that the mirror is intact (re-fetch it if needed)"
-                    ) from None
+                    raise cat_file_failed(self._git_dir, str(exc)) from None
                 if obj is None:
                     raise RepositoryError(f"blob {sha} is {status} in {self._git_dir}; re-fetch the mirror")
                 for path in paths[sha]:
@@ -94,10 +91,7 @@ class BlobReads:
         assert self._git is not None
         returncode = self._git.wait()
         if returncode != 0:
-            raise RepositoryError(
-                f"reading {self._git_dir} failed, git cat-file exited with {returncode}: "
-                f"{stderr_text(self._git.error_output())}; check that the mirror is intact (re-fetch it if needed)"
-            )
+            raise cat_file_failed(self._git_dir, f"exited with {returncode}", self._git.error_output())
 
     def close(self) -> None:
         """Stop git if it is still running and let go of the temporary files."""

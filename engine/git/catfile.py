@@ -16,7 +16,7 @@ from typing import IO, NamedTuple
 
 from core.errors import RepositoryError
 from engine.git.objects import BINARY_SNIFF_BYTES
-from engine.git.process import git_argv, git_env, stderr_text
+from engine.git.process import error_tail, git_argv, git_env, git_missing, stderr_text
 
 _CHUNK = 1 << 16
 
@@ -89,28 +89,24 @@ class CatFileBatch:
             )
         except FileNotFoundError as exc:
             stderr.close()
-            raise RepositoryError("the git executable was not found; install git on this machine") from exc
+            raise git_missing() from exc
         self._proc, self._stderr = proc, stderr
         self._finalizer = weakref.finalize(self, _stop, proc, stderr)
         return proc
 
     def _broken(self, reason: str) -> RepositoryError:
         """Stop the cat-file process (the next read starts a fresh one) and describe why."""
-        stderr = b""
-        if self._stderr is not None:
-            try:
-                # Only the end matters: earlier output may be old ambiguity hints.
-                size = self._stderr.seek(0, 2)
-                self._stderr.seek(max(0, size - 2000))
-                stderr = self._stderr.read()
-            except (OSError, ValueError):
-                pass
+        stderr = error_tail(self._stderr) if self._stderr is not None else b""
         self.close()
-        detail = f": {stderr_text(stderr)}" if stderr.strip() else ""
-        return RepositoryError(
-            f"reading {self.git_dir} failed, git cat-file {reason}{detail}; "
-            "check that the mirror is intact (re-fetch it if needed)"
-        )
+        return cat_file_failed(self.git_dir, reason, stderr)
+
+
+def cat_file_failed(git_dir: Path, reason: str, stderr: bytes = b"") -> RepositoryError:
+    """What to say when ``git cat-file`` went wrong (`reason`), with the end of its error output."""
+    detail = f": {stderr_text(stderr)}" if stderr.strip() else ""
+    return RepositoryError(
+        f"reading {git_dir} failed, git cat-file {reason}{detail}; check that the mirror is intact (re-fetch it if needed)"
+    )
 
 
 class BrokenAnswer(Exception):

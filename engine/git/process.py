@@ -115,12 +115,33 @@ def run_git(
             check=False,
         )
     except FileNotFoundError as exc:
-        raise RepositoryError("the git executable was not found; install git on this machine") from exc
+        raise git_missing() from exc
     except subprocess.TimeoutExpired as exc:
-        raise RepositoryError(
-            f"git {args[0]} did not finish within {timeout:g} seconds; "
-            "check that the repository is reachable, or retry later"
-        ) from exc
+        raise git_timed_out(args[0], timeout) from exc
+
+
+def git_missing() -> RepositoryError:
+    """What to say when git cannot be started."""
+    return RepositoryError("the git executable was not found; install git on this machine")
+
+
+def git_timed_out(command: str, timeout: float) -> RepositoryError:
+    """What to say when ``git command`` ran past its time."""
+    return RepositoryError(
+        f"git {command} did not finish within {timeout:g} seconds; check that the repository is reachable, "
+        "or retry later"
+    )
+
+
+def error_tail(output) -> bytes:
+    """The end of what a git process wrote to its error output (a file): earlier lines may be old
+    hints, and a message needs only the last."""
+    try:
+        size = output.seek(0, os.SEEK_END)
+        output.seek(max(0, size - 2000))
+        return output.read()
+    except (OSError, ValueError):
+        return b""
 
 
 def stderr_text(completed: subprocess.CompletedProcess[bytes] | bytes) -> str:
@@ -152,7 +173,7 @@ class GitStarted:
             self.stdout.close()
             self.stderr.close()
             if isinstance(exc, FileNotFoundError):
-                raise RepositoryError("the git executable was not found; install git on this machine") from exc
+                raise git_missing() from exc
             raise
         self._args = args
         self._finalizer = weakref.finalize(self, _stop_started, self.proc, self.stdout, self.stderr)
@@ -163,16 +184,11 @@ class GitStarted:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             self.close()
-            raise RepositoryError(
-                f"git {self._args[0]} did not finish within {timeout:g} seconds; "
-                "check that the repository is reachable, or retry later"
-            ) from exc
+            raise git_timed_out(self._args[0], timeout) from exc
 
     def error_output(self) -> bytes:
         """The end of what git printed on its error output."""
-        self.stderr.seek(0, os.SEEK_END)
-        self.stderr.seek(max(0, self.stderr.tell() - 2000))
-        return self.stderr.read()
+        return error_tail(self.stderr)
 
     def result(self, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
         """What ``run_git`` answers for the same command, once git has ended."""
