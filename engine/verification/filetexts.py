@@ -7,6 +7,8 @@ Decoding a blob into a FileText, and keeping it, is the caches' work (``textcach
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core.errors import RecheckError
 from engine.git import split_lines
 
@@ -42,16 +44,21 @@ class FileText:
     )
 
     def __init__(
-        self, path: str, sha: str, lines: list[str], problem: str | None = None, *, too_large: bool = False
+        self, path: str, sha: str, lines: Sequence[str], problem: str | None = None, *, too_large: bool = False
     ) -> None:
         self.path = path
         self.sha = sha
         self.size = sum(map(len, lines))
-        self.lines = lines
+        # Tuples, not lists, here and below: the caches keep thousands of files' lines for as long
+        # as a run (or a worker) lasts. The cyclic collector stops tracking a tuple of strings after
+        # its first pass, but walks every item of every list on each full pass: after verifying
+        # 10,000 items, a full pass took 37 ms with lists and 13 ms with tuples, and storing the
+        # results and writing the report make several.
+        self.lines = tuple(lines)
         self.problem = problem
         self.too_large = too_large
-        self._keys: list[str] | None = None
-        self._stripped: list[str] | None = None
+        self._keys: tuple[str, ...] | None = None
+        self._stripped: tuple[str, ...] | None = None
         self._text: str | None = None
 
     def require_text(self) -> FileText:
@@ -60,17 +67,17 @@ class FileText:
         return self
 
     @property
-    def keys(self) -> list[str]:
+    def keys(self) -> tuple[str, ...]:
         """Lines with trailing whitespace removed: what exact matching compares."""
         if self._keys is None:
-            self._keys = [line.rstrip() for line in self.lines]
+            self._keys = tuple([line.rstrip() for line in self.lines])
         return self._keys
 
     @property
-    def stripped(self) -> list[str]:
+    def stripped(self) -> tuple[str, ...]:
         """Lines with surrounding whitespace removed: what re-indent matching compares."""
         if self._stripped is None:
-            self._stripped = [line.strip() for line in self.lines]
+            self._stripped = tuple([line.strip() for line in self.lines])
         return self._stripped
 
     @property

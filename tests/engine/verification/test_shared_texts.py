@@ -37,9 +37,9 @@ def test_a_second_reader_reads_only_what_changed(tmp_path, monkeypatch):
     with GitReader(repo.git_dir) as reader:
         cache = textcaches.cache_for(reader)
         cache.prefetch(reader, second, ["a.py", "b.py"])
-        assert cache.file(reader, second, "a.py").lines == ["alpha = 1"]
-        assert cache.file(reader, second, "b.py").lines == ["beta = 3"]
-        assert cache.file(reader, first, "b.py").lines == ["beta = 2"]  # one at a time, shared too
+        assert cache.file(reader, second, "a.py").lines == ("alpha = 1",)
+        assert cache.file(reader, second, "b.py").lines == ("beta = 3",)
+        assert cache.file(reader, first, "b.py").lines == ("beta = 2",)  # one at a time, shared too
     assert counted == ["b.py"]
 
 
@@ -60,3 +60,18 @@ def test_the_shared_texts_keep_to_their_budget():
         shared.put(FileText(f"f{index}", f"sha{index}", ["abcd"]), 1000)
     kept = [index for index in range(5) if shared.get(f"sha{index}", 1000) is not None]
     assert kept == [3, 4]
+
+
+def test_the_lines_kept_are_out_of_the_collectors_passes(tmp_path):
+    """The caches keep thousands of files' lines as long as a run or a worker lasts: as tuples of
+    strings, which the collector stops tracking after one pass, not lists it walks on every pass."""
+    import gc
+
+    repo = GitRepoBuilder(tmp_path)
+    sha = repo.write("a.py", "  alpha = 1  \nbeta = 2\n").commit("first")
+    with GitReader(repo.git_dir) as reader:
+        text = textcaches.cache_for(reader).file(reader, sha, "a.py")
+        kept = [text.lines, text.keys, text.stripped]
+        gc.collect()
+    assert kept == [("  alpha = 1  ", "beta = 2"), ("  alpha = 1", "beta = 2"), ("alpha = 1", "beta = 2")]
+    assert not any(map(gc.is_tracked, kept))
