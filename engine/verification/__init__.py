@@ -46,7 +46,7 @@ from engine.verification.specs import (
     EvidenceSpec,
     SubmoduleSource,
 )
-from engine.verification.textcaches import cache_for
+from engine.verification.textcaches import TextCache, cache_for
 from engine.verification.verdicts import (
     ERRORED,
     LIKELY_FIXED,
@@ -94,9 +94,11 @@ def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str], since
         reads = cache.prefetch_start(reader, full, safe)
     except RecheckError:
         reads = None  # each check reads its own file again and reports the problem
+    started = []
     for recorded_at in since:
         try:
             reader.start_changes(recorded_at, commit)
+            started.append(reader.resolve(recorded_at))
         except RecheckError:
             continue  # the checks report an unknown commit
     try:
@@ -104,11 +106,23 @@ def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str], since
         if reads is not None:
             try:
                 cache.prefetch_finish(reader, full, reads)
+                _renamed_prefetch(reader, cache, full, safe, started)
             except RecheckError:
                 pass  # as above
     finally:
         if reads is not None:
             reads.close()
+
+
+def _renamed_prefetch(reader: GitReader, cache: TextCache, commit: str, paths: list[str], since: list[str]) -> None:
+    """Read the files among ``paths`` that git sees renamed since ``since`` at their new paths,
+    together: each check would otherwise ask for its own, one round trip with git apiece."""
+    missing = cache.uncached(commit, paths)
+    if missing and since:
+        cache.prefetch(reader, commit, {
+            renamed: None for recorded_at in since for path in missing
+            if (renamed := cache.renames(reader, recorded_at, commit).get(path))
+        })
 
 
 def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:

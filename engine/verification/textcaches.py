@@ -115,6 +115,11 @@ class TextCache:
         """Read the files at (full SHA) ``commit`` that are not cached yet, all at once."""
         self.prefetch_finish(reader, commit, self.prefetch_start(reader, commit, paths))
 
+    def uncached(self, commit: str, paths: Iterable[str]) -> list[str]:
+        """Those of ``paths`` with no file kept at (full SHA) ``commit``: after a prefetch, the
+        paths that are no file there."""
+        return [path for path in paths if (commit, path) not in self._files]
+
     def prefetch_start(self, reader: GitReader, commit: str, paths: Iterable[str]) -> BlobReads:
         """Start reading the files at (full SHA) ``commit`` that are not cached yet, in the
         background (``GitReader.start_reading_blobs``) rather than one round trip each;

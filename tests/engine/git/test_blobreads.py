@@ -113,6 +113,35 @@ def test_the_verification_prefetch_reads_while_its_block_runs(many, monkeypatch)
         assert cache_for(reader).file(reader, sha, "many/logo.png").problem
 
 
+def test_files_renamed_since_the_evidence_are_read_at_their_new_paths_with_the_others(tmp_path, monkeypatch):
+    from engine.verification import EvidenceSpec, check_evidence, files_prefetched
+    from engine.verification.textcaches import cache_for, shared_texts
+
+    repo = GitRepoBuilder(tmp_path)
+    for n in range(MANY):
+        repo.write(f"src/file_{n}.py", f"value_{n} = {n}\nother_{n} = 0\nlast_{n} = 1\n")
+    first = repo.commit("first")
+    for n in range(0, MANY, 10):
+        repo.rename(f"src/file_{n}.py", f"lib/file_{n}.py")
+    second = repo.rename("src/file_1.py", "lib/renamed_and_changed.py").write(
+        "lib/renamed_and_changed.py", "first = 0\nvalue_1 = 1\nother_1 = 0\nlast_1 = 1\n").commit("second")
+    recorded = [f"src/file_{n}.py" for n in range(MANY)] + ["src/never_there.py"]
+    shared_texts.clear()
+    with GitReader(repo.git_dir) as reader:
+        with files_prefetched(reader, second, recorded, since=[first]):
+            pass
+        # Every file the checks will ask for is in hand: none is read on its own.
+        monkeypatch.setattr(GitReader, "read_blob", lambda *a: pytest.fail(f"read on its own: {a[1:]}"))
+        for n in range(0, MANY, 10):
+            assert cache_for(reader).file(reader, second, f"lib/file_{n}.py").lines[0] == f"value_{n} = {n}"
+        result = check_evidence(
+            reader, EvidenceSpec(kind="snippet", commit=first, path="src/file_1.py", start_line=2, end_line=2,
+                                 text="other_1 = 0"), second,
+        )
+    assert (result.state, result.path) == ("holds", "lib/renamed_and_changed.py")
+    assert result.detail == "file renamed from src/file_1.py to lib/renamed_and_changed.py; moved from line 2 to line 3"
+
+
 def test_a_failure_in_the_block_stops_the_prefetch(many, monkeypatch):
     from engine.verification import files_prefetched
     from engine.verification.textcaches import shared_texts
