@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from engine.git import GitReader
@@ -56,12 +57,23 @@ class _Batch:
             at = self.joined.find(probe, self.starts[number + 1])
         return found
 
-    def lines_among(self, probes: Collection[bytes | None]) -> set[bytes] | None:
-        """Which of ``probes`` are lines of the batch (stripped, as decoding will split them), in one
-        pass over its lines instead of one search per probe; None when the raw lines cannot
-        stand for the decoded ones, and every probe must be searched for."""
-        lines = _stripped_lines(self)
-        return None if lines is None else set(probes).intersection(lines)
+    def files_among(self, probes: Collection[bytes | None]) -> dict[bytes, list[str]] | None:
+        """Which of ``probes`` are lines of the batch (stripped, as decoding will split them), each
+        with the paths of the files that hold it, in order: one pass over the batch's lines instead
+        of a search of all of it per probe. None when the raw lines cannot stand for the decoded
+        ones, and every probe must be searched for.
+
+        A needle can only match where its most telling line (the probe) is a whole line, stripped,
+        so these files are all the files that can hold it."""
+        files = _stripped_lines_by_file(self)
+        if files is None:
+            return None
+        wanted = {probe for probe in probes if probe is not None}
+        found: dict[bytes, list[str]] = {}
+        for path, lines in files:
+            for line in wanted.intersection(lines):
+                found.setdefault(line, []).append(path)
+        return found
 
 
 class Corpus:
@@ -123,12 +135,14 @@ class Corpus:
             probe = needle.stripped[needle.longest]
             searching.setdefault(None if "\ufffd" in probe else probe.encode("utf-8"), []).append(number)
         for batch in self._batches(reader, searching):
-            present = batch.lines_among(searching) if len(searching) > _CORPUS_FIND_PROBES else None
+            present = batch.files_among(searching) if len(searching) > _CORPUS_FIND_PROBES else None
             for raw, numbers in list(searching.items()):
                 if raw is None:
                     paths = batch.paths
-                elif present is None or raw in present:
+                elif present is None:
                     paths = batch.containing(raw)
+                elif raw in present:
+                    paths = present[raw]
                 else:
                     continue
                 for number in list(numbers):
@@ -261,6 +275,13 @@ _UNBUILT = bytearray()  # the filter of a let-go batch read only once: none yet,
 def _stripped_lines(batch: _Batch) -> Iterator[bytes] | None:
     """The batch's lines, stripped, as decoding will split and strip them; None when the raw bytes
     cannot stand for the decoded lines."""
+    files = _stripped_lines_by_file(batch)
+    return None if files is None else chain.from_iterable(lines for _, lines in files)
+
+
+def _stripped_lines_by_file(batch: _Batch) -> Iterator[tuple[str, Iterator[bytes]]] | None:
+    """Each file's path with its lines, stripped, as decoding will split and strip them; None when
+    the raw bytes cannot stand for the decoded lines."""
     joined = batch.joined
     if joined.count(b"\x00") != len(batch.paths) - 1 or any(space in joined for space in _ASCII_SPACES):
         return None
@@ -269,11 +290,11 @@ def _stripped_lines(batch: _Batch) -> Iterator[bytes] | None:
     return _lines_of_each_file(batch)
 
 
-def _lines_of_each_file(batch: _Batch) -> Iterator[bytes]:
+def _lines_of_each_file(batch: _Batch) -> Iterator[tuple[str, Iterator[bytes]]]:
     # File by file: the lines of a whole batch at once would take twice its size again.
     joined, ends = batch.joined, [*batch.starts[1:], len(batch.joined) + 1]
-    for start, end in zip(batch.starts, ends, strict=True):
-        yield from map(bytes.strip, joined[start : end - 1].split(b"\n"))
+    for path, start, end in zip(batch.paths, batch.starts, ends, strict=True):
+        yield path, map(bytes.strip, joined[start : end - 1].split(b"\n"))
 
 
 def _line_filter(batch: _Batch) -> bytearray | None:
