@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from core.errors import RecheckError
 from engine.git import GitReader, is_glob, validate_repo_path
@@ -74,10 +75,11 @@ def prefetch_files(reader: GitReader, commit: str, paths: Iterable[str]) -> None
 @contextmanager
 def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str], since: Iterable[str] = ()) -> Iterator[None]:
     """Read these files at ``commit`` into the reader's caches while the block runs: git reads
-    them in a process of its own, and they are taken in as the block ends. The block must not use
-    ``reader``: it has other work to do (loading what the files will be checked against). With
-    ``since`` (the commits the evidence was recorded at), git also works out what changed from
-    each to ``commit`` meanwhile, which checks ask when a snippet left its place.
+    them in a process of its own, and they are taken in as the block ends. The block does the
+    work that needs none of them (loading what the files will be checked against, preparing the
+    checks: ``EvidenceChecks.prepare``); it may use ``reader``, whose own git process is not the
+    one reading. With ``since`` (the commits the evidence was recorded at), git also works out
+    what changed from each to ``commit`` meanwhile, which checks ask when a snippet left its place.
 
     Only an optimisation before checking many items: paths that are unsafe, globs or not files
     are skipped here and reported by their own checks, and so is a read that fails."""
@@ -148,6 +150,15 @@ def _failed(exc: RecheckError | OSError) -> CheckResult:
     return error(f"reading the repository failed ({exc}); check the mirror and retry")
 
 
+class Prepared(NamedTuple):
+    """An evidence item made ready to check (``EvidenceChecks.prepare``): a snippet's search, set
+    up, or why it cannot be checked."""
+
+    spec: EvidenceSpec
+    search: SnippetSearch | None = None
+    failed: CheckResult | None = None
+
+
 class EvidenceChecks:
     """Many evidence items checked at one target, each as ``check_evidence`` would, except that
     the search of the changed files for snippets that left their file waits for ``results`` and
@@ -160,20 +171,35 @@ class EvidenceChecks:
         self._results: list[CheckResult | None] = []
         self._waiting: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
 
-    def add(self, spec: EvidenceSpec) -> int:
-        """Check ``spec``, or start to; its result will be ``results()[number]``."""
-        number = len(self._results)
+    def prepare(self, spec: EvidenceSpec) -> Prepared:
+        """What checking ``spec`` needs and reads from no file at the target: a snippet's path
+        checked and its lines made ready to match. Done while git reads the files in the
+        background (``files_prefetched``); ``add`` takes the answer."""
         if spec.kind != SNIPPET:
-            self._results.append(check_evidence(self._reader, spec, self._target))
-            return number
+            return Prepared(spec)
         try:
-            search = snippet_search(self._reader, spec, self._target)
-            result = search.in_place()
+            return Prepared(spec, search=snippet_search(self._reader, spec, self._target))
         except (RecheckError, OSError) as exc:
-            result = _failed(exc)
+            return Prepared(spec, failed=_failed(exc))
+
+    def add(self, item: EvidenceSpec | Prepared) -> int:
+        """Check ``item`` (a spec, or what ``prepare`` made of one), or start to; its result will
+        be ``results()[number]``."""
+        prepared = item if isinstance(item, Prepared) else self.prepare(item)
+        number = len(self._results)
+        search = prepared.search
+        if prepared.failed is not None:
+            result = prepared.failed
+        elif search is None:
+            result = check_evidence(self._reader, prepared.spec, self._target)
+        else:
+            try:
+                result = search.in_place()
+            except (RecheckError, OSError) as exc:
+                result = _failed(exc)
+            if result is None and search.corpus is not None:
+                self._waiting.setdefault(search.corpus, []).append((number, search))
         self._results.append(result)
-        if result is None and search.corpus is not None:
-            self._waiting.setdefault(search.corpus, []).append((number, search))
         return number
 
     def add_result(self, result: CheckResult) -> int:
@@ -210,6 +236,7 @@ __all__ = [
     "CheckResult",
     "EvidenceChecks",
     "EvidenceSpec",
+    "Prepared",
     "GITLINK_EXPECTATIONS",
     "SubmoduleSource",
     "check_evidence",

@@ -6,7 +6,7 @@ from functools import cached_property
 from core.errors import RecheckError
 from engine.git import GitReader
 from engine.git.history import merge_base
-from engine.verification import CheckResult, EvidenceChecks, EvidenceSpec, snippet_text_at
+from engine.verification import CheckResult, EvidenceChecks, EvidenceSpec, Prepared, snippet_text_at
 from findings.models import Evidence
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.rows import EvidenceRow
@@ -47,29 +47,28 @@ def _base_commit(pull_request: PullRequest, reader: GitReader, target: str) -> s
         return None
 
 
-def _check(context: _Context, evidence: EvidenceRow) -> int:
-    """Check one item; the number of its result among ``context.checks.results()``."""
-    reader, target, checks = context.reader, context.target, context.checks
+def _prepare(context: _Context, evidence: EvidenceRow) -> Prepared:
+    """What checking one item needs from no file at the target: its commit resolved, its
+    snippet's text read where the reviewer pinned it when the bundle left it out, the engine's
+    search set up. Done while git reads the target's files (``files_prefetched``); the checks
+    take the answer (``EvidenceChecks.add``)."""
+    reader, checks = context.reader, context.checks
     if evidence.kind == Evidence.Kind.NOTE:
-        return checks.add(EvidenceSpec(kind="note", text=evidence.text))
+        return checks.prepare(EvidenceSpec(kind="note", text=evidence.text))
     try:
         recorded_at = reader.resolve(evidence.commit_sha)
     except RecheckError as error:
         if context.fetch_problem:
             # Not the SHA's fault: the mirror could not be brought up to date.
-            return checks.add_result(CheckResult("error", detail=f"Repository unreachable: {context.fetch_problem}"))
-        return checks.add_result(
-            CheckResult("error", detail=f"The commit this evidence was recorded at is unusable: {error}")
-        )
+            return _unusable(evidence, f"Repository unreachable: {context.fetch_problem}")
+        return _unusable(evidence, f"The commit this evidence was recorded at is unusable: {error}")
     text = evidence.text
     if evidence.kind == Evidence.Kind.SNIPPET and not text:
         # Bundles may leave the snippet's text out: read it where the reviewer pinned it.
         try:
             text = snippet_text_at(reader, recorded_at, evidence.path, evidence.start_line, evidence.end_line)
         except RecheckError as error:
-            return checks.add_result(
-                CheckResult("error", detail=f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
-            )
+            return _unusable(evidence, f"Could not read the snippet at {evidence.commit_sha[:8]}: {error}")
         context.texts_read.append((evidence.pk, text))
     spec = EvidenceSpec(
         kind=evidence.kind,
@@ -87,8 +86,17 @@ def _check(context: _Context, evidence: EvidenceRow) -> int:
             spec,
             base_commit=context.base_commit,
             submodule=context.submodules.source(
-                reader=reader, superproject=context.pull_request.repository, target=target, path=evidence.path,
-                repository_id=evidence.submodule_repository_id, branch=evidence.reference_branch,
+                reader=reader, superproject=context.pull_request.repository, target=context.target, path=evidence.path, repository_id=evidence.submodule_repository_id,
+                branch=evidence.reference_branch,
             ),
         )
-    return checks.add(spec)
+    return checks.prepare(spec)
+
+
+def _unusable(evidence: EvidenceRow, detail: str) -> Prepared:
+    return Prepared(EvidenceSpec(kind=evidence.kind), failed=CheckResult("error", detail=detail))
+
+
+def _check(context: _Context, evidence: EvidenceRow) -> int:
+    """Check one item, prepared now; the number of its result among ``context.checks.results()``."""
+    return context.checks.add(_prepare(context, evidence))

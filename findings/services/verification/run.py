@@ -15,7 +15,7 @@ from engine.verification import EvidenceChecks, files_prefetched
 from findings.models import Finding, Verification, VerificationRun
 from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
-from findings.services.verification.checking import _check, _Context
+from findings.services.verification.checking import _Context, _prepare
 from findings.services.verification.rows import _error_outcome, _load, _outcome, _read_paths
 from findings.services.verification.store import _store, _store_snippet_texts
 from findings.signals import verification_stored
@@ -57,17 +57,21 @@ def _verify_and_store(
             commits_resolve(repository=pull_request.repository, reader=reader)
             commit.refresh_from_db()
             target = reader.resolve(commit.sha)
-            # git reads the files the evidence points at in the background while the findings
-            # load (the load waits on the database and Python, the reading on git's decompression).
-            # Loaded after resolving, so evidence carries the full SHAs of its commits.
-            with files_prefetched(reader, target, *_read_paths(pull_request)):
-                findings, evidence = loaded = _load(pull_request)
             checks = EvidenceChecks(reader, target)
             context = _Context(reader, target, pull_request, submodules, checks, fetch_problem=fetch_problem)
+            # git reads the files the evidence points at in the background while the findings load
+            # and each item is made ready to check (the load waits on the database, the rest is
+            # Python, the reading is git's decompression). Loaded after resolving, so evidence
+            # carries the full SHAs of its commits.
+            with files_prefetched(reader, target, *_read_paths(pull_request)):
+                findings, evidence = loaded = _load(pull_request)
+                prepared = {
+                    finding.pk: [(item, _prepare(context, item)) for item in evidence.get(finding.pk, [])]
+                    for finding in findings
+                }
             numbered = []
             for index, finding in enumerate(findings, start=1):
-                items = evidence.get(finding.pk, [])
-                numbered.append((finding, [(item, _check(context, item)) for item in items]))
+                numbered.append((finding, [(item, checks.add(ready)) for item, ready in prepared[finding.pk]]))
                 if progress and index < len(findings):
                     progress(index, len(findings))
             # Snippets that left their file are searched for in the other changed files together.

@@ -198,6 +198,7 @@ def test_one_pass_for_many_needles_answers_as_one_search_per_needle(repo, base, 
 
 def test_many_items_checked_together_give_what_each_gives_alone(repo, base, monkeypatch):
     from engine.verification import EvidenceChecks
+    from engine.verification.textcaches import TextCache
 
     _search_budget(monkeypatch, batch=400, kept=0)
     target = _scattered_copies(repo)
@@ -220,8 +221,24 @@ def test_many_items_checked_together_give_what_each_gives_alone(repo, base, monk
         numbers = [checks.add(spec) for spec in specs]
         results = checks.results()
         together = [results[number] for number in numbers]
+    with GitReader(repo.git_dir) as reader:
+        # Prepared first (as while git reads the target's files), checked after: preparing reads
+        # no file at the target.
+        checks, at_target = EvidenceChecks(reader, target), reader.resolve(target)
+        file = TextCache.file
 
-    assert together == alone
+        def no_file_at_target(cache, reader, commit, path):
+            assert commit != at_target, f"{path} read at the target while preparing"
+            return file(cache, reader, commit, path)
+
+        monkeypatch.setattr(TextCache, "file", no_file_at_target)
+        ready = [checks.prepare(spec) for spec in specs]
+        monkeypatch.setattr(TextCache, "file", file)
+        numbers = [checks.add(item) for item in ready]
+        results = checks.results()
+        prepared = [results[number] for number in numbers]
+
+    assert together == alone == prepared
     assert [result.state for result in alone] == [
         "holds", "holds", "gone", "holds", "holds", "error", "gone", "holds", "unchecked",
     ]
