@@ -99,4 +99,5 @@ def _unusable(evidence: EvidenceRow, detail: str) -> Prepared:
 
 def _check(context: _Context, evidence: EvidenceRow) -> int:
     """Check one item, prepared now; the number of its result among ``context.checks.results()``."""
-    return context.checks.add(_prepare(context, evidence))
+    checks = context.checks
+    return checks.add(_prepare(context, evidence))
