@@ -202,11 +202,6 @@ class EvidenceChecks:
         self._results.append(result)
         return number
 
-    def add_result(self, result: CheckResult) -> int:
-        """Take a result the caller decided itself, numbered with the others."""
-        self._results.append(result)
-        return len(self._results) - 1
-
     def results(self) -> list[CheckResult]:
         """Every item's result, in the order added."""
         for corpus, waiting in self._waiting.items():
