@@ -1,5 +1,6 @@
 """The querysets the rows of findings share: bulk writes that move the generation of the pull
-requests they touch, and the filter to what a person may read."""
+requests they touch, and the filter to what a person may read; and `in_slices`, for an `__in`
+of thousands."""
 from django.apps import apps
 from django.db import models
 
@@ -19,17 +20,17 @@ class ChangesPullRequestQuerySet(models.QuerySet):
     def update(self, **kwargs):
         ids = self._pull_request_ids()
         count = super().update(**kwargs)
-        _pull_requests_changed(ids)
+        pull_requests_changed(pull_request_ids=ids)
         return count
 
     def bulk_create(self, objs, *args, **kwargs):
         created = super().bulk_create(objs, *args, **kwargs)
-        _pull_requests_changed(self._pull_request_ids_of(created))
+        pull_requests_changed(pull_request_ids=self._pull_request_ids_of(created))
         return created
 
     def bulk_update(self, objs, fields, *args, **kwargs):
         count = super().bulk_update(objs, fields, *args, **kwargs)
-        _pull_requests_changed(self._pull_request_ids_of(objs))
+        pull_requests_changed(pull_request_ids=self._pull_request_ids_of(objs))
         return count
 
     def _pull_request_ids_of(self, objs) -> set[int]:
@@ -41,8 +42,10 @@ class ChangesPullRequestQuerySet(models.QuerySet):
         return set(Finding.objects.filter(pk__in=finding_ids).values_list("pull_request_id", flat=True).distinct())
 
 
-def _pull_requests_changed(ids) -> None:
-    pull_requests_changed(pull_request_ids=ids)
+def in_slices(values: list, size: int = 500):
+    """`values` a slice at a time, so that an `__in` of thousands stays within what a database takes."""
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
 
 
 def _readable(queryset, user, path: str):

@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from access.audit import audit_changes, audit_record, audit_refusal, writes
 from access.permissions import Action, actor_check, may_add_repositories, user_may
 from findings.models import Evidence, Finding, FindingEvent
+from findings.models.querysets import in_slices
 from findings.services.resolution import finding_evidence_changed, findings_evidence_lock
 from core.errors import FindingError, RecheckError
 from reviews.models import Commit, PullRequest, Repository
@@ -122,7 +123,7 @@ def findings_save(*, pull_request: PullRequest, items: list[tuple[int, dict]]) -
     if len(set(numbers)) != len(numbers):
         raise FindingError("number", "Each finding of a pull request needs a number of its own.")
     recorded: dict[int, Finding] = {}
-    for chunk in _slices(numbers):
+    for chunk in in_slices(numbers):
         for finding in Finding.objects.filter(pull_request=pull_request, number__in=chunk):
             finding.pull_request = pull_request  # in hand: no query a finding when its evidence asks
             recorded[finding.number] = finding
@@ -161,12 +162,6 @@ def _fields_assign(finding: Finding, number: int, values: dict) -> dict:
             before[name] = getattr(finding, name)
             setattr(finding, name, value)
     return before
-
-
-def _slices(values: list, size: int = 500):
-    """`values` a slice at a time, so that an `__in` of thousands stays within what a database takes."""
-    for start in range(0, len(values), size):
-        yield values[start:start + size]
 
 
 @dataclass
@@ -238,7 +233,7 @@ def findings_evidence_set(
         findings_evidence_lock(findings=recorded)
         by_pk = {finding.pk: finding for finding in recorded}
         # With their commits: comparing an item's commit must not load one per item.
-        for chunk in _slices(list(by_pk)):
+        for chunk in in_slices(list(by_pk)):
             for evidence in Evidence.objects.filter(finding_id__in=chunk).select_related("commit", "submodule_repository"):
                 evidence.finding = by_pk[evidence.finding_id]  # in hand: a save's receiver needs no query
                 existing[evidence.finding_id][evidence.position] = evidence
@@ -256,7 +251,7 @@ def findings_evidence_set(
             error.index = index
             raise
     Evidence.objects.bulk_create(new, batch_size=1000)
-    for chunk in _slices(stale):
+    for chunk in in_slices(stale):
         Evidence.objects.filter(pk__in=chunk).delete()
     for evidence_list, (before, final) in zip(lists, done, strict=True):
         if evidence_list.changed:

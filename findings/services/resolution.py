@@ -11,6 +11,7 @@ from access.audit import audit_record, audit_refusal, writes
 from access.permissions import Action, actor_check
 from core import vocabulary
 from findings.models import Finding, FindingEvent, Verification
+from findings.models.querysets import in_slices
 from core.errors import (
     AmbiguousCommit,
     CommitNotFound,
@@ -206,9 +207,8 @@ def finding_evidence_lock(*, finding: Finding) -> None:
 def findings_evidence_lock(*, findings: list[Finding]) -> None:
     """`finding_evidence_lock` for many findings at once (an import's), a query per 500, in the
     order of their ids so that two writers locking some of the same findings cannot deadlock."""
-    ids = sorted(finding.pk for finding in findings)
-    for start in range(0, len(ids), 500):
-        list(Finding.objects.select_for_update().filter(pk__in=ids[start:start + 500]).order_by("pk").values_list("pk"))
+    for ids in in_slices(sorted(finding.pk for finding in findings)):
+        list(Finding.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
 
 
 @writes("finding.edit", within=(
