@@ -65,13 +65,6 @@ _CHECKS: dict[str, Callable[[GitReader, EvidenceSpec, str], CheckResult]] = {
 }
 
 
-def prefetch_files(reader: GitReader, commit: str, paths: Iterable[str]) -> None:
-    """Read these files at ``commit`` into the reader's caches, in one exchange with git (see
-    ``files_prefetched``)."""
-    with files_prefetched(reader, commit, paths):
-        pass
-
-
 @contextmanager
 def files_prefetched(reader: GitReader, commit: str, paths: Iterable[str], since: Iterable[str] = ()) -> Iterator[None]:
     """Read these files at ``commit`` into the reader's caches while the block runs: git reads
@@ -237,7 +230,6 @@ __all__ = [
     "check_evidence",
     "compile_pattern",
     "files_prefetched",
-    "prefetch_files",
     "snippet_text_at",
     "verdict_for",
 ]

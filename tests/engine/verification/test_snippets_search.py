@@ -104,11 +104,12 @@ def test_a_file_larger_than_a_batch_is_searched_in_a_batch_of_its_own(repo, base
 
 
 def test_prefetched_files_give_the_same_answers(repo, base):
-    from engine.verification import prefetch_files
+    from engine.verification import files_prefetched
 
     target = repo.write("app/views.py", "# new header\n" + VIEW).commit("header")
     with GitReader(repo.git_dir) as reader:
-        prefetch_files(reader, target, ["app/views.py", "../escape.py", "app/*.py", "missing.py"])
+        with files_prefetched(reader, target, ["app/views.py", "../escape.py", "app/*.py", "missing.py"]):
+            pass
         result = check_evidence(reader, snippet(base), target)
     assert (result.state, result.start_line) == ("holds", 7)
 
