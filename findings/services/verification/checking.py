@@ -86,8 +86,8 @@ def _prepare(context: _Context, evidence: EvidenceRow) -> Prepared:
             spec,
             base_commit=context.base_commit,
             submodule=context.submodules.source(
-                reader=reader, superproject=context.pull_request.repository, target=context.target, path=evidence.path, repository_id=evidence.submodule_repository_id,
-                branch=evidence.reference_branch,
+                reader=reader, superproject=context.pull_request.repository, target=context.target,
+                path=evidence.path, repository_id=evidence.submodule_repository_id, branch=evidence.reference_branch,
             ),
         )
     return checks.prepare(spec)
