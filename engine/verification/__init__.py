@@ -113,11 +113,14 @@ def _renamed_prefetch(reader: GitReader, cache: TextCache, commit: str, paths: l
     """Read the files among ``paths`` that git sees renamed since ``since`` at their new paths,
     together: each check would otherwise ask for its own, one round trip with git apiece."""
     missing = cache.uncached(commit, paths)
-    if missing and since:
-        cache.prefetch(reader, commit, {
-            renamed: None for recorded_at in since for path in missing
-            if (renamed := cache.renames(reader, recorded_at, commit).get(path))
-        })
+    if not missing:
+        return
+    renamed: dict[str, None] = {}
+    for recorded_at in since:
+        renames = cache.renames(reader, recorded_at, commit)
+        renamed.update((renames[path], None) for path in missing if path in renames)
+    if renamed:
+        cache.prefetch(reader, commit, renamed)
 
 
 def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
