@@ -306,10 +306,10 @@ class GitReader(CatFileBatch):
         return blobs_by_path(entries, objects)
 
     def start_reading_blobs(self, commit: str, paths: Iterable[str]) -> BlobReads:
-        """Start reading many files of one commit in the background (``BlobReads``: git processes
-        of their own, on several cores); ``collect()`` on the answer returns them as ``read_blobs``
-        would. For a caller with other work to do meanwhile, and blobs by the thousand: a few are
-        read at once, through the reader's own process."""
+        """Start reading many files of one commit in the background (``BlobReads``: a git process
+        of its own, decompressing on another core); ``collect()`` on the answer returns them as
+        ``read_blobs`` would. For a caller with other work to do meanwhile, and blobs by the
+        thousand: a few are read at once, through the reader's own process."""
         entries = self._blob_entries(commit, paths)
         if len(entries) < MIN_BLOBS:
             return BlobReads.read(self._read_entries(entries))
