@@ -39,8 +39,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     # The admin's modules are found when its URLs are first loaded (recheck.urls), not by every
-    # command at start-up.
-    "django.contrib.admin.apps.SimpleAdminConfig",
+    # command at start-up; its "View on site" asks what the site asks (backoffice.site).
+    "backoffice.site.RecheckAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
