@@ -18,8 +18,9 @@ Without a repository, `user_may` answers "on at least one repository": what a na
 an API endpoint's first gate needs; the view then asks again with the object's repository.
 
 Reads are filtered by `readable_condition` (and `reviews.selectors.readable_repositories`), the
-same rules as a query,
-so a private repository outside them is answered as if it did not exist (a 404, never a 403)."""
+same rules as a query, so a private repository outside them is answered as if it did not exist (a
+404, never a 403). Which audit entries a person reads is `access.selectors.readable_audit_entries`,
+for the site, the API and the admin alike."""
 from __future__ import annotations
 
 import functools
@@ -181,10 +182,16 @@ def reads_everything(user) -> bool:
 def readable_condition(user, path: str = "") -> Q:
     """The condition a query filters by so only what `user` may read is left; `path` leads from
     the query's model to its repository ("" for repositories themselves, "pull_request__repository"
-    for findings). The same rules as `user_may(user, Action.READ, repository)`, in SQL."""
+    for findings). The same rules as `user_may(user, Action.READ, repository)`, in SQL.
+
+    It always names a condition on the row's repository, never the empty `Q()`: an empty `Q` is
+    dropped from an OR, so `Q(repository__isnull=True) | readable_condition(...)` would have read
+    "no repository" for someone who reads everything. For them it is "has a repository" (`pk` not
+    null), which means the same on its own and stays right when combined. Queryset methods that
+    filter by it (`readable_by`) skip it for them, so their queries are those of no filter."""
     prefix = f"{path}__" if path else ""
     if reads_everything(user):
-        return Q()
+        return Q(**{f"{prefix}pk__isnull": False})
     condition = Q(**{f"{prefix}pk__in": []})
     if _active(user):
         from access.models import Membership
@@ -194,6 +201,21 @@ def readable_condition(user, path: str = "") -> Q:
     if settings.RECHECK_PUBLIC_READ or _active(user):
         condition |= Q(**{f"{prefix}visibility": "public"})
     return condition
+
+
+AUDIT_LOG_PERMISSION = "access.view_auditentry"
+
+
+def readable_rows(queryset, user, path: str = ""):
+    """`queryset` narrowed to the rows `user` may read (`path` as for `readable_condition`), or
+    left as it is for someone who reads everything: the queryset methods' `readable_by`."""
+    return queryset if reads_everything(user) else queryset.filter(readable_condition(user, path))
+
+
+def may_read_audit_log(user) -> bool:
+    """Whether `user` may open the audit log at all: instance admins (superusers, or users granted
+    `access.view_auditentry`). Which entries they then read is `readable_audit_entries`."""
+    return bool(_active(user) and user.has_perm(AUDIT_LOG_PERMISSION))
 
 
 def holds_everywhere(user, action: Action) -> bool:

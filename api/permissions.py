@@ -12,7 +12,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from access.audit import audit_refusal
-from access.permissions import ACTION_SCOPES, reads_everything, refusal, user_may
+from access.permissions import ACTION_SCOPES, may_read_audit_log, reads_everything, refusal, user_may
 from reviews.selectors import readable_repositories
 from access.models import ApiToken
 from core.scopes import READ, SCOPE_AUDIT_ACTIONS
@@ -97,7 +97,10 @@ def object_action_check(request, view, repository) -> None:
 
 
 def _refuse(request, view, message: str) -> None:
-    action = SCOPE_AUDIT_ACTIONS.get(getattr(view, "required_scope", READ))
+    """Record a refused request under the action it attempted: the view's `audit_action` (what its
+    service records when it writes), else what the scope it needs is recorded as. A read refused is
+    not recorded."""
+    action = getattr(view, "audit_action", None) or SCOPE_AUDIT_ACTIONS.get(getattr(view, "required_scope", READ))
     if action is not None:
         audit_refusal(action=action, actor=request.user, target=request.path, message=message)
 
@@ -159,4 +162,4 @@ class CanReadAuditLog(BasePermission):
             self.message = f"The audit log needs authentication. {TOKEN_HINT}"
             return False
         self.message = "Only instance admins (superusers, or users with access.view_auditentry) may read the audit log."
-        return request.user.has_perm("access.view_auditentry")
+        return may_read_audit_log(request.user)

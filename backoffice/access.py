@@ -9,7 +9,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path
@@ -18,8 +17,9 @@ from django.utils.cache import add_never_cache_headers
 from backoffice.audited import AuditedModelAdmin, RecordAdmin
 from findings.services.revert import ACTIONS, audit_entry_revert, audit_entry_revertible
 from access.models import ApiToken, AuditEntry, Membership
+from access.selectors import readable_audit_entries
 from access.permissions import Action, reads_everything, user_may
-from reviews.selectors import readable_repositories, repositories_where
+from reviews.selectors import repositories_where
 from core.scopes import SCOPES
 from access.tokens import api_token_create, api_token_revoke
 from core.errors import RecheckError
@@ -157,11 +157,9 @@ class AuditEntryAdmin(RecordAdmin, admin.ModelAdmin):
     date_hierarchy = "at"
 
     def get_queryset(self, request):
-        # Entries of repositories the reader may not read stay hidden from them here too.
-        queryset = super().get_queryset(request)
-        if reads_everything(request.user):
-            return queryset
-        return queryset.filter(Q(repository__isnull=True) | Q(repository__in=readable_repositories(request.user)))
+        # The entries the site and the API show them (`readable_audit_entries`): a repository's they
+        # may not read stays hidden here too.
+        return readable_audit_entries(request.user, entries=super().get_queryset(request))
 
     # A recorded field change can be reverted from its entry's page (audit_entry_revert checks the
     # role on the object and records the revert); the entry itself is never changed.

@@ -23,9 +23,9 @@ class RepositoryQuerySet(models.QuerySet):
     def readable_by(self, user):
         """The repositories `user` may read (access.permissions decides): a private repository
         without a role is not among them, as if it did not exist."""
-        from access.permissions import readable_condition
+        from access.permissions import readable_rows
 
-        return self.filter(readable_condition(user))
+        return readable_rows(self, user)
 
 
 class Repository(models.Model):
@@ -134,9 +134,9 @@ class Repository(models.Model):
 class PullRequestQuerySet(models.QuerySet):
     def readable_by(self, user):
         """The pull requests of the repositories `user` may read."""
-        from access.permissions import readable_condition
+        from access.permissions import readable_rows
 
-        return self.filter(readable_condition(user, "repository"))
+        return readable_rows(self, user, "repository")
 
     def open(self):
         return self.filter(state=PullRequest.State.OPEN)

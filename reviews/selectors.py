@@ -1,7 +1,7 @@
 """Reads about reviewed code that the commands and the API share."""
 from django.db import connection
 
-from access.permissions import Action, holds_everywhere, membership_actions, readable_condition
+from access.permissions import Action, holds_everywhere, membership_actions
 from core.errors import RecheckError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 
@@ -60,7 +60,7 @@ def pull_requests_version() -> tuple:
 def readable_repositories(user):
     """The repositories `user` may read, as a queryset to filter reads by (one query, usable as a
     subquery). A repository outside it is answered as if it did not exist (a 404, never a 403)."""
-    return Repository.objects.filter(readable_condition(user))
+    return Repository.objects.readable_by(user)
 
 
 def repositories_where(user, action: Action):

@@ -1,7 +1,6 @@
 """The audit log, for instance admins: every write and every refused write, newest first, and
 reverting one field change it recorded."""
 import django_filters
-from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from django.shortcuts import get_object_or_404
 from rest_framework import generics, serializers, status
@@ -9,15 +8,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from access.models import AuditEntry
+from access.selectors import readable_audit_entries
 from api import docs
 from api.pagination import RecheckPagination
 from api.permissions import (
     CanReadAuditLog,
     TokenScope,
-    request_reads_everything,
-    request_repositories,
     token_repository_ids,
-    visible_to,
 )
 from api.serializers.errors import ErrorSerializer
 from api.throttles import WriteThrottle
@@ -81,14 +78,9 @@ class AuditLog(generics.ListAPIView):
 
 
 def visible_entries(request, queryset):
-    """An entry of a repository the reader may not read (a private one without a role, or outside
-    a token's repositories) is left out, like everything else it reads; entries of no repository
-    (sign-ins, tokens) stay, for instance admins only."""
-    if request_reads_everything(request):
-        return queryset
-    if token_repository_ids(request) is not None:
-        return visible_to(queryset, request, "repository")
-    return queryset.filter(Q(repository__isnull=True) | Q(repository__in=request_repositories(request)))
+    """The entries the request reads (`readable_audit_entries`, as the site and the admin read
+    them), narrowed to its token's repositories when the token names some."""
+    return readable_audit_entries(request.user, entries=queryset, repository_ids=token_repository_ids(request))
 
 
 class AuditRevertRequestSerializer(serializers.Serializer):
@@ -120,6 +112,7 @@ class AuditEntryRevert(APIView):
     permission_classes = [TokenScope, CanReadAuditLog]
     throttle_classes = [WriteThrottle]
     required_scope = "import"
+    audit_action = "audit.revert"
 
     def post(self, request, pk: int):
         # An entry the reader may not see (another's private repository, outside a token's) is a 404.

@@ -50,9 +50,9 @@ def in_slices(values: list, size: int = 500):
 
 def _readable(queryset, user, path: str):
     # access.permissions decides; imported here because it reads access.models at call time.
-    from access.permissions import readable_condition
+    from access.permissions import readable_rows
 
-    return queryset.filter(readable_condition(user, path))
+    return readable_rows(queryset, user, path)
 
 
 class FindingRowQuerySet(ChangesPullRequestQuerySet):

@@ -5,29 +5,25 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from access.models import AuditEntry
-from access.permissions import readable_condition, user_may
+from access.permissions import may_read_audit_log, user_may
+from access.selectors import readable_audit_entries
 from core.errors import RecheckError
 from findings.services.revert import ACTIONS, audit_entry_revert, audit_entry_revertible
 
 PAGE_SIZE = 50
-READ_PERMISSION = "access.view_auditentry"
 
 
 def _entries(request):
-    """The entries the signed-in instance admin may read: those of repositories they read, and
-    those of no repository (sign-ins, tokens). Others are answered as if they did not exist."""
+    """The entries the signed-in instance admin may read (`readable_audit_entries`, as the API and
+    the admin read them). Others are answered as if they did not exist."""
     user = request.user
-    if not user.has_perm(READ_PERMISSION):
+    if not may_read_audit_log(user):
         raise PermissionDenied("Only instance admins (superusers, or users with access.view_auditentry) may read the "
                                "audit log.")
-    return AuditEntry.objects.select_related("repository").filter(
-        Q(repository__isnull=True) | readable_condition(user, "repository")
-    )
+    return readable_audit_entries(user).select_related("repository")
 
 
 @require_GET
