@@ -254,6 +254,7 @@ class EvidenceDetail(ReadMixin, generics.RetrieveAPIView):
 )
 class FindingResolve(ActionView):
     required_action = Action.RESOLVE
+    audit_action = "finding.resolve"
 
     def post(self, request, pk: int):
         finding = _finding_for_action(request, self, pk)
@@ -309,6 +310,7 @@ def _finding_for_action(request, view, pk: int) -> Finding:
 )
 class FindingTags(ActionView):
     required_action = Action.WRITE
+    audit_action = "finding.tags"
 
     def put(self, request, pk: int):
         finding = _finding_for_action(request, self, pk)
@@ -353,6 +355,7 @@ def _other_finding(request, value: str) -> Finding:
 )
 class FindingLinks(ActionView):
     required_action = Action.WRITE
+    audit_action = "finding.link"
 
     def post(self, request, pk: int):
         finding = _finding_for_action(request, self, pk)
@@ -383,6 +386,7 @@ class FindingLinks(ActionView):
 )
 class FindingLinkDetail(ActionView):
     required_action = Action.WRITE
+    audit_action = "finding.unlink"
 
     def delete(self, request, pk: int, link: int):
         finding = _finding_for_action(request, self, pk)

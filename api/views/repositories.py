@@ -98,6 +98,7 @@ class RepositoryFile(ReadMixin, APIView):
 )
 class RepositoryPublishing(ActionView):
     required_action = Action.SETTINGS
+    audit_action = "repository.settings"
 
     def patch(self, request, owner: str, name: str):
         repositories = visible_to(Repository.objects.all(), request, "pk")

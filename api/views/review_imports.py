@@ -116,6 +116,7 @@ class PlainTextBundleParser(BundleParser):
 )
 class ReviewImport(ActionView):
     required_action = Action.IMPORT
+    audit_action = "review.import"
     parser_classes = [
         JSONBundleParser, YAMLBundleParser, LegacyYAMLBundleParser, TextYAMLBundleParser, PlainTextBundleParser
     ]
@@ -187,6 +188,7 @@ class ReviewImport(ActionView):
 class ImportJobDetail(APIView):
     permission_classes = [HasActionPermission]
     required_action = Action.IMPORT
+    audit_action = "review.import"
 
     def get(self, request, pk: int):
         # An import is its requester's, and a token limited to repositories sees only imports into

@@ -82,6 +82,7 @@ class TagDetail(TagReadMixin, generics.RetrieveAPIView):
 )
 class TagDescription(ActionView):
     required_action = Action.WRITE
+    audit_action = "tag.describe"
 
     def put(self, request, slug: str):
         body = TagDescriptionRequestSerializer(data=request.data)

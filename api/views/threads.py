@@ -87,6 +87,7 @@ class ThreadSettingsSerializer(serializers.Serializer):
 
 class RepositoryThreadSettings(ActionView):
     required_action = Action.SETTINGS
+    audit_action = "repository.settings"
 
     @extend_schema(tags=["review threads"], operation_id="repository_thread_settings_update",
                    summary="What Recheck says in a repository's review threads", parameters=docs.REPOSITORY_PATH,

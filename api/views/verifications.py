@@ -87,6 +87,7 @@ class VerificationRunDetail(ReadMixin, generics.RetrieveAPIView):
 )
 class PullRequestVerify(ActionView):
     required_action = Action.VERIFY
+    audit_action = "verification.request"
 
     def post(self, request, owner: str, name: str, number: int):
         pull_request = pull_request_by_number(

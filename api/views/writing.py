@@ -12,6 +12,9 @@ class ActionView(APIView):
     permission_classes = [HasActionPermission, TokenScope]
     throttle_classes = [WriteThrottle]
     required_action: Action
+    # What the view's service records a write as ("tag.describe"): a refused request is recorded
+    # under it too, so the audit log's filter by action finds the refusals beside the writes.
+    audit_action: str
 
     @property
     def required_scope(self) -> str:
