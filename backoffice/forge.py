@@ -3,7 +3,7 @@ from django.contrib import admin, messages
 from backoffice.audited import RepositoryScopedAdmin
 from forge.models import GitHubCall, ReviewThread
 from core.errors import RecheckError
-from forge.services import github_call_resend
+from forge.outbox.services import github_call_resend
 
 
 @admin.register(GitHubCall)

@@ -5,7 +5,7 @@ A forge receives its webhooks (checked by its own secret, acted on once per deli
 head of a pull or merge request pinned through `pull_request_record_head` and verified once),
 reports a verdict (its rows in the outbox: GitHub's check run or status, GitLab's commit status),
 keeps one sticky comment (the rows are the same for every forge; sending them is the forge's),
-reads the review threads of a pull or merge request (`review_threads_read`, into `forge.threads`'s
+reads the review threads of a pull or merge request (`review_threads_read`, into `forge.threads.sync`'s
 inbox; replies and resolutions are outbox rows of kinds `thread_reply` and `thread_resolve`),
 sends each outbox row and says what a refused one needs, and at sign-in says which organisations
 or groups an account belongs to. Each forge is one module in `forge/forges/`, registered when the
@@ -23,9 +23,9 @@ from core.errors import RecheckError
 if TYPE_CHECKING:
     from findings.models import VerificationRun
     from forge.content import CommitReport
-    from forge.github import Failure
-    from forge.models import GitHubCall
-    from forge.thread_wire import WireComment, WireThread
+    from forge.github.client import Failure
+    from forge.outbox.models import GitHubCall
+    from forge.threads.wire import WireComment, WireThread
     from reviews.models import Commit, PullRequest
 
 

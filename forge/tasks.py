@@ -6,7 +6,7 @@ from celery import shared_task
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def send_github_call(call_id: int) -> dict:
     """Send one call to GitHub if it is due; safe to run twice, the service claims the row first."""
-    from forge.outbox import github_call_send
+    from forge.outbox.sending import github_call_send
 
     call = github_call_send(call_id=call_id)
     return {"call": call_id, "status": call.status if call else "skipped"}
@@ -15,7 +15,7 @@ def send_github_call(call_id: int) -> dict:
 @shared_task(acks_late=True)
 def send_due_github_calls() -> dict:
     """Beat's round: every call whose time has come, however it came to wait."""
-    from forge.outbox import github_calls_send_due
+    from forge.outbox.sending import github_calls_send_due
 
     return {"attempted": github_calls_send_due()}
 
@@ -28,7 +28,7 @@ def sync_review_threads(self, pull_request_id: int, actor_id: int | None = None)
     from django.contrib.auth import get_user_model
 
     from access.permissions import ActionRefused
-    from forge.threads import review_threads_sync
+    from forge.threads.sync import review_threads_sync
     from reviews.models import PullRequest
 
     pull_request = PullRequest.objects.select_related("repository").filter(pk=pull_request_id).first()

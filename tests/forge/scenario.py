@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from findings.services.runs import verification_run_request
 from forge.models import GitHubCall
-from forge.outbox import github_calls_send_due
+from forge.outbox.sending import github_calls_send_due
 
 
 def verify(pull_request, sha, capture, **options):

@@ -5,7 +5,7 @@ import pytest
 from findings.models import Finding, VerificationRun
 from findings.services.resolution import finding_resolve
 from forge.models import GitHubCall
-from forge.services import verification_run_report
+from forge.outbox.services import verification_run_report
 from reviews.models import Commit
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.forge.scenario import the_check_run, verify

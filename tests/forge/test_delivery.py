@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from findings.models import VerificationRun
-from forge import github
+from forge.github import client as github
 from forge.models import GitHubCall
 from tests.forge.scenario import the_check_run, verify
 
@@ -221,8 +221,8 @@ def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, f
 
 
 def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
-    from forge.outbox import github_call_send
-    from forge.services import verification_run_report
+    from forge.outbox.sending import github_call_send
+    from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
@@ -288,8 +288,8 @@ def test_a_reinstalled_app_is_found_again(pull_request, repo, fake_github, djang
 
 
 def test_a_call_is_not_sent_before_its_due_time(pull_request, repo, fake_github):
-    from forge.outbox import github_call_send, github_calls_send_due
-    from forge.services import verification_run_report
+    from forge.outbox.sending import github_call_send, github_calls_send_due
+    from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
@@ -306,8 +306,8 @@ def test_a_call_is_not_sent_before_its_due_time(pull_request, repo, fake_github)
 
 
 def test_a_call_whose_sender_died_is_sent_once_its_lease_runs_out(pull_request, repo, fake_github):
-    from forge.outbox import github_calls_send_due
-    from forge.services import verification_run_report
+    from forge.outbox.sending import github_calls_send_due
+    from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
@@ -343,8 +343,8 @@ def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, dj
 def test_sending_a_due_call_takes_a_bounded_number_of_queries(
     pull_request, repo, fake_github, django_assert_max_num_queries
 ):
-    from forge.outbox import github_calls_send_due
-    from forge.services import verification_run_report
+    from forge.outbox.sending import github_calls_send_due
+    from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)

@@ -6,7 +6,7 @@ import pytest
 
 from findings.services.follow_ups.decisions import follow_up_close, follow_up_mark_fixed
 from findings.services.follow_ups.opening import follow_ups_open_on_merge
-from forge.issues import follow_up_issue_request, follow_up_issues_update
+from forge.follow_up_issues.services import follow_up_issue_request, follow_up_issues_update
 from forge.models import FollowUpIssue, GitHubCall
 from tests.factories import UserFactory
 from tests.findings.follow_up_world import SLUG, check, merged_world, push_the_move_and_the_fix

@@ -7,7 +7,7 @@ import re
 import pytest
 from rest_framework.test import APIClient
 
-from forge.issues import follow_up_issues_update
+from forge.follow_up_issues.services import follow_up_issues_update
 from forge.models import FollowUpIssue
 from tests.factories import UserFactory
 from tests.findings.follow_up_world import SLUG, merged_world, push_the_move_and_the_fix

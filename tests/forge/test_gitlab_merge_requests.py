@@ -175,8 +175,8 @@ def test_a_project_moved_on_gitlab_is_still_found_by_its_id(
 def test_a_push_hook_refreshes_the_mirror(client, merge_request, fake_gitlab, django_capture_on_commit_callbacks,
                                           monkeypatch):
     fetched = []
-    monkeypatch.setattr("forge.gitlab_hooks.enqueue", lambda name, *args: fetched.append((name, args)))
-    monkeypatch.setattr("forge.gitlab_hooks.tasks_run_in_process", lambda: False)
+    monkeypatch.setattr("forge.gitlab.webhooks.enqueue", lambda name, *args: fetched.append((name, args)))
+    monkeypatch.setattr("forge.gitlab.webhooks.tasks_run_in_process", lambda: False)
     response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Push Hook")
 
     assert response.status_code == 200 and "mirror is fetched" in response.json()["detail"]
@@ -187,7 +187,7 @@ def test_a_push_hook_without_a_worker_fetches_nothing_in_the_request(
     client, merge_request, fake_gitlab, django_capture_on_commit_callbacks, monkeypatch
 ):
     fetched = []
-    monkeypatch.setattr("forge.gitlab_hooks.enqueue", lambda name, *args: fetched.append((name, args)))
+    monkeypatch.setattr("forge.gitlab.webhooks.enqueue", lambda name, *args: fetched.append((name, args)))
     response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Push Hook")
 
     assert response.status_code == 200 and "by the next verification" in response.json()["detail"]
@@ -251,7 +251,7 @@ def test_a_head_the_gate_allows_is_reported_as_success(client, merge_request, gi
 
 def test_every_conclusion_of_the_gate_has_a_gitlab_state_and_only_success_passes():
     from forge import content
-    from forge.forges.gitlab import STATUS_STATES
+    from forge.gitlab.integration import STATUS_STATES
 
     assert set(STATUS_STATES) == set(content.STATUS_STATES)
     assert [conclusion for conclusion, state in STATUS_STATES.items() if state == "success"] == [content.SUCCESS]

@@ -7,10 +7,10 @@ from django.core.management import call_command
 
 from access.models import AuditEntry
 from findings.models import Evidence
-from forge import gitlab_threads
+from forge.gitlab import threads as gitlab_threads
 from forge.models import GitHubCall
-from forge.thread_models import ReviewThread, ThreadSettings, ThreadSync
-from forge.thread_triage import review_thread_triage
+from forge.threads.models import ReviewThread, ThreadSettings, ThreadSync
+from forge.threads.triage import review_thread_triage
 from tests.forge.gitlab_world import IID, PROJECT_ID, SLUG, deliver_hook, example
 from tests.forge.scenario import verify
 from tests.forge.threads_scenario import inbox, sync

@@ -10,7 +10,7 @@ import pytest
 
 from findings.services.runs import verification_run_request
 from forge.models import GitHubCall
-from forge.outbox import github_calls_send_forever
+from forge.outbox.sending import github_calls_send_forever
 from tests.api.test_webhooks import deliver as deliver_hook
 from tests.api.test_webhooks import pull_request_event
 from tests.findings.test_tasks import celery_worker  # noqa: F401  (the worker thread, as a fixture)
@@ -43,7 +43,7 @@ def mode(request, fake_github, settings):
     sender.start()
     yield "embedded"
     stop.set()
-    from forge.wake import sender_event
+    from forge.outbox.wake import sender_event
 
     sender_event.set()
     sender.join(timeout=10)

@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from access.models import AuditEntry
 
-from forge.thread_models import ReviewThread
-from forge.thread_triage import review_thread_triage
+from forge.threads.models import ReviewThread
+from forge.threads.triage import review_thread_triage
 from tests.forge.threads_scenario import comment_on, inbox, sync
 from tests.personas import api_client, member_of, site_client, user_with_role
 

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from forge.thread_models import ReviewComment, ReviewThread, ThreadSync
+from forge.threads.models import ReviewComment, ReviewThread, ThreadSync
 from tests.forge.threads_scenario import comment_on, inbox, sync
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ from access.models import AuditEntry
 from access.permissions import ActionRefused
 from findings.models import Evidence, Finding
 from forge.models import GitHubCall
-from forge.thread_models import ReviewThread
-from forge.thread_triage import TriageError, review_thread_attach, review_thread_triage
+from forge.threads.models import ReviewThread
+from forge.threads.triage import TriageError, review_thread_attach, review_thread_triage
 from tests.forge.threads_scenario import comment_on, inbox, signed_in_with_github, sync
 from tests.personas import member_of, user_with_role
 

@@ -9,9 +9,9 @@ from findings.models import Finding
 from findings.services.resolution import finding_resolve
 from findings.services.runs import verification_run_request
 from forge.models import GitHubCall
-from forge.thread_calls import PACE
-from forge.thread_models import ReviewThread, ThreadSettings
-from forge.thread_triage import review_thread_attach, review_thread_triage
+from forge.threads.calls import PACE
+from forge.threads.models import ReviewThread, ThreadSettings
+from forge.threads.triage import review_thread_attach, review_thread_triage
 from reviews.models import Commit
 from tests.findings.services.test_verification import LOADER
 from tests.forge.scenario import deliver, verify

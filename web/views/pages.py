@@ -44,9 +44,9 @@ from web.verifying import verification_request_and_say
 from core import vocabulary
 from core.errors import RecheckError
 from forge.models import FollowUpIssue, GitHubCall
-from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
-from forge.thread_selectors import finding_threads
-from forge.services import github_call_resend
+from forge.outbox.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
+from forge.threads.selectors import finding_threads
+from forge.outbox.services import github_call_resend
 from reviews.models import Repository
 
 SEARCH_PAGE_SIZE = 25

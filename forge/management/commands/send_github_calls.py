@@ -6,8 +6,8 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from forge.outbox import github_calls_send_due, github_calls_send_forever
-from forge.wake import sender_event
+from forge.outbox.sending import github_calls_send_due, github_calls_send_forever
+from forge.outbox.wake import sender_event
 
 
 class Command(BaseCommand):

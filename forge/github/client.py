@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
-from forge.models import GitHubCall
+from forge.outbox.models import GitHubCall
 from reviews.models import Repository
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """GitHub, through the modules that speak to it: webhooks signed with X-Hub-Signature-256
-(`forge.deliveries`), check runs or commit statuses and the comment (`forge.services`,
-`forge.calls`), sign-in through the organisations of the account (`forge.signin`).
+(`forge.github.webhooks`), check runs or commit statuses and the comment (`forge.outbox.services`,
+`forge.github.calls`), sign-in through the organisations of the account (`forge.signin`).
 
 Those modules are imported when a method runs, not with this one: the app registers its forges at
 start-up, and a process that never reports (a command) should not load the reports' machinery."""
@@ -29,7 +29,7 @@ class GitHubForge:
                 "The GitHub webhook is not configured on this server: set RECHECK_GITHUB_WEBHOOK_SECRET to the "
                 "secret entered on GitHub."
             )
-        from forge.deliveries import github_signature_is_valid
+        from forge.github.webhooks import github_signature_is_valid
 
         # The raw bytes, as GitHub signed them: never the parsed and re-serialised data.
         if not github_signature_is_valid(secret=secret, body=body, signature=headers.get("X-Hub-Signature-256")):
@@ -40,7 +40,7 @@ class GitHubForge:
         delivery_id = (headers.get("X-GitHub-Delivery") or "").strip()
         if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID_LENGTH:
             raise WebhookPayloadError("X-GitHub-Delivery: GitHub sends a delivery id in this header; it is missing.")
-        from forge.deliveries import github_delivery_handle, github_payload_parse
+        from forge.github.webhooks import github_delivery_handle, github_payload_parse
 
         return github_delivery_handle(
             delivery_id=delivery_id, event=(headers.get("X-GitHub-Event") or "").strip(),
@@ -48,17 +48,17 @@ class GitHubForge:
         )
 
     def verdict_calls(self, *, pull_request, commit, report):
-        from forge.services import github_verdict_calls
+        from forge.outbox.services import github_verdict_calls
 
         return github_verdict_calls(pull_request, commit, report)
 
     def call_send(self, call):
-        from forge import calls
+        from forge.github import calls
 
         return calls.call_send(call)
 
     def failure_hint(self, call, failure, *, gave_up: bool) -> str:
-        from forge.outbox import github_hint
+        from forge.outbox.sending import github_hint
 
         return github_hint(call, failure, gave_up=gave_up)
 
@@ -71,8 +71,8 @@ class GitHubForge:
         return [row["login"] for row in rows]
 
     def review_threads_read(self, *, repository, number: int):
-        from forge.github import Failure
-        from forge.github_threads import review_comments_read, review_threads_read
+        from forge.github.client import Failure
+        from forge.github.threads import review_comments_read, review_threads_read
 
         comments = review_comments_read(repository, number)
         try:

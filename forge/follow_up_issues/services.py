@@ -3,7 +3,7 @@ merges, closed with a comment naming the commit when a maintainer marks the foll
 with the reason when it is closed), reopened when its evidence comes back.
 
 Each change is a `GitHubCall` of kind `issue` written in the transaction that changed the
-follow-up and sent by the outbox (`forge.outbox`), in order per follow-up, so it is retried with
+follow-up and sent by the outbox (`forge.outbox.sending`), in order per follow-up, so it is retried with
 backoff and within GitHub's rate limits like every report. Sending is safe to do again: a create
 tried again looks for the issue by the hidden marker its body carries before making another, and
 a comment tried again looks for its own marker. An issue deleted on GitHub (404, 410) or locked
@@ -20,9 +20,9 @@ from access.audit import audit_changes, audit_record
 from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import FollowUp
-from forge.github import Failure, github_call, rate_limit_wait
-from forge.models import FollowUpIssue, FollowUpIssueSetting, GitHubCall
-from forge.wake import outbox_wake
+from forge.github.client import Failure, github_call, rate_limit_wait
+from forge.outbox.models import FollowUpIssue, FollowUpIssueSetting, GitHubCall
+from forge.outbox.wake import outbox_wake
 from reviews.models import Repository
 
 BODY_LIMIT = 60000
@@ -143,7 +143,7 @@ def _content(follow_up: FollowUp, action: str) -> dict:
 
 
 def issue_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
-    """Send one issue call (see `forge.calls.call_send`)."""
+    """Send one issue call (see `forge.github.calls.call_send`)."""
     repository = call.repository
     owner, name = repository.owner, repository.name
     issue, _ = FollowUpIssue.objects.get_or_create(follow_up_id=call.body["follow_up"])

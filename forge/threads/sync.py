@@ -8,7 +8,7 @@ cannot be read (404, 410, 422, 5xx, a rate limit), nothing in the inbox changes 
 request's `ThreadSync` keeps the forge's own answer, for its page.
 
 A new comment that starts with `/recheck blocker` or `/recheck cleanup` is handed, once, to
-`forge.thread_triage.thread_command_handle`."""
+`forge.threads.triage.thread_command_handle`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,12 +20,12 @@ from access.audit import audit_record, writes
 from access.permissions import Action, actor_check
 from core.forges import GITHUB
 from findings.services.authoring import assign_changed
-from forge.github import Failure, retry_delay
+from forge.github.client import Failure, retry_delay
 from forge.interface import forge_of
-from forge.thread_calls import REPLY_MARKER
-from forge.thread_models import ReviewComment, ReviewThread, ThreadSync
-from forge.thread_wire import WireComment, WireThread
-from forge.thread_triage import COMMAND_PREFIX, thread_command_handle
+from forge.threads.calls import REPLY_MARKER
+from forge.threads.models import ReviewComment, ReviewThread, ThreadSync
+from forge.threads.wire import WireComment, WireThread
+from forge.threads.triage import COMMAND_PREFIX, thread_command_handle
 from reviews.models import PullRequest
 
 

@@ -11,7 +11,7 @@ transaction as its effect, so GitLab's retries and "Resend request" change nothi
   `merge` and `close` record the state. A merge request from a fork is pinned the same way: its
   head is in the target project as refs/merge-requests/N/head, which the mirror fetches.
 - `Note Hook`: a comment written or edited on a tracked merge request has its review threads
-  (the diff discussions) read again by a worker (`forge.threads`).
+  (the diff discussions) read again by a worker (`forge.threads.sync`).
 - `Push Hook`: a push to a tracked project refreshes its mirror (queued after the commit, for a
   worker), so the commits are there for the verifications that follow.
 

@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from core.forges import GITHUB
 from findings.models import VerificationRun
-from forge.github import Failure, credentials_kind, passing_failure_hint, retry_delay
+from forge.github.client import Failure, credentials_kind, passing_failure_hint, retry_delay
 from forge.interface import forge_named
-from forge.models import GitHubCall
-from forge.services import run_report_calls
-from forge.wake import outbox_wake, sender_event
+from forge.outbox.models import GitHubCall
+from forge.outbox.services import run_report_calls
+from forge.outbox.wake import outbox_wake, sender_event
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ the event itself."""
 from django.db import transaction
 
 from findings.enqueue import enqueue
-from forge.events import EventOutcome, EventPayloadError, _field, _repository
-from forge.threads import review_thread_resolved_record
+from forge.github.events import EventOutcome, EventPayloadError, _field, _repository
+from forge.threads.sync import review_thread_resolved_record
 from reviews.models import PullRequest
 
 THREAD_EVENTS = frozenset({"pull_request_review_comment", "pull_request_review", "pull_request_review_thread"})

@@ -5,12 +5,12 @@
   that was lost) means the status is as Recheck wants it.
 - The merge request note is edited in place, found by its id or by its hidden marker before one is
   created, so a retried or repeated report never leaves a second note.
-- A review thread's reply and resolution: `forge.gitlab_thread_calls`."""
+- A review thread's reply and resolution: `forge.gitlab.replies`."""
 from forge import content
-from forge.github import Failure
-from forge.gitlab import CommitStatus, Note, gitlab_request, parsed, parsed_list
-from forge.gitlab_thread_calls import gitlab_thread_call_send
-from forge.models import GitHubCall
+from forge.github.client import Failure
+from forge.gitlab.client import CommitStatus, Note, gitlab_request, parsed, parsed_list
+from forge.gitlab.replies import gitlab_thread_call_send
+from forge.outbox.models import GitHubCall
 
 NOTES_PER_PAGE = 100
 MAX_NOTE_PAGES = 20

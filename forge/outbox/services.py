@@ -1,5 +1,5 @@
 """Reporting verification to GitHub: rows for what to post (the outbox), written in the caller's
-transaction; `forge.outbox` sends them when they are due.
+transaction; `forge.outbox.sending` sends them when they are due.
 
 Nothing here may fail a verification: building a report runs in its own savepoint, and when it
 fails (a database error) the failure is recorded as a call that prepares the report again later,
@@ -18,10 +18,10 @@ from access.permissions import Action, refusal, user_may
 from core.errors import RecheckError
 from core.forges import GITHUB
 from findings.models import VerificationRun
-from forge.github import Failure, credentials_kind, retry_delay
+from forge.github.client import Failure, credentials_kind, retry_delay
 from forge.interface import forge_of
-from forge.models import GitHubCall
-from forge.wake import outbox_wake
+from forge.outbox.models import GitHubCall
+from forge.outbox.wake import outbox_wake
 from reviews.models import Commit, PullRequest, Repository, is_full_sha
 from reviews.selectors import pull_request_latest_head
 

@@ -1,5 +1,5 @@
 """What Recheck says in a GitLab merge request's review threads (its diff discussions), sent by the
-outbox as GitHub's thread calls are (`forge.thread_calls` writes the rows for both forges).
+outbox as GitHub's thread calls are (`forge.threads.calls` writes the rows for both forges).
 
 - A verdict reply is a note in the discussion, made once and then edited in place (its id is kept
   on the thread at once); a reply deleted on GitLab (404 on the edit) is made again.
@@ -11,16 +11,16 @@ The discussion's id is the thread's `node_id`, which every reading of the thread
 thread read before it was known is looked up once more."""
 from __future__ import annotations
 
-from forge.github import Failure
-from forge.gitlab_threads import (
+from forge.github.client import Failure
+from forge.gitlab.threads import (
     discussion_reply_create,
     discussion_reply_edit,
     discussion_resolution_set,
     discussions_read,
 )
-from forge.models import GitHubCall
-from forge.thread_calls import VERDICT
-from forge.thread_models import ReviewThread
+from forge.outbox.models import GitHubCall
+from forge.threads.calls import VERDICT
+from forge.threads.models import ReviewThread
 
 
 def gitlab_thread_call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:

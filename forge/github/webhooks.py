@@ -7,7 +7,7 @@ by its X-GitHub-Delivery id in the same transaction as its effect, so a redelive
 or someone presses "Redeliver") finds the row and changes nothing.
 
 The events about Recheck's check (re-runs asked for on GitHub, merge groups, closed pull requests,
-the App's installations) are recorded the same way and handed to `forge.events`."""
+the App's installations) are recorded the same way and handed to `forge.github.events`."""
 import hashlib
 import hmac
 from urllib.parse import parse_qs
@@ -19,7 +19,7 @@ from findings.models import WebhookDelivery
 from findings.services.tracking import pull_request_record_head
 from core.errors import RecheckError
 from core.forges import GITHUB
-from forge.events import (
+from forge.github.events import (
     EventOutcome,
     EventPayloadError,
     check_rerequest_handle,
@@ -29,7 +29,7 @@ from forge.events import (
     push_handle,
 )
 from forge.interface import DeliveryOutcome, WebhookPayloadError, delivery_acted_on_once
-from forge.thread_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
+from forge.github.review_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
 from reviews.models import PullRequest
 from reviews.services import pull_request_state_record
 

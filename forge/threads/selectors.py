@@ -1,5 +1,5 @@
 """Reads of a pull request's review threads, for its inbox page, the API and a finding's page."""
-from forge.thread_models import ReviewThread, ThreadSync
+from forge.threads.models import ReviewThread, ThreadSync
 
 
 def pull_request_threads(pull_request):

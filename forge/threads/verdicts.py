@@ -19,9 +19,9 @@ from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.state.stored import finding_state
-from forge.models import GitHubCall
-from forge.thread_calls import VERDICT, thread_call_record
-from forge.thread_models import ReviewThread, ThreadSettings
+from forge.outbox.models import GitHubCall
+from forge.threads.calls import VERDICT, thread_call_record
+from forge.threads.models import ReviewThread, ThreadSettings
 from presentation.links import Links
 from reviews.models import Commit
 from reviews.selectors import pull_request_latest_head

@@ -1,7 +1,7 @@
 """Reads about what was sent to GitHub."""
 from django.db.models import Exists, OuterRef, Q
 
-from forge.models import GitHubCall
+from forge.outbox.models import GitHubCall
 from reviews.models import PullRequest, Repository
 
 SHOWN_FAILURES = 5
@@ -40,7 +40,7 @@ ISSUE_STEPS = {"open": "Issue #{number} opened on GitHub", "close": "Issue #{num
 
 def follow_up_issue_history(follow_up) -> list[dict]:
     """What was said to the follow-up's GitHub issue, as entries of its history (sent calls only)."""
-    from forge.models import FollowUpIssue
+    from forge.outbox.models import FollowUpIssue
 
     issue = FollowUpIssue.objects.filter(follow_up=follow_up).first()
     if issue is None or issue.number is None:

@@ -1,5 +1,5 @@
 """A review thread as a forge has it, in plain values: what every forge's wire module answers
-(`forge.github_threads`, `forge.gitlab_threads`) and the inbox (`forge.threads`) reads, so the
+(`forge.github.threads`, `forge.gitlab.threads`) and the inbox (`forge.threads.sync`) reads, so the
 inbox depends on no forge's shapes."""
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ from core.vocabulary import location
 from findings.exchange.schema import finding_validate
 from findings.models import Finding
 from findings.services.authoring import finding_write
-from forge.models import GitHubCall
-from forge.thread_calls import ANSWER, thread_call_record
-from forge.thread_models import ReviewComment, ReviewThread
+from forge.outbox.models import GitHubCall
+from forge.threads.calls import ANSWER, thread_call_record
+from forge.threads.models import ReviewComment, ReviewThread
 from reviews.mirrors import repository_fetch, repository_reader
 
 COMMAND_PREFIX = "/recheck"

@@ -1,14 +1,14 @@
 """Review threads at GitHub's wire: reading a pull request's review comments, replying in a thread
 and editing that reply, resolving and unresolving a thread (GraphQL). Plain values in and out
-(`forge.thread_wire`), so the inbox (`forge.threads`) does not depend on GitHub's shapes and another
+(`forge.threads.wire`), so the inbox (`forge.threads.sync`) does not depend on GitHub's shapes and another
 forge can answer the same questions.
 
 Every call goes through `forge.github.github_call`: the installation token the check runs use,
 GitHub's errors as `Failure` (with Retry-After and rate limits), no retry of its own."""
 from __future__ import annotations
 
-from forge.github import Failure, github_call
-from forge.thread_wire import WireComment, WireThread
+from forge.github.client import Failure, github_call
+from forge.threads.wire import WireComment, WireThread
 from reviews.models import Repository
 
 PER_PAGE = 100

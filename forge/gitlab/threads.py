@@ -1,5 +1,5 @@
 """Review threads at GitLab's wire: a merge request's discussions, read page by page, as the plain
-values the inbox reads (`forge.thread_wire`); replying in a discussion, editing that reply, and
+values the inbox reads (`forge.threads.wire`); replying in a discussion, editing that reply, and
 resolving or unresolving a discussion.
 
 A discussion on the diff carries a `position` on each of its notes: the merge request's version
@@ -17,9 +17,9 @@ from datetime import datetime
 
 from pydantic import Field
 
-from forge.github import Failure
-from forge.gitlab import GitLabModel, gitlab_request, parsed, parsed_list
-from forge.thread_wire import WireComment, WireThread
+from forge.github.client import Failure
+from forge.gitlab.client import GitLabModel, gitlab_request, parsed, parsed_list
+from forge.threads.wire import WireComment, WireThread
 from reviews.models import Repository
 
 PER_PAGE = 100

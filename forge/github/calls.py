@@ -9,14 +9,14 @@
   a new one carries the report.
 - A commit status is the latest per context: sending it again is harmless.
 - The comment is edited in place, found by its id or by its hidden marker before one is created.
-- A review thread's reply and resolution: `forge.thread_calls`."""
+- A review thread's reply and resolution: `forge.threads.calls`."""
 from django.conf import settings
 
 from forge import content
-from forge.github import Failure, github_call, rate_limit_wait
-from forge.issues import issue_send
-from forge.models import GitHubCall
-from forge.thread_calls import thread_call_send
+from forge.github.client import Failure, github_call, rate_limit_wait
+from forge.follow_up_issues.services import issue_send
+from forge.outbox.models import GitHubCall
+from forge.threads.calls import thread_call_send
 
 REPLACED_TITLE = "Replaced by a newer Recheck run"
 

@@ -1,7 +1,7 @@
-"""GitLab: merge request and push hooks at /api/hooks/gitlab (`forge.gitlab_hooks`), a commit
+"""GitLab: merge request and push hooks at /api/hooks/gitlab (`forge.gitlab.webhooks`), a commit
 status named `recheck` and one sticky merge request note through the outbox
-(`forge.gitlab_calls`), review threads from the merge request's diff discussions
-(`forge.gitlab_threads`), sign-in through the groups of the account.
+(`forge.gitlab.calls`), review threads from the merge request's diff discussions
+(`forge.gitlab.threads`), sign-in through the groups of the account.
 
 The status is what a project can require as an external status check or through "Pipelines must
 succeed": `running` while Recheck verifies, `success` when the gate lets the merge request merge,
@@ -25,7 +25,7 @@ class GitLabForge:
     label = "GitLab"
 
     def webhook_receive(self, *, headers: Mapping[str, str], body: bytes, content_type: str) -> DeliveryOutcome:
-        from forge.gitlab_hooks import MAX_UUID_LENGTH, gitlab_delivery_handle, gitlab_payload_parse, gitlab_token_check
+        from forge.gitlab.webhooks import MAX_UUID_LENGTH, gitlab_delivery_handle, gitlab_payload_parse, gitlab_token_check
 
         gitlab_token_check(secret=settings.RECHECK_GITLAB_WEBHOOK_SECRET, token=headers.get("X-Gitlab-Token"))
         event_uuid = (headers.get("X-Gitlab-Event-UUID") or "").strip()
@@ -37,8 +37,8 @@ class GitLabForge:
 
     def verdict_calls(self, *, pull_request, commit, report):
         from forge import content
-        from forge.models import GitHubCall
-        from forge.services import record_calls
+        from forge.outbox.models import GitHubCall
+        from forge.outbox.services import record_calls
 
         kind = GitHubCall.Kind.COMMIT_STATUS
         if not settings.RECHECK_GITLAB_TOKEN:
@@ -59,12 +59,12 @@ class GitLabForge:
         return record_calls(pull_request, commit, kind, state, [body])
 
     def call_send(self, call):
-        from forge.gitlab_calls import gitlab_call_send
+        from forge.gitlab.calls import gitlab_call_send
 
         return gitlab_call_send(call)
 
     def failure_hint(self, call, failure, *, gave_up: bool) -> str:
-        from forge.gitlab_hints import gitlab_hint
+        from forge.gitlab.hints import gitlab_hint
 
         return gitlab_hint(call, failure, gave_up=gave_up)
 
@@ -78,7 +78,7 @@ class GitLabForge:
 
 
     def review_threads_read(self, *, repository, number: int):
-        from forge.gitlab_threads import discussions_read
+        from forge.gitlab.threads import discussions_read
 
         # One reading carries both: each discussion says whether it is resolved.
         return discussions_read(repository, number)

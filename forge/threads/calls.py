@@ -1,5 +1,5 @@
 """What Recheck says in review threads, through the outbox: rows written in the caller's
-transaction, sent by `forge.outbox` with its leases, backoff and Retry-After.
+transaction, sent by `forge.outbox.sending` with its leases, backoff and Retry-After.
 
 - A verdict reply (`thread_reply`, state `verdict`) is one per thread: created once, then edited
   in place (its id is kept on the thread, at once, so a later failure of the call never makes a
@@ -18,17 +18,17 @@ from datetime import timedelta
 from django.db.models import Max
 from django.utils import timezone
 
-from forge.github import Failure
-from forge.github_threads import (
+from forge.github.client import Failure
+from forge.github.threads import (
     review_comments_read,
     thread_node_id,
     thread_reply_create,
     thread_reply_edit,
     thread_resolution_set,
 )
-from forge.models import GitHubCall
-from forge.thread_models import ReviewThread
-from forge.wake import outbox_wake
+from forge.outbox.models import GitHubCall
+from forge.threads.models import ReviewThread
+from forge.outbox.wake import outbox_wake
 
 VERDICT, ANSWER = "verdict", "answer"
 # GitHub's secondary rate limit allows about 80 content-creating requests a minute: thread calls
@@ -67,7 +67,7 @@ def _paced(repository):
 
 
 def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
-    """Send a thread's call to GitHub (GitLab's: `forge.gitlab_thread_calls`); returns GitHub's id of the reply (None for a resolution) and its answer."""
+    """Send a thread's call to GitHub (GitLab's: `forge.gitlab.replies`); returns GitHub's id of the reply (None for a resolution) and its answer."""
     thread = ReviewThread.objects.select_related("pull_request__repository").get(pk=call.review_thread_id)
     repository = thread.pull_request.repository
     if call.kind == GitHubCall.Kind.THREAD_RESOLVE:

@@ -1,7 +1,7 @@
 """What a person should do about a call GitLab refused, in the words of GitLab's settings pages."""
-from forge.github import Failure, passing_failure_hint
-from forge.gitlab import gitlab_base_url, is_scope_failure
-from forge.models import GitHubCall
+from forge.github.client import Failure, passing_failure_hint
+from forge.gitlab.client import gitlab_base_url, is_scope_failure
+from forge.outbox.models import GitHubCall
 
 WHAT = {
     GitHubCall.Kind.COMMIT_STATUS: "set the commit status",
