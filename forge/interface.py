@@ -23,7 +23,7 @@ from core.errors import RecheckError
 if TYPE_CHECKING:
     from findings.models import VerificationRun
     from forge.content import CommitReport
-    from forge.github.client import Failure
+    from forge.outbox.failures import Failure
     from forge.outbox.models import GitHubCall
     from forge.threads.wire import WireComment, WireThread
     from reviews.models import Commit, PullRequest
@@ -78,6 +78,10 @@ class Forge(Protocol):
     def call_send(self, call: GitHubCall) -> tuple[int | None, int, float | None]:
         """Send one row: the forge's id of what it made or changed, the last HTTP status, and how
         long to hold back this forge's other calls when the answer used up a rate limit."""
+
+    def rate_limit_scope(self, call: GitHubCall) -> dict[str, object]:
+        """Lookups narrowing which of this forge's waiting calls share the rate limit `call` met
+        (none: every call of the forge waits)."""
 
     def failure_hint(self, call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
         """What a person should do about a call the forge refused, in the words of its settings pages."""

@@ -13,10 +13,11 @@
 from django.conf import settings
 
 from forge import content
-from forge.github.client import Failure, github_call, rate_limit_wait
-from forge.follow_up_issues.services import issue_send
+from forge.github.client import github_call, rate_limit_wait
+from forge.github.issues import issue_send
+from forge.github.replies import thread_call_send
+from forge.outbox.failures import Failure
 from forge.outbox.models import GitHubCall
-from forge.threads.calls import thread_call_send
 
 REPLACED_TITLE = "Replaced by a newer Recheck run"
 

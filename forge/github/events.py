@@ -14,7 +14,7 @@ from findings.services.follow_ups.sweeps import follow_up_sweep_request
 from findings.services.runs import verification_run_request
 from core.errors import RecheckError
 from forge.content import CHECK_NAME
-from forge.outbox.services import installation_forget, repository_installation_record
+from forge.github.services import installation_forget, repository_installation_record
 from core.forges import GITHUB
 from reviews.models import PinnedCommit, PullRequest, Repository
 from reviews.services import commit_sha_checked, repository_default_branch_record

@@ -48,7 +48,7 @@ class GitHubForge:
         )
 
     def verdict_calls(self, *, pull_request, commit, report):
-        from forge.outbox.services import github_verdict_calls
+        from forge.github.services import github_verdict_calls
 
         return github_verdict_calls(pull_request, commit, report)
 
@@ -57,8 +57,16 @@ class GitHubForge:
 
         return calls.call_send(call)
 
+    def rate_limit_scope(self, call) -> dict[str, object]:
+        from forge.github.client import credentials_kind
+
+        # An App's limit counts per installation; a token's covers every repository it reaches.
+        if credentials_kind() == "app" and call.repository.github_installation_id:
+            return {"repository__github_installation_id": call.repository.github_installation_id}
+        return {}
+
     def failure_hint(self, call, failure, *, gave_up: bool) -> str:
-        from forge.outbox.sending import github_hint
+        from forge.github.hints import github_hint
 
         return github_hint(call, failure, gave_up=gave_up)
 
@@ -71,7 +79,7 @@ class GitHubForge:
         return [row["login"] for row in rows]
 
     def review_threads_read(self, *, repository, number: int):
-        from forge.github.client import Failure
+        from forge.outbox.failures import Failure
         from forge.github.threads import review_comments_read, review_threads_read
 
         comments = review_comments_read(repository, number)

@@ -7,7 +7,8 @@ Every call goes through `forge.github.github_call`: the installation token the c
 GitHub's errors as `Failure` (with Retry-After and rate limits), no retry of its own."""
 from __future__ import annotations
 
-from forge.github.client import Failure, github_call
+from forge.github.client import github_call
+from forge.outbox.failures import Failure
 from forge.threads.wire import WireComment, WireThread
 from reviews.models import Repository
 

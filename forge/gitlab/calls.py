@@ -7,7 +7,7 @@
   created, so a retried or repeated report never leaves a second note.
 - A review thread's reply and resolution: `forge.gitlab.replies`."""
 from forge import content
-from forge.github.client import Failure
+from forge.outbox.failures import Failure
 from forge.gitlab.client import CommitStatus, Note, gitlab_request, parsed, parsed_list
 from forge.gitlab.replies import gitlab_thread_call_send
 from forge.outbox.models import GitHubCall

@@ -16,7 +16,7 @@ import httpx
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from forge.github.client import Failure
+from forge.outbox.failures import Failure
 from reviews.models import Repository
 
 

@@ -1,5 +1,5 @@
 """What a person should do about a call GitLab refused, in the words of GitLab's settings pages."""
-from forge.github.client import Failure, passing_failure_hint
+from forge.outbox.failures import Failure, passing_failure_hint
 from forge.gitlab.client import gitlab_base_url, is_scope_failure
 from forge.outbox.models import GitHubCall
 

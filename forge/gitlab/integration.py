@@ -63,6 +63,9 @@ class GitLabForge:
 
         return gitlab_call_send(call)
 
+    def rate_limit_scope(self, call) -> dict[str, object]:
+        return {}  # one token: its limit covers every project it reaches
+
     def failure_hint(self, call, failure, *, gave_up: bool) -> str:
         from forge.gitlab.hints import gitlab_hint
 

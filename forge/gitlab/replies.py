@@ -11,7 +11,7 @@ The discussion's id is the thread's `node_id`, which every reading of the thread
 thread read before it was known is looked up once more."""
 from __future__ import annotations
 
-from forge.github.client import Failure
+from forge.outbox.failures import Failure
 from forge.gitlab.threads import (
     discussion_reply_create,
     discussion_reply_edit,

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from forge.github.client import Failure
+from forge.outbox.failures import Failure
 from forge.gitlab.client import GitLabModel, gitlab_request, parsed, parsed_list
 from forge.threads.wire import WireComment, WireThread
 from reviews.models import Repository

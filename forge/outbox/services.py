@@ -16,13 +16,12 @@ from django.utils import timezone
 from access.audit import audit_record, audit_refusal
 from access.permissions import Action, refusal, user_may
 from core.errors import RecheckError
-from core.forges import GITHUB
 from findings.models import VerificationRun
-from forge.github.client import Failure, credentials_kind, retry_delay
+from forge.outbox.failures import Failure, retry_delay
 from forge.interface import forge_of
 from forge.outbox.models import GitHubCall
 from forge.outbox.wake import outbox_wake
-from reviews.models import Commit, PullRequest, Repository, is_full_sha
+from reviews.models import Commit, PullRequest, is_full_sha
 from reviews.selectors import pull_request_latest_head
 
 logger = logging.getLogger(__name__)
@@ -99,19 +98,6 @@ def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
     return calls
 
 
-def github_verdict_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
-    """GitHub's verdict: a check run with an App, a commit status with only a token."""
-    kind = credentials_kind()
-    if kind == "app":
-        return _check_run_calls(pull_request, commit, report)
-    if kind == "token":
-        return _status_calls(pull_request, commit, report)
-    return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "not configured", [{}],
-                   failure=("No GitHub credentials are configured.",
-                            "Set RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (a GitHub App, "
-                            "for check runs), or RECHECK_GITHUB_TOKEN (commit statuses only)."))
-
-
 def _reported_commit(run: VerificationRun) -> Commit | None:
     """The commit a run's report is about: its own, or for a run over every pin, the PR's head."""
     if run.commit_id:
@@ -124,45 +110,6 @@ def _is_latest(pull_request: PullRequest, commit: Commit) -> bool:
     commit gets its check, not the comment."""
     head = pull_request_latest_head(pull_request)
     return head is None or head.pk == commit.pk
-
-
-def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
-    from forge import content
-
-    base = {"name": content.CHECK_NAME, "head_sha": commit.sha}
-    details_url = content.site_url(content.Links(pull_request=pull_request).blockers)
-    if details_url:
-        base["details_url"] = details_url
-    if report is None:
-        body = {
-            **base,
-            "status": "in_progress",
-            "output": {"title": content.in_progress_title(commit),
-                       "summary": content.in_progress_summary(pull_request, commit)},
-        }
-        return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "in_progress", [body])
-    # Every annotation of the report: the sender sends the run only those it does not hold yet,
-    # 50 to a request, and starts a new run when the run holds one the report no longer has.
-    output = {"title": report.title, "summary": report.summary,
-              "annotations": [annotation.as_github() for annotation in report.annotations]}
-    body = {**base, "status": "completed", "conclusion": report.conclusion, "output": output}
-    return _record(pull_request, commit, GitHubCall.Kind.CHECK_RUN, f"completed: {report.conclusion}", [body])
-
-
-def _status_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
-    from forge import content
-
-    body = {"context": content.STATUS_CONTEXT}
-    details_url = content.site_url(content.Links(pull_request=pull_request).blockers)
-    if details_url:
-        body["target_url"] = details_url
-    if report is None:
-        body.update(state="pending", description=f"Verifying {commit.short_sha}")
-        state = "pending"
-    else:
-        body.update(state=report.status_state, description=report.status_description)
-        state = f"{report.status_state}: {report.conclusion}"
-    return _record(pull_request, commit, GitHubCall.Kind.COMMIT_STATUS, state, [body])
 
 
 def _digest(kind: str, sha: str, bodies: list[dict]) -> str:
@@ -195,23 +142,11 @@ def _record(pull_request, commit, kind, state, bodies, *, failure: tuple[str, st
     return rows
 
 
-# A forge's rows are written as GitHub's are: one report once per target.
+# Each forge's verdict rows are written as the comment's are: one report once per target.
 record_calls = _record
 
 
-# --- What GitHub tells us ----------------------------------------------------------------------
-
-
-def repository_installation_record(*, installation_id: int | None, slugs: list[str]) -> int:
-    """Remember (or with None, forget) the App's installation on these repositories."""
-    query = Repository.objects.none()
-    for slug in slugs:
-        query = query | Repository.objects.filter(slug__iexact=slug, forge=GITHUB)
-    return query.update(github_installation_id=installation_id)
-
-
-def installation_forget(*, installation_id: int) -> int:
-    return Repository.objects.filter(github_installation_id=installation_id).update(github_installation_id=None)
+# --- Sending again -----------------------------------------------------------------------------
 
 
 class ResendRefused(RecheckError):

@@ -20,7 +20,7 @@ from access.audit import audit_record, writes
 from access.permissions import Action, actor_check
 from core.forges import GITHUB
 from findings.services.authoring import assign_changed
-from forge.github.client import Failure, retry_delay
+from forge.outbox.failures import Failure, retry_delay
 from forge.interface import forge_of
 from forge.threads.calls import REPLY_MARKER
 from forge.threads.models import ReviewComment, ReviewThread, ThreadSync

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from findings.models import VerificationRun
 from forge.github import client as github
+from forge.outbox.failures import Failure, retry_delay
 from forge.models import GitHubCall
 from tests.forge.scenario import the_check_run, verify
 
@@ -103,13 +104,13 @@ def test_a_primary_rate_limit_waits_until_x_ratelimit_reset(fake_github):
     from reviews.models import Repository
 
     repository = Repository.objects.create(slug="acme/loader", clone_url="https://example.com/acme/loader.git")
-    with pytest.raises(github.Failure) as raised:
+    with pytest.raises(Failure) as raised:
         github.repository_installation_id(repository)
 
     failure = raised.value
     assert failure.retryable and failure.rate_limited
     assert 110 <= failure.retry_after <= 120
-    assert 110 <= github.retry_delay(failure, 1) <= 121
+    assert 110 <= retry_delay(failure, 1) <= 121
 
 
 def test_server_errors_are_retried_with_backoff_until_github_answers(
@@ -154,10 +155,10 @@ def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
 def test_backoff_grows_with_each_attempt_up_to_hours_and_is_jittered(settings):
     settings.RECHECK_GITHUB_BACKOFF_BASE_SECONDS = 30
     settings.RECHECK_GITHUB_BACKOFF_MAX_SECONDS = 6 * 3600
-    failure = github.Failure(502, "Server Error", retryable=True)
-    first = [github.retry_delay(failure, 1) for _ in range(20)]
-    third = [github.retry_delay(failure, 3) for _ in range(20)]
-    last = [github.retry_delay(failure, 11) for _ in range(20)]
+    failure = Failure(502, "Server Error", retryable=True)
+    first = [retry_delay(failure, 1) for _ in range(20)]
+    third = [retry_delay(failure, 3) for _ in range(20)]
+    last = [retry_delay(failure, 11) for _ in range(20)]
     assert all(15 <= delay <= 30 for delay in first)
     assert all(60 <= delay <= 120 for delay in third)
     assert all(3 * 3600 <= delay <= 6 * 3600 for delay in last)

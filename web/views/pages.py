@@ -44,7 +44,8 @@ from web.verifying import verification_request_and_say
 from core import vocabulary
 from core.errors import RecheckError
 from forge.models import FollowUpIssue, GitHubCall
-from forge.outbox.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
+from forge.follow_up_issues.selectors import follow_up_issue_history
+from forge.outbox.selectors import pull_request_failed_calls, repository_failed_calls
 from forge.threads.selectors import finding_threads
 from forge.outbox.services import github_call_resend
 from reviews.models import Repository
