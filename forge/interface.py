@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from findings.models import VerificationRun
     from forge.content import CommitReport
     from forge.outbox.failures import Failure
-    from forge.outbox.models import GitHubCall
+    from forge.outbox.models import ForgeCall
     from forge.threads.wire import WireComment, WireThread
     from reviews.models import Commit, PullRequest
 
@@ -72,18 +72,18 @@ class Forge(Protocol):
         at most once per delivery id. Fast: nothing here calls the forge."""
 
     def verdict_calls(self, *, pull_request: PullRequest, commit: Commit,
-                      report: CommitReport | None) -> list[GitHubCall]:
+                      report: CommitReport | None) -> list[ForgeCall]:
         """The outbox rows reporting `commit`: in progress while `report` is None, else its verdict."""
 
-    def call_send(self, call: GitHubCall) -> tuple[int | None, int, float | None]:
+    def call_send(self, call: ForgeCall) -> tuple[int | None, int, float | None]:
         """Send one row: the forge's id of what it made or changed, the last HTTP status, and how
         long to hold back this forge's other calls when the answer used up a rate limit."""
 
-    def rate_limit_scope(self, call: GitHubCall) -> dict[str, object]:
+    def rate_limit_scope(self, call: ForgeCall) -> dict[str, object]:
         """Lookups narrowing which of this forge's waiting calls share the rate limit `call` met
         (none: every call of the forge waits)."""
 
-    def failure_hint(self, call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+    def failure_hint(self, call: ForgeCall, failure: Failure, *, gave_up: bool) -> str:
         """What a person should do about a call the forge refused, in the words of its settings pages."""
 
     def signin_memberships(self, *, token: str) -> list[str]:

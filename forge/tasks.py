@@ -6,18 +6,18 @@ from celery import shared_task
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def send_github_call(call_id: int) -> dict:
     """Send one call to GitHub if it is due; safe to run twice, the service claims the row first."""
-    from forge.outbox.sending import github_call_send
+    from forge.outbox.sending import forge_call_send
 
-    call = github_call_send(call_id=call_id)
+    call = forge_call_send(call_id=call_id)
     return {"call": call_id, "status": call.status if call else "skipped"}
 
 
 @shared_task(acks_late=True)
 def send_due_github_calls() -> dict:
     """Beat's round: every call whose time has come, however it came to wait."""
-    from forge.outbox.sending import github_calls_send_due
+    from forge.outbox.sending import forge_calls_send_due
 
-    return {"attempted": github_calls_send_due()}
+    return {"attempted": forge_calls_send_due()}
 
 
 @shared_task(bind=True, acks_late=True, max_retries=5)

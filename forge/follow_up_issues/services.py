@@ -2,7 +2,7 @@
 merges, closed with a comment naming the commit when a maintainer marks the follow-up fixed (or
 with the reason when it is closed), reopened when its evidence comes back.
 
-Each change is a `GitHubCall` of kind `issue` written in the transaction that changed the
+Each change is a `ForgeCall` of kind `issue` written in the transaction that changed the
 follow-up and sent by the outbox (`forge.outbox.sending`), in order per follow-up, so it is retried with
 backoff and within GitHub's rate limits like every report. Sending is safe to do again: a create
 tried again looks for the issue by the hidden marker its body carries before making another, and
@@ -20,7 +20,7 @@ from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import FollowUp
 from forge.follow_up_issues.models import FollowUpIssueSetting
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.outbox.wake import outbox_wake
 from reviews.models import Repository
 
@@ -54,7 +54,7 @@ def follow_up_issues_update(*, actor, repository: Repository, open_issues: bool)
     return setting
 
 
-def follow_up_issue_request(*, follow_up: FollowUp, change: str) -> GitHubCall | None:
+def follow_up_issue_request(*, follow_up: FollowUp, change: str) -> ForgeCall | None:
     """Write the call that keeps the follow-up's issue in step with `change` (opened, fixed,
     closed, regressed), in the caller's transaction; None when nothing is to be said (issues off,
     or the same call written already)."""
@@ -65,15 +65,15 @@ def follow_up_issue_request(*, follow_up: FollowUp, change: str) -> GitHubCall |
         return None
     body = {"follow_up": follow_up.pk, "action": action, **_content(follow_up, action)}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-    earlier = GitHubCall.objects.filter(repository=follow_up.repository, kind=GitHubCall.Kind.ISSUE,
+    earlier = ForgeCall.objects.filter(repository=follow_up.repository, kind=ForgeCall.Kind.ISSUE,
                                         body__follow_up=follow_up.pk).order_by("-id").first()
-    if earlier is not None and earlier.digest == digest and earlier.status != GitHubCall.Status.FAILED:
+    if earlier is not None and earlier.digest == digest and earlier.status != ForgeCall.Status.FAILED:
         return None  # the same change reported again: said once
     if action == OPEN and earlier is not None:
         return None  # an issue is opened once per follow-up
-    call = GitHubCall.objects.create(
+    call = ForgeCall.objects.create(
         repository=follow_up.repository, pull_request=follow_up.pull_request,
-        sha=follow_up.merge_commit.sha if follow_up.merge_commit else "", kind=GitHubCall.Kind.ISSUE,
+        sha=follow_up.merge_commit.sha if follow_up.merge_commit else "", kind=ForgeCall.Kind.ISSUE,
         state=action, digest=digest, body=body,
     )
     outbox_wake([call])

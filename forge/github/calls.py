@@ -17,25 +17,25 @@ from forge.github.client import github_call, rate_limit_wait
 from forge.github.issues import issue_send
 from forge.github.replies import thread_call_send
 from forge.outbox.failures import Failure
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 
 REPLACED_TITLE = "Replaced by a newer Recheck run"
 
 
-def call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
+def call_send(call: ForgeCall) -> tuple[int | None, int, float | None]:
     """Send `call`; returns GitHub's id of what it made or changed, the HTTP status of the last
     answer, and how long to hold back when that answer used up the rate limit."""
     repository = call.repository
     owner, name = repository.owner, repository.name
-    if call.kind == GitHubCall.Kind.ISSUE:
+    if call.kind == ForgeCall.Kind.ISSUE:
         return issue_send(call)
-    if call.kind == GitHubCall.Kind.COMMIT_STATUS:
+    if call.kind == ForgeCall.Kind.COMMIT_STATUS:
         answer = github_call(repository, lambda gh: gh.rest.repos.create_commit_status(owner, name, call.sha,
                                                                                         data=call.body))
         github_id = answer.parsed_data.id
-    elif call.kind == GitHubCall.Kind.CHECK_RUN:
+    elif call.kind == ForgeCall.Kind.CHECK_RUN:
         github_id, answer = _send_check_run(call, owner, name)
-    elif call.kind in GitHubCall.THREAD_KINDS:
+    elif call.kind in ForgeCall.THREAD_KINDS:
         github_id, answer = thread_call_send(call)
         return github_id, 200, rate_limit_wait(answer)
     else:
@@ -43,7 +43,7 @@ def call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
     return github_id, answer.status_code, rate_limit_wait(answer)
 
 
-def external_id(call: GitHubCall) -> str:
+def external_id(call: ForgeCall) -> str:
     return f"recheck-call-{call.pk}"
 
 
@@ -53,13 +53,13 @@ def _annotation_key(annotation) -> tuple:
             get("message"))
 
 
-def _current_run(call: GitHubCall) -> int | None:
+def _current_run(call: ForgeCall) -> int | None:
     """The check run this SHA's calls made last (this one's own, when it made one already)."""
-    made = GitHubCall.objects.for_target(call).filter(github_id__isnull=False, pk__lte=call.pk)
+    made = ForgeCall.objects.for_target(call).filter(github_id__isnull=False, pk__lte=call.pk)
     return made.order_by("-id").values_list("github_id", flat=True).first()
 
 
-def _made_unanswered(call: GitHubCall, owner: str, name: str) -> int | None:
+def _made_unanswered(call: ForgeCall, owner: str, name: str) -> int | None:
     """The run an earlier attempt of `call` created without Recheck hearing the answer."""
     def find(gh):
         answer = gh.rest.checks.list_for_ref(
@@ -73,20 +73,20 @@ def _made_unanswered(call: GitHubCall, owner: str, name: str) -> int | None:
     return None
 
 
-def _held_annotations(call: GitHubCall, owner: str, name: str, run_id: int) -> set[tuple]:
+def _held_annotations(call: ForgeCall, owner: str, name: str, run_id: int) -> set[tuple]:
     def read(gh):
         return [_annotation_key(annotation) for annotation in gh.rest.paginate(
             gh.rest.checks.list_annotations, owner=owner, repo=name, check_run_id=run_id, per_page=100)]
     return set(github_call(call.repository, read))
 
 
-def _remember(call: GitHubCall, run_id: int | None) -> None:
+def _remember(call: ForgeCall, run_id: int | None) -> None:
     # At once, not when the call ends: a later failure of this call must not make a second run.
-    GitHubCall.objects.filter(pk=call.pk).update(github_id=run_id)
+    ForgeCall.objects.filter(pk=call.pk).update(github_id=run_id)
     call.github_id = run_id
 
 
-def _send_check_run(call: GitHubCall, owner: str, name: str):
+def _send_check_run(call: ForgeCall, owner: str, name: str):
     repository = call.repository
     body = dict(call.body)
     output = dict(body.pop("output", {}))
@@ -125,7 +125,7 @@ def _send_check_run(call: GitHubCall, owner: str, name: str):
     return run_id, answer
 
 
-def _end_replaced(call: GitHubCall, owner: str, name: str, run_id: int) -> None:
+def _end_replaced(call: ForgeCall, owner: str, name: str, run_id: int) -> None:
     """End a run whose annotations the report no longer has: `cancelled`, so it never passes a
     required check should GitHub count it, saying where the current report is."""
     data = {
@@ -137,11 +137,11 @@ def _end_replaced(call: GitHubCall, owner: str, name: str, run_id: int) -> None:
     github_call(call.repository, lambda gh: gh.rest.checks.update(owner, name, run_id, data=data))
 
 
-def _send_comment(call: GitHubCall, owner: str, name: str):
+def _send_comment(call: ForgeCall, owner: str, name: str):
     """Edit Recheck's comment on the PR (remembered, or found by its hidden marker), else create it."""
     number = call.pull_request.number
     comment_id = (
-        GitHubCall.objects.for_target(call).filter(status=GitHubCall.Status.SENT, github_id__isnull=False)
+        ForgeCall.objects.for_target(call).filter(status=ForgeCall.Status.SENT, github_id__isnull=False)
         .order_by("-id").values_list("github_id", flat=True).first()
     )
     repository = call.repository

@@ -1,20 +1,20 @@
 """What a person should do about a call GitHub refused, in the words of GitHub's settings pages."""
 from forge.github.client import credentials_kind
 from forge.outbox.failures import Failure, passing_failure_hint
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 
 
 PERMISSIONS = {
-    GitHubCall.Kind.CHECK_RUN: "checks: write",
-    GitHubCall.Kind.COMMIT_STATUS: "commit statuses: write",
-    GitHubCall.Kind.COMMENT: "pull requests: write",
-    GitHubCall.Kind.THREAD_REPLY: "pull requests: write",
-    GitHubCall.Kind.THREAD_RESOLVE: "pull requests: write",
-    GitHubCall.Kind.ISSUE: "issues: write",
+    ForgeCall.Kind.CHECK_RUN: "checks: write",
+    ForgeCall.Kind.COMMIT_STATUS: "commit statuses: write",
+    ForgeCall.Kind.COMMENT: "pull requests: write",
+    ForgeCall.Kind.THREAD_REPLY: "pull requests: write",
+    ForgeCall.Kind.THREAD_RESOLVE: "pull requests: write",
+    ForgeCall.Kind.ISSUE: "issues: write",
 }
 
 
-def github_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+def github_hint(call: ForgeCall, failure: Failure, *, gave_up: bool) -> str:
     """What a person should do about `failure`, in the words of GitHub's settings pages."""
     slug = call.repository.slug
     app = credentials_kind() == "app"
@@ -31,7 +31,7 @@ def github_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
                     "accept the new permissions on the installation.")
         return (f"The token (RECHECK_GITHUB_TOKEN) lacks {PERMISSIONS[call.kind]} on {slug}: give a fine-grained "
                 "token that permission on this repository.")
-    if failure.status == 404 and call.kind in GitHubCall.THREAD_KINDS:
+    if failure.status == 404 and call.kind in ForgeCall.THREAD_KINDS:
         return ("The review thread is gone on GitHub (its first comment, or Recheck's reply, was deleted): "
                 "there is nothing to answer; the inbox shows it after the next sync.")
     if failure.status == 404:

@@ -9,7 +9,7 @@ from forge.follow_up_issues.models import FollowUpIssue
 from forge.follow_up_issues.services import OPEN, REOPEN, issue_marker
 from forge.github.client import github_call, rate_limit_wait
 from forge.outbox.failures import Failure
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 
 
 GONE_STATUSES = (404, 410)
@@ -18,11 +18,11 @@ GONE_STATUSES = (404, 410)
 LOCKED_STATUSES = (403, 422)
 
 
-def _comment_marker(call: GitHubCall) -> str:
+def _comment_marker(call: ForgeCall) -> str:
     return f"<!-- recheck-call:{call.pk} -->"
 
 
-def issue_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
+def issue_send(call: ForgeCall) -> tuple[int | None, int, float | None]:
     """Send one issue call (see `forge.github.calls.call_send`)."""
     repository = call.repository
     owner, name = repository.owner, repository.name
@@ -67,7 +67,7 @@ def _recorded(issue: FollowUpIssue, failure: Failure) -> bool:
     return True
 
 
-def _open(call: GitHubCall, issue: FollowUpIssue, owner: str, name: str):
+def _open(call: ForgeCall, issue: FollowUpIssue, owner: str, name: str):
     repository = call.repository
     if issue.number is not None:
         return issue.number, 200, None
@@ -82,7 +82,7 @@ def _open(call: GitHubCall, issue: FollowUpIssue, owner: str, name: str):
     return number, answer.status_code, rate_limit_wait(answer)
 
 
-def _marked_issue(call: GitHubCall, owner: str, name: str) -> int | None:
+def _marked_issue(call: ForgeCall, owner: str, name: str) -> int | None:
     """The issue an earlier attempt of `call` opened without Recheck hearing the answer."""
     marker = issue_marker(call.body["follow_up"])
 
@@ -93,7 +93,7 @@ def _marked_issue(call: GitHubCall, owner: str, name: str) -> int | None:
     return found[0] if found else None
 
 
-def _commented(call: GitHubCall, owner: str, name: str, number: int) -> bool:
+def _commented(call: ForgeCall, owner: str, name: str, number: int) -> bool:
     """Whether an earlier attempt of `call` posted its comment already."""
     if call.attempts <= 1:
         return False

@@ -11,16 +11,16 @@ from forge.github.threads import (
     thread_resolution_set,
 )
 from forge.outbox.failures import Failure
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.threads.calls import VERDICT
 from forge.threads.models import ReviewThread
 
 
-def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
+def thread_call_send(call: ForgeCall) -> tuple[int | None, object | None]:
     """Send a thread's call to GitHub (GitLab's: `forge.gitlab.replies`); returns GitHub's id of the reply (None for a resolution) and its answer."""
     thread = ReviewThread.objects.select_related("pull_request__repository").get(pk=call.review_thread_id)
     repository = thread.pull_request.repository
-    if call.kind == GitHubCall.Kind.THREAD_RESOLVE:
+    if call.kind == ForgeCall.Kind.THREAD_RESOLVE:
         return None, _resolve(call, thread)
     body = call.body["body"]
     if call.state == VERDICT and thread.reply_comment_id:
@@ -37,13 +37,13 @@ def thread_call_send(call: GitHubCall) -> tuple[int | None, object | None]:
     else:
         reply_id, answer = thread_reply_create(repository, thread.pull_request.number, thread.root_comment_id,
                                                body)
-    GitHubCall.objects.filter(pk=call.pk).update(github_id=reply_id)
+    ForgeCall.objects.filter(pk=call.pk).update(github_id=reply_id)
     if call.state == VERDICT:
         ReviewThread.objects.filter(pk=thread.pk).update(reply_comment_id=reply_id)
     return reply_id, answer
 
 
-def _made_unanswered(call: GitHubCall, thread: ReviewThread) -> int | None:
+def _made_unanswered(call: ForgeCall, thread: ReviewThread) -> int | None:
     """The reply an earlier attempt of `call` made without Recheck hearing GitHub's answer (it
     answered after the client's timeout): the same text in the same thread."""
     comments = review_comments_read(thread.pull_request.repository, thread.pull_request.number)
@@ -51,7 +51,7 @@ def _made_unanswered(call: GitHubCall, thread: ReviewThread) -> int | None:
                  and comment.body == call.body["body"]), None)
 
 
-def _resolve(call: GitHubCall, thread: ReviewThread):
+def _resolve(call: ForgeCall, thread: ReviewThread):
     repository = thread.pull_request.repository
     node_id = thread.node_id
     if not node_id:

@@ -3,25 +3,25 @@ only a token), written through the outbox's `record_calls`; and what GitHub tell
 installations."""
 from core.forges import GITHUB
 from forge.github.client import credentials_kind
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.outbox.services import record_calls
 from reviews.models import Commit, PullRequest, Repository
 
 
-def github_verdict_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
+def github_verdict_calls(pull_request: PullRequest, commit: Commit, report) -> list[ForgeCall]:
     """GitHub's verdict: a check run with an App, a commit status with only a token."""
     kind = credentials_kind()
     if kind == "app":
         return _check_run_calls(pull_request, commit, report)
     if kind == "token":
         return _status_calls(pull_request, commit, report)
-    return record_calls(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "not configured", [{}],
+    return record_calls(pull_request, commit, ForgeCall.Kind.CHECK_RUN, "not configured", [{}],
                         failure=("No GitHub credentials are configured.",
                                  "Set RECHECK_GITHUB_APP_ID and RECHECK_GITHUB_APP_PRIVATE_KEY (a GitHub App, "
                                  "for check runs), or RECHECK_GITHUB_TOKEN (commit statuses only)."))
 
 
-def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
+def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[ForgeCall]:
     from forge import content
 
     base = {"name": content.CHECK_NAME, "head_sha": commit.sha}
@@ -35,16 +35,16 @@ def _check_run_calls(pull_request: PullRequest, commit: Commit, report) -> list[
             "output": {"title": content.in_progress_title(commit),
                        "summary": content.in_progress_summary(pull_request, commit)},
         }
-        return record_calls(pull_request, commit, GitHubCall.Kind.CHECK_RUN, "in_progress", [body])
+        return record_calls(pull_request, commit, ForgeCall.Kind.CHECK_RUN, "in_progress", [body])
     # Every annotation of the report: the sender sends the run only those it does not hold yet,
     # 50 to a request, and starts a new run when the run holds one the report no longer has.
     output = {"title": report.title, "summary": report.summary,
               "annotations": [annotation.as_github() for annotation in report.annotations]}
     body = {**base, "status": "completed", "conclusion": report.conclusion, "output": output}
-    return record_calls(pull_request, commit, GitHubCall.Kind.CHECK_RUN, f"completed: {report.conclusion}", [body])
+    return record_calls(pull_request, commit, ForgeCall.Kind.CHECK_RUN, f"completed: {report.conclusion}", [body])
 
 
-def _status_calls(pull_request: PullRequest, commit: Commit, report) -> list[GitHubCall]:
+def _status_calls(pull_request: PullRequest, commit: Commit, report) -> list[ForgeCall]:
     from forge import content
 
     body = {"context": content.STATUS_CONTEXT}
@@ -57,7 +57,7 @@ def _status_calls(pull_request: PullRequest, commit: Commit, report) -> list[Git
     else:
         body.update(state=report.status_state, description=report.status_description)
         state = f"{report.status_state}: {report.conclusion}"
-    return record_calls(pull_request, commit, GitHubCall.Kind.COMMIT_STATUS, state, [body])
+    return record_calls(pull_request, commit, ForgeCall.Kind.COMMIT_STATUS, state, [body])
 
 
 def repository_installation_record(*, installation_id: int | None, slugs: list[str]) -> int:

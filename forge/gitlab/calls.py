@@ -10,24 +10,24 @@ from forge import content
 from forge.outbox.failures import Failure
 from forge.gitlab.client import CommitStatus, Note, gitlab_request, parsed, parsed_list
 from forge.gitlab.replies import gitlab_thread_call_send
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 
 NOTES_PER_PAGE = 100
 MAX_NOTE_PAGES = 20
 
 
-def gitlab_call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
-    if call.kind == GitHubCall.Kind.COMMIT_STATUS:
+def gitlab_call_send(call: ForgeCall) -> tuple[int | None, int, float | None]:
+    if call.kind == ForgeCall.Kind.COMMIT_STATUS:
         return _send_status(call)
-    if call.kind == GitHubCall.Kind.COMMENT:
+    if call.kind == ForgeCall.Kind.COMMENT:
         return _send_note(call)
-    if call.kind in GitHubCall.THREAD_KINDS:
+    if call.kind in ForgeCall.THREAD_KINDS:
         return gitlab_thread_call_send(call)
     raise Failure(None, f"GitLab has no {call.get_kind_display().lower()}; Recheck sends it commit statuses, "
                   "a merge request note and replies in its review threads.", retryable=False)
 
 
-def _send_status(call: GitHubCall):
+def _send_status(call: ForgeCall):
     try:
         response = gitlab_request(call.repository, "POST", f"/statuses/{call.sha}", json=call.body)
     except Failure as failure:
@@ -39,13 +39,13 @@ def _send_status(call: GitHubCall):
     return status.id, response.status_code, None
 
 
-def _send_note(call: GitHubCall):
+def _send_note(call: ForgeCall):
     """Edit Recheck's note on the merge request (remembered, or found by its marker), else create it."""
     repository = call.repository
     iid = call.pull_request.number
     notes = f"/merge_requests/{iid}/notes"
     note_id = (
-        GitHubCall.objects.for_target(call).filter(status=GitHubCall.Status.SENT, github_id__isnull=False)
+        ForgeCall.objects.for_target(call).filter(status=ForgeCall.Status.SENT, github_id__isnull=False)
         .order_by("-id").values_list("github_id", flat=True).first()
     )
     if note_id is not None:
@@ -63,7 +63,7 @@ def _send_note(call: GitHubCall):
     return parsed(Note, response).id, response.status_code, None
 
 
-def _find_marked_note(call: GitHubCall, notes: str) -> int | None:
+def _find_marked_note(call: ForgeCall, notes: str) -> int | None:
     for page in range(1, MAX_NOTE_PAGES + 1):
         response = gitlab_request(call.repository, "GET", notes,
                                   params={"per_page": NOTES_PER_PAGE, "page": page, "sort": "asc"})

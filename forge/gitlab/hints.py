@@ -1,17 +1,17 @@
 """What a person should do about a call GitLab refused, in the words of GitLab's settings pages."""
 from forge.outbox.failures import Failure, passing_failure_hint
 from forge.gitlab.client import gitlab_base_url, is_scope_failure
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 
 WHAT = {
-    GitHubCall.Kind.COMMIT_STATUS: "set the commit status",
-    GitHubCall.Kind.COMMENT: "write the merge request note",
-    GitHubCall.Kind.THREAD_REPLY: "reply in the merge request's review threads",
-    GitHubCall.Kind.THREAD_RESOLVE: "resolve the merge request's review threads",
+    ForgeCall.Kind.COMMIT_STATUS: "set the commit status",
+    ForgeCall.Kind.COMMENT: "write the merge request note",
+    ForgeCall.Kind.THREAD_REPLY: "reply in the merge request's review threads",
+    ForgeCall.Kind.THREAD_RESOLVE: "resolve the merge request's review threads",
 }
 
 
-def gitlab_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+def gitlab_hint(call: ForgeCall, failure: Failure, *, gave_up: bool) -> str:
     slug = call.repository.slug
     what = WHAT.get(call.kind, "send it")
     passing = passing_failure_hint(call, failure, gave_up=gave_up, forge="GitLab")
@@ -27,7 +27,7 @@ def gitlab_hint(call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
     if failure.status == 403:
         return (f"The token (RECHECK_GITLAB_TOKEN) may not {what} on {slug}: give its user (or the project or group "
                 "access token) the Developer role on the project.")
-    if failure.status == 404 and call.kind in GitHubCall.THREAD_KINDS:
+    if failure.status == 404 and call.kind in ForgeCall.THREAD_KINDS:
         return ("The discussion is gone on GitLab (its first note, or Recheck's reply, was deleted): sync the "
                 "review threads; a verdict reply is made again by the next verification.")
     if failure.status == 404:

@@ -37,10 +37,10 @@ class GitLabForge:
 
     def verdict_calls(self, *, pull_request, commit, report):
         from forge import content
-        from forge.outbox.models import GitHubCall
+        from forge.outbox.models import ForgeCall
         from forge.outbox.services import record_calls
 
-        kind = GitHubCall.Kind.COMMIT_STATUS
+        kind = ForgeCall.Kind.COMMIT_STATUS
         if not settings.RECHECK_GITLAB_TOKEN:
             return record_calls(pull_request, commit, kind, "not configured", [{}],
                                 failure=("No GitLab token is configured.",

@@ -18,16 +18,16 @@ from forge.gitlab.threads import (
     discussion_resolution_set,
     discussions_read,
 )
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.threads.calls import VERDICT
 from forge.threads.models import ReviewThread
 
 
-def gitlab_thread_call_send(call: GitHubCall) -> tuple[int | None, int, float | None]:
+def gitlab_thread_call_send(call: ForgeCall) -> tuple[int | None, int, float | None]:
     thread = ReviewThread.objects.select_related("pull_request__repository").get(pk=call.review_thread_id)
     repository, iid = thread.pull_request.repository, thread.pull_request.number
     discussion_id = thread.node_id or _discussion_id(thread)
-    if call.kind == GitHubCall.Kind.THREAD_RESOLVE:
+    if call.kind == ForgeCall.Kind.THREAD_RESOLVE:
         resolved = discussion_resolution_set(repository, iid, discussion_id, bool(call.body["resolved"]))
         ReviewThread.objects.filter(pk=thread.pk).update(resolved=resolved)
         return None, 200, None
@@ -42,7 +42,7 @@ def gitlab_thread_call_send(call: GitHubCall) -> tuple[int | None, int, float | 
         return call.github_id, 200, None
     made = _made_unanswered(call, thread) if call.attempts > 1 else None
     reply_id = made if made is not None else discussion_reply_create(repository, iid, discussion_id, body)
-    GitHubCall.objects.filter(pk=call.pk).update(github_id=reply_id)
+    ForgeCall.objects.filter(pk=call.pk).update(github_id=reply_id)
     if call.state == VERDICT:
         ReviewThread.objects.filter(pk=thread.pk).update(reply_comment_id=reply_id)
     return reply_id, 201, None
@@ -58,7 +58,7 @@ def _discussion_id(thread: ReviewThread) -> str:
     return found.node_id
 
 
-def _made_unanswered(call: GitHubCall, thread: ReviewThread) -> int | None:
+def _made_unanswered(call: ForgeCall, thread: ReviewThread) -> int | None:
     comments, _ = discussions_read(thread.pull_request.repository, thread.pull_request.number)
     return next((comment.id for comment in comments if comment.in_reply_to_id == thread.root_comment_id
                  and comment.body == call.body["body"]), None)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def passing_failure_hint(call, failure: Failure, *, gave_up: bool, forge: str) -
     """What to do about a failure that passes, in the same words on every forge: a report that could
     not be prepared, a rate limit, the forge not answering. None for a refusal, which each forge's
     hint words in the terms of its own settings pages."""
-    if call.kind == GitHubCall.Kind.REPORT:
+    if call.kind == ForgeCall.Kind.REPORT:
         return ("Recheck prepares the report again with backoff; the database's own message is above."
                 if not gave_up else "The report could not be prepared after several attempts: resend it.")
     if failure.rate_limited:

@@ -1,5 +1,7 @@
-"""What Recheck sends to GitHub: one row per outgoing call, kept with its attempts and GitHub's
-last answer, so a failure can be shown to a person and a retried task does not post twice."""
+"""The outbox: what Recheck sends to a forge, one `ForgeCall` per outgoing call (a check run,
+status, comment or note, a follow-up's issue, a review thread's reply or resolution), kept with its
+attempts and the forge's last answer, so a failure can be shown to a person and a retried task does
+not post twice. The row names the forge that sends it."""
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -8,21 +10,21 @@ from core.forges import DEFAULT_FORGE, FORGE_CHOICES
 from reviews.models import PullRequest, Repository
 
 
-class GitHubCallQuerySet(models.QuerySet):
-    def for_target(self, call: "GitHubCall"):
+class ForgeCallQuerySet(models.QuerySet):
+    def for_target(self, call: "ForgeCall"):
         """The calls that post to the same thing on GitHub as `call`: a check run or status is per
         commit, the comment is per pull request."""
         rows = self.filter(repository_id=call.repository_id, kind=call.kind)
-        if call.kind == GitHubCall.Kind.ISSUE:
+        if call.kind == ForgeCall.Kind.ISSUE:
             return rows.filter(body__follow_up=call.body.get("follow_up"))
-        if call.kind == GitHubCall.Kind.COMMENT:
+        if call.kind == ForgeCall.Kind.COMMENT:
             return rows.filter(pull_request_id=call.pull_request_id)
-        if call.kind in GitHubCall.THREAD_KINDS:
+        if call.kind in ForgeCall.THREAD_KINDS:
             return rows.filter(review_thread_id=call.review_thread_id)
         return rows.filter(sha=call.sha)
 
     def unfinished(self):
-        return self.filter(status__in=[GitHubCall.Status.PENDING, GitHubCall.Status.SENDING])
+        return self.filter(status__in=[ForgeCall.Status.PENDING, ForgeCall.Status.SENDING])
 
     def due(self, now):
         """Calls to send now: pending ones whose time has come, and ones claimed by a sender that
@@ -30,10 +32,10 @@ class GitHubCallQuerySet(models.QuerySet):
         return self.unfinished().filter(due_at__lte=now)
 
     def failed(self):
-        return self.filter(status=GitHubCall.Status.FAILED)
+        return self.filter(status=ForgeCall.Status.FAILED)
 
 
-class GitHubCall(models.Model):
+class ForgeCall(models.Model):
     class Kind(models.TextChoices):
         CHECK_RUN = "check_run", "Check run"
         COMMIT_STATUS = "commit_status", "Commit status"
@@ -54,14 +56,14 @@ class GitHubCall(models.Model):
         SENT = "sent", "Sent"
         FAILED = "failed", "Failed"
 
-    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="github_calls")
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="forge_calls")
     # Null for a merge group's commit, which belongs to the queue rather than to one pull request.
     pull_request = models.ForeignKey(
-        PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
+        PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="forge_calls"
     )
     # The thread a reply or a resolution is about (null for the other kinds).
     review_thread = models.ForeignKey(
-        "reporting.ReviewThread", null=True, blank=True, on_delete=models.CASCADE, related_name="github_calls"
+        "reporting.ReviewThread", null=True, blank=True, on_delete=models.CASCADE, related_name="forge_calls"
     )
     # The forge the call was written for (its repository's when it was written): the forge that
     # sends it, and whose rate limit holds it back; a repository moved to another forge since does
@@ -87,12 +89,15 @@ class GitHubCall(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = GitHubCallQuerySet.as_manager()
+    objects = ForgeCallQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "GitHub call"
+        # The table, its indexes and its constraints keep the names they had when every call went to
+        # GitHub (GitHubCall): renaming them would rewrite the outbox's table for no one's benefit.
+        db_table = "reporting_githubcall"
+        verbose_name = "forge call"
         ordering = ["-id"]
-        permissions = [("resend_githubcall", "Can send a failed GitHub call again")]
+        permissions = [("resend_forgecall", "Can send a failed forge call again")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["check_run", "commit_status", "comment", "report", "issue", "thread_reply",

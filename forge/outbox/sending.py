@@ -21,7 +21,7 @@ from django.utils import timezone
 from findings.models import VerificationRun
 from forge.outbox.failures import Failure, retry_delay
 from forge.interface import forge_named
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.outbox.services import run_report_calls
 from forge.outbox.wake import outbox_wake, sender_event
 
@@ -35,28 +35,28 @@ def _lease() -> timedelta:
     return timedelta(seconds=max(60.0, 20 * float(settings.RECHECK_GITHUB_TIMEOUT)))
 
 
-def github_call_send(*, call_id: int, now=None) -> GitHubCall | None:
+def forge_call_send(*, call_id: int, now=None) -> ForgeCall | None:
     """Send one call if it is due and the earlier calls of its target are done. Returns the row
     after the attempt, or None when there was nothing to do (not due yet, claimed by another
     sender, finished, or an earlier call goes first and hands on to this one when it is done)."""
     now = now or timezone.now()
-    call = GitHubCall.objects.select_related("repository", "pull_request").filter(pk=call_id).first()
+    call = ForgeCall.objects.select_related("repository", "pull_request").filter(pk=call_id).first()
     if call is None or call.is_finished:
         return None
     if call.due_at > now:
         outbox_wake([call])  # a task that came early: it is handed on for its time
         return None
-    if GitHubCall.objects.for_target(call).unfinished().filter(pk__lt=call.pk).exists():
+    if ForgeCall.objects.for_target(call).unfinished().filter(pk__lt=call.pk).exists():
         return None
-    claimed = GitHubCall.objects.filter(pk=call.pk, status__in=[GitHubCall.Status.PENDING, GitHubCall.Status.SENDING],
+    claimed = ForgeCall.objects.filter(pk=call.pk, status__in=[ForgeCall.Status.PENDING, ForgeCall.Status.SENDING],
                                         due_at__lte=now).update(
-        status=GitHubCall.Status.SENDING, attempts=F("attempts") + 1, due_at=now + _lease()
+        status=ForgeCall.Status.SENDING, attempts=F("attempts") + 1, due_at=now + _lease()
     )
     if claimed != 1:
         return None
     call.refresh_from_db()
     try:
-        if call.kind == GitHubCall.Kind.REPORT:
+        if call.kind == ForgeCall.Kind.REPORT:
             github_id, status, wait = _prepare(call), None, None
         else:
             github_id, status, wait = forge_named(call.forge).call_send(call)
@@ -69,15 +69,15 @@ def github_call_send(*, call_id: int, now=None) -> GitHubCall | None:
         _failed(call, Failure(None, f"Recheck could not send it: {type(error).__name__}: {error}"[:2000],
                               retryable=True))
     else:
-        GitHubCall.objects.filter(pk=call.pk).update(
-            status=GitHubCall.Status.SENT, sent_at=timezone.now(), github_id=github_id, response_status=status,
+        ForgeCall.objects.filter(pk=call.pk).update(
+            status=ForgeCall.Status.SENT, sent_at=timezone.now(), github_id=github_id, response_status=status,
             response_message="", hint="",
         )
         if wait:
             _hold_back(call, wait)
     call.refresh_from_db()
     if call.is_finished:
-        following = GitHubCall.objects.for_target(call).filter(pk__gt=call.pk, status=GitHubCall.Status.PENDING)
+        following = ForgeCall.objects.for_target(call).filter(pk__gt=call.pk, status=ForgeCall.Status.PENDING)
         next_call = following.order_by("id").first()
         if next_call is not None:
             with transaction.atomic():
@@ -85,29 +85,29 @@ def github_call_send(*, call_id: int, now=None) -> GitHubCall | None:
     return call
 
 
-def github_calls_send_due(*, now=None, limit: int = SEND_BATCH) -> int:
+def forge_calls_send_due(*, now=None, limit: int = SEND_BATCH) -> int:
     """Send every call that is due (in order per target); returns how many were attempted."""
     attempted = 0
     skipped: set[int] = set()
     while attempted < limit:
         moment = now or timezone.now()
-        due = GitHubCall.objects.due(moment).exclude(pk__in=skipped).order_by("due_at", "id")
+        due = ForgeCall.objects.due(moment).exclude(pk__in=skipped).order_by("due_at", "id")
         call_id = due.values_list("pk", flat=True).first()
         if call_id is None:
             break
-        if github_call_send(call_id=call_id, now=moment) is None:
+        if forge_call_send(call_id=call_id, now=moment) is None:
             skipped.add(call_id)  # an earlier call of its target goes first, or another sender has it
         else:
             attempted += 1
     return attempted
 
 
-def github_calls_next_due():
+def forge_calls_next_due():
     """When the next unfinished call falls due, or None when there is none."""
-    return GitHubCall.objects.unfinished().order_by("due_at").values_list("due_at", flat=True).first()
+    return ForgeCall.objects.unfinished().order_by("due_at").values_list("due_at", flat=True).first()
 
 
-def github_calls_send_forever(*, stop: threading.Event, poll: float | None = None) -> None:
+def forge_calls_send_forever(*, stop: threading.Event, poll: float | None = None) -> None:
     """The sender of a process without a worker: send what is due, then sleep until the next
     call falls due, new calls are written in this process, or `poll` seconds pass (calls written
     by other processes), until `stop` is set. Errors are logged and the loop goes on."""
@@ -116,8 +116,8 @@ def github_calls_send_forever(*, stop: threading.Event, poll: float | None = Non
         wait = poll
         try:
             sender_event.clear()
-            github_calls_send_due()
-            next_due = github_calls_next_due()
+            forge_calls_send_due()
+            next_due = forge_calls_next_due()
             if next_due is not None:
                 wait = min(poll, max(0.0, (next_due - timezone.now()).total_seconds()))
         except Exception:
@@ -133,7 +133,7 @@ def github_calls_send_forever(*, stop: threading.Event, poll: float | None = Non
                 break
 
 
-def _prepare(call: GitHubCall) -> None:
+def _prepare(call: ForgeCall) -> None:
     """A report that could not be prepared when its run changed: prepare it now."""
     run = VerificationRun.objects.filter(pk=call.body.get("run")).first()
     if run is None:
@@ -147,13 +147,13 @@ def _prepare(call: GitHubCall) -> None:
     return None
 
 
-def _failed(call: GitHubCall, failure: Failure) -> None:
+def _failed(call: ForgeCall, failure: Failure) -> None:
     retry = failure.retryable and call.attempts < settings.RECHECK_GITHUB_MAX_ATTEMPTS
     delay = retry_delay(failure, call.attempts) if retry else 0.0
     due_at = timezone.now() + timedelta(seconds=delay)
     with transaction.atomic():
-        GitHubCall.objects.filter(pk=call.pk).update(
-            status=GitHubCall.Status.PENDING if retry else GitHubCall.Status.FAILED,
+        ForgeCall.objects.filter(pk=call.pk).update(
+            status=ForgeCall.Status.PENDING if retry else ForgeCall.Status.FAILED,
             response_status=failure.status,
             response_message=failure.message,
             hint=forge_named(call.forge).failure_hint(call, failure, gave_up=failure.retryable and not retry),
@@ -166,9 +166,9 @@ def _failed(call: GitHubCall, failure: Failure) -> None:
             outbox_wake([call])
 
 
-def _hold_back(call: GitHubCall, seconds: float) -> None:
+def _hold_back(call: ForgeCall, seconds: float) -> None:
     """GitHub's rate limit counts per installation (or per token), another forge's per its token:
     every call it covers waits, and no other forge's."""
     until = timezone.now() + timedelta(seconds=seconds)
-    waiting = GitHubCall.objects.filter(status=GitHubCall.Status.PENDING, due_at__lt=until, forge=call.forge)
+    waiting = ForgeCall.objects.filter(status=ForgeCall.Status.PENDING, due_at__lt=until, forge=call.forge)
     waiting.filter(**forge_named(call.forge).rate_limit_scope(call)).update(due_at=until)

@@ -19,7 +19,7 @@ from core.errors import RecheckError
 from findings.models import VerificationRun
 from forge.outbox.failures import Failure, retry_delay
 from forge.interface import forge_of
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.outbox.wake import outbox_wake
 from reviews.models import Commit, PullRequest, is_full_sha
 from reviews.selectors import pull_request_latest_head
@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 # --- What to post ------------------------------------------------------------------------------
 
 
-def verification_run_report(*, run: VerificationRun) -> list[GitHubCall]:
+def verification_run_report(*, run: VerificationRun) -> list[ForgeCall]:
     """Record what to tell GitHub about `run`: `in_progress` while it is queued or running,
     `completed` with the gate's conclusion once it ended. Never raises: a report that could not be
     prepared is recorded as a call of kind `report`, which the outbox prepares again with backoff."""
@@ -42,17 +42,17 @@ def verification_run_report(*, run: VerificationRun) -> list[GitHubCall]:
         return _prepare_later(run, error)
 
 
-def _prepare_later(run: VerificationRun, error: Exception) -> list[GitHubCall]:
+def _prepare_later(run: VerificationRun, error: Exception) -> list[ForgeCall]:
     failure = Failure(None, f"Preparing the report failed: {error}", retryable=True)
     try:
         with transaction.atomic():
             pull_request = PullRequest.objects.select_related("repository").get(pk=run.pull_request_id)
             commit = Commit.objects.filter(pk=run.commit_id).first() if run.commit_id else None
-            call = GitHubCall.objects.create(
+            call = ForgeCall.objects.create(
                 repository_id=pull_request.repository_id, pull_request=pull_request,
                 forge=pull_request.repository.forge,
-                sha=commit.sha if commit else "", kind=GitHubCall.Kind.REPORT, state="preparing",
-                digest=_digest(GitHubCall.Kind.REPORT, str(run.pk), []), body={"run": run.pk},
+                sha=commit.sha if commit else "", kind=ForgeCall.Kind.REPORT, state="preparing",
+                digest=_digest(ForgeCall.Kind.REPORT, str(run.pk), []), body={"run": run.pk},
                 attempts=1, response_message=failure.message[:2000],
                 hint="Recheck prepares the report again with backoff; the database's own message is above.",
                 due_at=timezone.now() + timedelta(seconds=retry_delay(failure, 1)),
@@ -65,7 +65,7 @@ def _prepare_later(run: VerificationRun, error: Exception) -> list[GitHubCall]:
         return []
 
 
-def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
+def run_report_calls(run: VerificationRun) -> list[ForgeCall]:
     """The calls reporting `run` as it is now (none when the same report was posted last)."""
     run.refresh_from_db(fields=["status", "message"])
     pull_request = PullRequest.objects.select_related("repository").get(pk=run.pull_request_id)
@@ -80,7 +80,7 @@ def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
     # is a report to write, not by every verification of a repository that publishes nothing.
     from forge import content
 
-    calls: list[GitHubCall] = []
+    calls: list[ForgeCall] = []
     finished = not run.is_active
     report = (
         content.commit_report(
@@ -93,8 +93,8 @@ def run_report_calls(run: VerificationRun) -> list[GitHubCall]:
     if repository.publish_checks:
         calls += forge_of(repository).verdict_calls(pull_request=pull_request, commit=commit, report=report)
     if repository.publish_comment and report is not None and _is_latest(pull_request, commit):
-        calls += _record(pull_request, commit, GitHubCall.Kind.COMMENT, report.conclusion, [{"body": report.comment}])
-    outbox_wake([call for call in calls if call.status == GitHubCall.Status.PENDING])
+        calls += _record(pull_request, commit, ForgeCall.Kind.COMMENT, report.conclusion, [{"body": report.comment}])
+    outbox_wake([call for call in calls if call.status == ForgeCall.Status.PENDING])
     return calls
 
 
@@ -116,23 +116,23 @@ def _digest(kind: str, sha: str, bodies: list[dict]) -> str:
     return hashlib.sha256(json.dumps([kind, sha, bodies], sort_keys=True).encode()).hexdigest()
 
 
-def _record(pull_request, commit, kind, state, bodies, *, failure: tuple[str, str] | None = None) -> list[GitHubCall]:
+def _record(pull_request, commit, kind, state, bodies, *, failure: tuple[str, str] | None = None) -> list[ForgeCall]:
     """Rows for one report, unless the same report is the last one posted (or being posted) to
     the same check run, status or comment: the same state for the same SHA is not sent twice.
     Each row names the repository's forge, which sends it."""
     digest = _digest(kind, commit.sha, bodies)
-    probe = GitHubCall(repository_id=pull_request.repository_id, pull_request=pull_request, sha=commit.sha, kind=kind)
-    last = GitHubCall.objects.for_target(probe).order_by("-id").first()
-    if last is not None and last.digest == digest and last.status != GitHubCall.Status.FAILED:
+    probe = ForgeCall(repository_id=pull_request.repository_id, pull_request=pull_request, sha=commit.sha, kind=kind)
+    last = ForgeCall.objects.for_target(probe).order_by("-id").first()
+    if last is not None and last.digest == digest and last.status != ForgeCall.Status.FAILED:
         return []
     if failure is None and not is_full_sha(commit.sha):
         failure = (f"{commit.sha} is an abbreviated SHA; {pull_request.repository.forge_words.label} needs the full one.",
                    "Fetch the repository (the verification resolves its commits), then verify again.")
     rows = [
-        GitHubCall(
+        ForgeCall(
             repository_id=pull_request.repository_id, pull_request=pull_request, sha=commit.sha, kind=kind,
             state=state, digest=digest, body=body, forge=pull_request.repository.forge,
-            **({"status": GitHubCall.Status.FAILED, "response_message": failure[0], "hint": failure[1]}
+            **({"status": ForgeCall.Status.FAILED, "response_message": failure[0], "hint": failure[1]}
                if failure else {}),
         )
         for body in bodies
@@ -153,7 +153,7 @@ class ResendRefused(RecheckError):
     """The actor may not send this repository's calls to GitHub again."""
 
 
-def github_call_resend(*, call: GitHubCall, actor) -> bool:
+def forge_call_resend(*, call: ForgeCall, actor) -> bool:
     """Send a failed call again, now (after its cause was fixed: a permission granted, the App
     installed, GitHub back). Needs the role that may verify the call's repository (a resend is a
     report of a verification); audited, refusals included. Returns whether the call had failed
@@ -169,10 +169,10 @@ def github_call_resend(*, call: GitHubCall, actor) -> bool:
         return _resend(call, actor, target)
 
 
-def _resend(call: GitHubCall, actor, target: str) -> bool:
+def _resend(call: ForgeCall, actor, target: str) -> bool:
     repository = call.repository
-    queued = GitHubCall.objects.filter(pk=call.pk, status=GitHubCall.Status.FAILED).update(
-        status=GitHubCall.Status.PENDING, attempts=0, due_at=timezone.now()
+    queued = ForgeCall.objects.filter(pk=call.pk, status=ForgeCall.Status.FAILED).update(
+        status=ForgeCall.Status.PENDING, attempts=0, due_at=timezone.now()
     )
     if queued:
         call.refresh_from_db()

@@ -18,7 +18,7 @@ from datetime import timedelta
 from django.db.models import Max
 from django.utils import timezone
 
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.threads.models import ReviewThread
 from forge.outbox.wake import outbox_wake
 
@@ -30,13 +30,13 @@ PACE = timedelta(seconds=60 / 80)
 REPLY_MARKER = "<!-- recheck:thread-reply -->"
 
 
-def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dict) -> GitHubCall:
+def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dict) -> ForgeCall:
     """A call about `thread`, due as soon as the pace allows; the sender is woken once the caller's
     transaction commits."""
     pull_request = thread.pull_request
-    if kind == GitHubCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
+    if kind == ForgeCall.Kind.THREAD_REPLY and REPLY_MARKER not in body["body"]:
         body = {**body, "body": f"{REPLY_MARKER}\n{body['body']}"}
-    call = GitHubCall.objects.create(
+    call = ForgeCall.objects.create(
         forge=pull_request.repository.forge, due_at=_paced(pull_request.repository), repository_id=pull_request.repository_id, pull_request=pull_request,
         review_thread=thread,
         sha=thread.commit_id or thread.original_commit_id or "", kind=kind, state=state,
@@ -49,7 +49,7 @@ def thread_call_record(*, thread: ReviewThread, kind: str, state: str, body: dic
 def _paced(repository):
     """Now, or one PACE after the last thread call still waiting for the same installation."""
     now = timezone.now()
-    waiting = GitHubCall.objects.unfinished().filter(kind__in=GitHubCall.THREAD_KINDS)
+    waiting = ForgeCall.objects.unfinished().filter(kind__in=ForgeCall.THREAD_KINDS)
     if repository.github_installation_id:
         waiting = waiting.filter(repository__github_installation_id=repository.github_installation_id)
     else:

@@ -24,7 +24,7 @@ from core.vocabulary import location
 from findings.exchange.schema import finding_validate
 from findings.models import Finding
 from findings.services.authoring import finding_write
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.threads.calls import ANSWER, thread_call_record
 from forge.threads.models import ReviewComment, ReviewThread
 from reviews.mirrors import repository_fetch, repository_reader
@@ -210,7 +210,7 @@ def thread_command_handle(*, comment: ReviewComment) -> str:
                       target=f"{thread.pull_request.reference} review thread {thread.root_comment_id}",
                       repository=repository, message=f"/recheck by @{comment.author_login}, who {why}.")
         with transaction.atomic():
-            thread_call_record(thread=thread, kind=GitHubCall.Kind.THREAD_REPLY, state=ANSWER, body={"body": (
+            thread_call_record(thread=thread, kind=ForgeCall.Kind.THREAD_REPLY, state=ANSWER, body={"body": (
                 f"Thanks, @{comment.author_login}. Recheck records `/recheck blocker` and `/recheck cleanup` from "
                 f"people with the Reviewer role on {repository.slug} who have signed in to Recheck with GitHub; "
                 f"@{comment.author_login} {why}. An admin of the repository can grant the role, or a Reviewer "

@@ -19,7 +19,7 @@ from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
 from findings.state.stored import finding_state
-from forge.outbox.models import GitHubCall
+from forge.outbox.models import ForgeCall
 from forge.threads.calls import VERDICT, thread_call_record
 from forge.threads.models import ReviewThread, ThreadSettings
 from presentation.links import Links
@@ -75,18 +75,18 @@ def _resolution_wanted(state: dict, settings: ThreadSettings) -> bool | None:
     return None
 
 
-def _ask_resolution(thread: ReviewThread, wanted: bool | None) -> list[GitHubCall]:
+def _ask_resolution(thread: ReviewThread, wanted: bool | None) -> list[ForgeCall]:
     if wanted is None or wanted == thread.resolve_wanted or (wanted is False and thread.resolve_wanted is None
                                                             and not thread.resolved):
         return []
     ReviewThread.objects.filter(pk=thread.pk).update(resolve_wanted=wanted)
     thread.resolve_wanted = wanted
-    return [thread_call_record(thread=thread, kind=GitHubCall.Kind.THREAD_RESOLVE, state="resolve" if wanted
+    return [thread_call_record(thread=thread, kind=ForgeCall.Kind.THREAD_RESOLVE, state="resolve" if wanted
                                else "unresolve", body={"resolved": wanted})]
 
 
 @writes("review_thread.verdict", system="a verification's outcome, reported by the forge")
-def thread_verdicts_report(*, run: VerificationRun) -> list[GitHubCall]:
+def thread_verdicts_report(*, run: VerificationRun) -> list[ForgeCall]:
     """The replies and resolutions a finished run calls for (none while it is queued or running,
     or when the repository does not publish to its threads). Never raises: a report that cannot be
     prepared must not fail the verification; it is logged, and the next verification tries again."""
@@ -103,7 +103,7 @@ def thread_verdicts_report(*, run: VerificationRun) -> list[GitHubCall]:
         return []
 
 
-def _report(run: VerificationRun, settings: ThreadSettings) -> list[GitHubCall]:
+def _report(run: VerificationRun, settings: ThreadSettings) -> list[ForgeCall]:
     pull_request = run.pull_request
     head = pull_request_latest_head(pull_request)
     commit = Commit.objects.get(pk=run.commit_id) if run.commit_id else head
@@ -117,14 +117,14 @@ def _report(run: VerificationRun, settings: ThreadSettings) -> list[GitHubCall]:
         key, body = _reply(thread.finding, commit, state.get("verdict"))
         if key != thread.reply_state:
             ReviewThread.objects.filter(pk=thread.pk).update(reply_state=key, reply_body=body)
-            calls.append(thread_call_record(thread=thread, kind=GitHubCall.Kind.THREAD_REPLY, state=VERDICT,
+            calls.append(thread_call_record(thread=thread, kind=ForgeCall.Kind.THREAD_REPLY, state=VERDICT,
                                             body={"body": body}))
         calls += _ask_resolution(thread, _resolution_wanted(state, settings))
     return calls
 
 
 @writes("review_thread.resolution", system="a finding's status, changed by a service that checked its actor")
-def finding_threads_follow(*, finding: Finding, status: str) -> list[GitHubCall]:
+def finding_threads_follow(*, finding: Finding, status: str) -> list[ForgeCall]:
     """A maintainer marked the finding fixed (or reopened it): its threads follow at once. `status`
     is the new one (the history event that announces it is written before the finding is saved)."""
     settings = _settings(finding.pull_request.repository_id)

@@ -4,7 +4,7 @@ import pytest
 
 from findings.models import Finding, VerificationRun
 from findings.services.resolution import finding_resolve
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from forge.outbox.services import verification_run_report
 from reviews.models import Commit
 from tests.findings.services.test_verification import LOADER, import_review
@@ -23,7 +23,7 @@ def test_it_posts_in_progress_then_failure_while_a_blocker_still_holds(
         "name": "Recheck",
         "head_sha": repo.reviewed,
         "details_url": "https://recheck.example.com/acme/loader/pull/7/blockers/",
-        "external_id": f"recheck-call-{GitHubCall.objects.earliest('id').pk}",
+        "external_id": f"recheck-call-{ForgeCall.objects.earliest('id').pk}",
         "status": "in_progress",
         "output": created[0]["output"],
     }]
@@ -39,7 +39,7 @@ def test_it_posts_in_progress_then_failure_while_a_blocker_still_holds(
         ("src/loader.py", 10, 10, "failure"),
         ("config.yaml", 1, 1, "failure"),
     }
-    assert GitHubCall.objects.filter(status=GitHubCall.Status.SENT).count() == 2
+    assert ForgeCall.objects.filter(status=ForgeCall.Status.SENT).count() == 2
 
 
 def test_it_concludes_action_required_when_the_open_blockers_look_fixed(
@@ -137,6 +137,6 @@ def test_a_pull_request_with_120_open_findings_sends_three_annotation_batches_to
     levels = {a["annotation_level"] for a in run["annotations"]}
     assert levels == {"failure", "notice"}
     # One call for the report: the sender splits its annotations into GitHub's batches.
-    assert GitHubCall.objects.filter(state="completed: failure").count() == 1
+    assert ForgeCall.objects.filter(state="completed: failure").count() == 1
 
 

@@ -10,14 +10,14 @@ from django.utils import timezone
 from findings.models import VerificationRun
 from forge.github import client as github
 from forge.outbox.failures import Failure, retry_delay
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from tests.forge.scenario import the_check_run, verify
 
 pytestmark = pytest.mark.django_db
 
 
-def completed_call() -> GitHubCall:
-    return GitHubCall.objects.get(state__startswith="completed")
+def completed_call() -> ForgeCall:
+    return ForgeCall.objects.get(state__startswith="completed")
 
 
 def test_a_403_without_rate_limit_is_reported_with_githubs_message_and_the_missing_permission(
@@ -27,7 +27,7 @@ def test_a_403_without_rate_limit_is_reported_with_githubs_message_and_the_missi
 
     run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    call = GitHubCall.objects.get(state="in_progress")
+    call = ForgeCall.objects.get(state="in_progress")
     assert (call.status, call.attempts, call.response_status) == ("failed", 1, 403)
     assert call.response_message == "Resource not accessible by integration"
     assert "The App lacks checks: write on acme/loader" in call.hint
@@ -73,7 +73,7 @@ def test_a_secondary_rate_limit_is_retried_after_the_time_github_asks(
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    first = GitHubCall.objects.get(state="in_progress")
+    first = ForgeCall.objects.get(state="in_progress")
     assert (first.status, first.attempts) == ("sent", 2)
     [(refused_at, refused), (created_at, created)] = fake_github.answers("POST", r"/check-runs$")
     assert (refused, created) == (403, 201)
@@ -120,7 +120,7 @@ def test_server_errors_are_retried_with_backoff_until_github_answers(
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    first = GitHubCall.objects.get(state="in_progress")
+    first = ForgeCall.objects.get(state="in_progress")
     assert (first.status, first.attempts, first.response_status) == ("sent", 3, 201)
     assert first.response_message == ""
     assert the_check_run(fake_github)["conclusion"] == "failure"
@@ -145,7 +145,7 @@ def test_it_gives_up_after_a_bounded_number_of_attempts_and_says_so(
 
     run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    first = GitHubCall.objects.get(state="in_progress")
+    first = ForgeCall.objects.get(state="in_progress")
     assert (first.status, first.attempts) == ("failed", 4)
     assert "kept failing after 4 attempts" in first.hint
     run.refresh_from_db()
@@ -182,7 +182,7 @@ def test_a_timeout_is_retried(pull_request, repo, fake_github, settings,
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    first = GitHubCall.objects.get(state="in_progress")
+    first = ForgeCall.objects.get(state="in_progress")
     assert first.status == "sent" and first.attempts == 2
 
 
@@ -197,7 +197,7 @@ def test_an_installation_token_github_refuses_is_replaced_once(
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     assert len(fake_github.calls("POST", r"/access_tokens$")) == 2
-    assert GitHubCall.objects.exclude(status="sent").count() == 0
+    assert ForgeCall.objects.exclude(status="sent").count() == 0
 
 
 def test_a_token_close_to_expiry_is_not_reused(pull_request, repo, fake_github,
@@ -209,7 +209,7 @@ def test_a_token_close_to_expiry_is_not_reused(pull_request, repo, fake_github,
     # One token per request: none was cached, since each would expire within the margin.
     requests = [path for _, path, _ in fake_github.requests if "/check-runs" in path]
     assert len(fake_github.calls("POST", r"/access_tokens$")) == len(requests) == 3
-    assert GitHubCall.objects.exclude(status="sent").count() == 0
+    assert ForgeCall.objects.exclude(status="sent").count() == 0
 
 
 def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, fake_github,
@@ -222,7 +222,7 @@ def test_the_installation_is_looked_up_once_and_remembered(pull_request, repo, f
 
 
 def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
-    from forge.outbox.sending import github_call_send
+    from forge.outbox.sending import forge_call_send
     from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
@@ -230,8 +230,8 @@ def test_a_duplicated_task_sends_a_call_once(pull_request, repo, fake_github):
     run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
     [call] = verification_run_report(run=run)
 
-    assert github_call_send(call_id=call.pk).status == "sent"
-    assert github_call_send(call_id=call.pk) is None
+    assert forge_call_send(call_id=call.pk).status == "sent"
+    assert forge_call_send(call_id=call.pk) is None
     assert len(fake_github.calls("POST", r"/check-runs$")) == 1
     call.refresh_from_db()
     assert call.sent_at <= timezone.now()
@@ -255,7 +255,7 @@ def test_a_report_with_more_annotations_than_one_request_takes_fails_whole_when_
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    [report] = GitHubCall.objects.filter(state__startswith="completed")
+    [report] = ForgeCall.objects.filter(state__startswith="completed")
     assert (report.status, report.response_status) == ("failed", 422)
     assert fake_github.check_runs == {}
 
@@ -268,7 +268,7 @@ def test_publishing_without_credentials_says_what_to_set(
 
     run = verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    call = GitHubCall.objects.failed().latest("id")
+    call = ForgeCall.objects.failed().latest("id")
     assert call.response_message == "No GitHub credentials are configured."
     assert "RECHECK_GITHUB_APP_ID" in call.hint and "RECHECK_GITHUB_TOKEN" in call.hint
     assert fake_github.requests == []
@@ -285,29 +285,29 @@ def test_a_reinstalled_app_is_found_again(pull_request, repo, fake_github, djang
 
     repository.refresh_from_db()
     assert repository.github_installation_id == 77
-    assert GitHubCall.objects.exclude(status="sent").count() == 0
+    assert ForgeCall.objects.exclude(status="sent").count() == 0
 
 
 def test_a_call_is_not_sent_before_its_due_time(pull_request, repo, fake_github):
-    from forge.outbox.sending import github_call_send, github_calls_send_due
+    from forge.outbox.sending import forge_call_send, forge_calls_send_due
     from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
     commit = Commit.objects.get(repository=pull_request.repository, sha=repo.reviewed)
     run = VerificationRun.objects.create(pull_request=pull_request, commit=commit)
     [call] = verification_run_report(run=run)
-    GitHubCall.objects.filter(pk=call.pk).update(due_at=timezone.now() + timedelta(minutes=5))
+    ForgeCall.objects.filter(pk=call.pk).update(due_at=timezone.now() + timedelta(minutes=5))
 
-    assert github_call_send(call_id=call.pk) is None
-    assert github_calls_send_due() == 0
+    assert forge_call_send(call_id=call.pk) is None
+    assert forge_calls_send_due() == 0
     assert fake_github.requests == []
-    assert github_calls_send_due(now=timezone.now() + timedelta(minutes=6)) == 1
+    assert forge_calls_send_due(now=timezone.now() + timedelta(minutes=6)) == 1
     call.refresh_from_db()
     assert call.status == "sent"
 
 
 def test_a_call_whose_sender_died_is_sent_once_its_lease_runs_out(pull_request, repo, fake_github):
-    from forge.outbox.sending import github_calls_send_due
+    from forge.outbox.sending import forge_calls_send_due
     from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
@@ -316,10 +316,10 @@ def test_a_call_whose_sender_died_is_sent_once_its_lease_runs_out(pull_request, 
     [call] = verification_run_report(run=run)
     # Claimed by a sender that stopped before it finished.
     leased_until = timezone.now() + timedelta(minutes=1)
-    GitHubCall.objects.filter(pk=call.pk).update(status="sending", attempts=1, due_at=leased_until)
+    ForgeCall.objects.filter(pk=call.pk).update(status="sending", attempts=1, due_at=leased_until)
 
-    assert github_calls_send_due() == 0
-    assert github_calls_send_due(now=leased_until + timedelta(seconds=1)) == 1
+    assert forge_calls_send_due() == 0
+    assert forge_calls_send_due(now=leased_until + timedelta(seconds=1)) == 1
     call.refresh_from_db()
     assert (call.status, call.attempts) == ("sent", 2)
     assert len(fake_github.runs_of(repo.reviewed)) == 1
@@ -333,18 +333,18 @@ def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, dj
     with django_capture_on_commit_callbacks(execute=True):
         verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
     # Tasks ran in-process, and nothing was sent by them.
-    assert fake_github.requests == [] and GitHubCall.objects.filter(status="pending").count() == 2
+    assert fake_github.requests == [] and ForgeCall.objects.filter(status="pending").count() == 2
 
     call_command("send_github_calls", "--once")
 
     assert the_check_run(fake_github)["conclusion"] == "failure"
-    assert not GitHubCall.objects.exclude(status="sent").exists()
+    assert not ForgeCall.objects.exclude(status="sent").exists()
 
 
 def test_sending_a_due_call_takes_a_bounded_number_of_queries(
     pull_request, repo, fake_github, django_assert_max_num_queries
 ):
-    from forge.outbox.sending import github_calls_send_due
+    from forge.outbox.sending import forge_calls_send_due
     from forge.outbox.services import verification_run_report
     from reviews.models import Commit
 
@@ -355,4 +355,4 @@ def test_sending_a_due_call_takes_a_bounded_number_of_queries(
     pull_request.repository.save()
 
     with django_assert_max_num_queries(12):
-        assert github_calls_send_due() == 1
+        assert forge_calls_send_due() == 1

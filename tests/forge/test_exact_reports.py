@@ -8,7 +8,7 @@ from django.db import OperationalError
 from findings.models import Finding, VerificationRun
 from findings.services.resolution import finding_resolve
 from forge import content
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from reviews.models import Commit
 from tests.api.conftest import API_PERMISSIONS, token_client
 from tests.factories import UserFactory
@@ -85,7 +85,7 @@ def test_a_pull_request_with_200_blockers_gets_a_comment_within_githubs_limit(
     assert "more blockers on Recheck: https://recheck.example.com/acme/loader/pull/7/blockers/" in summary
     assert len(run["annotations"]) == 200
     assert all(len(a["title"]) <= 255 for a in run["annotations"])
-    assert not GitHubCall.objects.exclude(status="sent").exists()
+    assert not ForgeCall.objects.exclude(status="sent").exists()
 
 
 def test_a_sha_that_names_no_commit_is_never_mergeable_and_nothing_is_posted(
@@ -100,7 +100,7 @@ def test_a_sha_that_names_no_commit_is_never_mergeable_and_nothing_is_posted(
 
     assert response.status_code == 400
     assert f"Commit {nothing} cannot be verified in acme/loader" in response.json()["detail"]
-    assert not VerificationRun.objects.exists() and not GitHubCall.objects.exists()
+    assert not VerificationRun.objects.exists() and not ForgeCall.objects.exists()
     assert not Commit.objects.filter(sha=nothing).exists()
     assert fake_github.requests == []
     gate = reviewer.get("/api/repos/acme/loader/pulls/7/gate", {"commit": nothing})
@@ -127,7 +127,7 @@ def test_a_report_that_could_not_be_prepared_is_recorded_and_prepared_again(
         run = verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
     run.refresh_from_db()
     assert run.status == VerificationRun.Status.DONE
-    preparing = GitHubCall.objects.get(kind=GitHubCall.Kind.REPORT)
+    preparing = ForgeCall.objects.get(kind=ForgeCall.Kind.REPORT)
     assert (preparing.status, preparing.state) == ("pending", "preparing")
     assert "database is locked" in preparing.response_message
 

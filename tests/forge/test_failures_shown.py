@@ -2,7 +2,7 @@
 GitHub's message and what to fix, and a maintainer can send it again once it is fixed."""
 import pytest
 
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from tests.factories import UserFactory
 from tests.forge.scenario import deliver, the_check_run, verify
 
@@ -39,32 +39,32 @@ def test_the_admin_lists_failed_calls_and_sends_one_again(
     client, refused, fake_github, django_capture_on_commit_callbacks
 ):
     maintainer = UserFactory(username="reporter", is_staff=True,
-                             permissions=["reporting.view_githubcall", "reporting.resend_githubcall",
+                             permissions=["reporting.view_forgecall", "reporting.resend_forgecall",
                                           "findings.verify_pullrequest"])
     client.force_login(maintainer)
 
-    listing = client.get("/admin/reporting/githubcall/?status__exact=failed").content.decode()
+    listing = client.get("/admin/reporting/forgecall/?status__exact=failed").content.decode()
     assert REFUSED in listing
 
-    failed = list(GitHubCall.objects.failed().order_by("id").values_list("pk", flat=True))
+    failed = list(ForgeCall.objects.failed().order_by("id").values_list("pk", flat=True))
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/admin/reporting/githubcall/", {
+        response = client.post("/admin/reporting/forgecall/", {
             "action": "send_again", "_selected_action": failed,
         })
     assert response.status_code == 302
     deliver()
-    assert not GitHubCall.objects.failed().exists()
+    assert not ForgeCall.objects.failed().exists()
     assert the_check_run(fake_github)["conclusion"] == "failure"
 
 
 def test_only_a_maintainer_with_the_permission_may_send_again(client, refused):
-    onlooker = UserFactory(username="onlooker2", is_staff=True, permissions=["reporting.view_githubcall"])
+    onlooker = UserFactory(username="onlooker2", is_staff=True, permissions=["reporting.view_forgecall"])
     client.force_login(onlooker)
-    failed = list(GitHubCall.objects.failed().values_list("pk", flat=True))
+    failed = list(ForgeCall.objects.failed().values_list("pk", flat=True))
 
-    response = client.post("/admin/reporting/githubcall/", {"action": "send_again", "_selected_action": failed})
+    response = client.post("/admin/reporting/forgecall/", {"action": "send_again", "_selected_action": failed})
 
-    assert GitHubCall.objects.failed().count() == len(failed)
+    assert ForgeCall.objects.failed().count() == len(failed)
     assert response.status_code in (200, 302)
 
 
@@ -92,7 +92,7 @@ def test_the_repository_page_lists_failed_calls_with_a_button_for_whoever_may_ve
     page = site_client(reviewer_user).get(REPOSITORY_PAGE).content.decode()
     assert "Reporting to GitHub failed" in page and f"GitHub answered 403 “{REFUSED}”" in page
     assert "of <a href=\"/acme/loader/pull/7/\">#7</a>, after 1 attempt" in page
-    call = GitHubCall.objects.failed().latest("id")
+    call = ForgeCall.objects.failed().latest("id")
     assert f'action="{resend_url(call)}"' in page and "Send again" in page
 
     looking = site_client(reader_user).get(REPOSITORY_PAGE).content.decode()
@@ -107,7 +107,7 @@ def test_sending_again_from_the_repository_page_needs_csrf_and_the_role_and_is_a
     from access.models import AuditEntry
     from tests.personas import site_client
 
-    call = GitHubCall.objects.failed().order_by("id").first()
+    call = ForgeCall.objects.failed().order_by("id").first()
     without_token = Client(enforce_csrf_checks=True)
     without_token.force_login(reviewer_user)
     assert without_token.post(resend_url(call)).status_code == 403
@@ -135,5 +135,5 @@ def test_a_call_of_another_repository_is_not_found_from_this_one(refused, review
     from tests.personas import site_client
 
     Repository.objects.create(slug="acme/other", clone_url="https://example.com/acme/other.git")
-    call = GitHubCall.objects.failed().latest("id")
+    call = ForgeCall.objects.failed().latest("id")
     assert site_client(reviewer_user).post(f"/acme/other/github-calls/{call.pk}/resend/").status_code == 404

@@ -7,7 +7,7 @@ import pytest
 from findings.services.follow_ups.decisions import follow_up_close, follow_up_mark_fixed
 from findings.services.follow_ups.opening import follow_ups_open_on_merge
 from forge.follow_up_issues.services import follow_up_issue_request, follow_up_issues_update
-from forge.models import FollowUpIssue, GitHubCall
+from forge.models import FollowUpIssue, ForgeCall
 from tests.factories import UserFactory
 from tests.findings.follow_up_world import SLUG, check, merged_world, push_the_move_and_the_fix
 from tests.forge.scenario import deliver
@@ -87,7 +87,7 @@ def test_an_issue_deleted_on_github_is_said_and_nothing_is_retried(world, fake_g
     deliver()
     issue = issue_of(world, 2)
     assert issue.state == "deleted" and "deleted on GitHub (410" in issue.problem
-    assert GitHubCall.objects.filter(kind="issue", state="close").get().status == "sent"
+    assert ForgeCall.objects.filter(kind="issue", state="close").get().status == "sent"
 
 
 def test_a_locked_issue_is_said(world, fake_github):
@@ -102,7 +102,7 @@ def test_issues_are_off_unless_the_repository_opts_in(tmp_path, fake_github):
     fake_github.install(SLUG)
     merged_world(tmp_path)
     deliver()
-    assert fake_github.issues_of(SLUG) == {} and not GitHubCall.objects.filter(kind="issue").exists()
+    assert fake_github.issues_of(SLUG) == {} and not ForgeCall.objects.filter(kind="issue").exists()
 
 
 def test_turning_issues_on_needs_the_admin_role_and_opens_the_missing_ones(tmp_path, fake_github):
@@ -158,4 +158,4 @@ def test_an_issue_made_by_a_create_whose_answer_was_lost_is_found_not_made_twice
     assert len(fake_github.issues_of(SLUG)) == 2
     assert sorted(FollowUpIssue.objects.values_list("number", flat=True)) == sorted(fake_github.issues_of(SLUG))
     assert len(fake_github.calls("POST", r"/issues$")) == 2  # one create each: the retry looked first
-    assert fake_github.calls("GET", r"/issues$") and all(c.status == "sent" for c in GitHubCall.objects.all())
+    assert fake_github.calls("GET", r"/issues$") and all(c.status == "sent" for c in ForgeCall.objects.all())

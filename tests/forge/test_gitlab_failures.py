@@ -4,7 +4,7 @@ and errors. A call that can succeed later is sent again after its backoff and ar
 retry can change is kept, failed, with GitLab's own message and what to fix."""
 import pytest
 
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from tests.forge.gitlab_world import (
     IID,
     PROJECT_ID,
@@ -14,8 +14,8 @@ from tests.forge.scenario import verify
 pytestmark = pytest.mark.django_db
 
 
-def the_call(kind=GitHubCall.Kind.COMMIT_STATUS) -> GitHubCall:
-    return GitHubCall.objects.filter(kind=kind).order_by("-id").first()
+def the_call(kind=ForgeCall.Kind.COMMIT_STATUS) -> ForgeCall:
+    return ForgeCall.objects.filter(kind=kind).order_by("-id").first()
 
 
 def test_a_rate_limit_holds_the_call_back_and_it_arrives_once(merge_request, gitlab_repo, fake_gitlab,
@@ -25,9 +25,9 @@ def test_a_rate_limit_holds_the_call_back_and_it_arrives_once(merge_request, git
 
     states = [status["status"] for status in fake_gitlab.statuses if status["sha"] == gitlab_repo.reviewed]
     assert states == ["running", "failed"]
-    first = GitHubCall.objects.filter(kind=GitHubCall.Kind.COMMIT_STATUS).order_by("id").first()
-    assert first.attempts == 2 and first.status == GitHubCall.Status.SENT
-    assert all(call.forge == "gitlab" for call in GitHubCall.objects.all())
+    first = ForgeCall.objects.filter(kind=ForgeCall.Kind.COMMIT_STATUS).order_by("id").first()
+    assert first.attempts == 2 and first.status == ForgeCall.Status.SENT
+    assert all(call.forge == "gitlab" for call in ForgeCall.objects.all())
 
 
 def test_a_server_error_is_retried_with_backoff(merge_request, gitlab_repo, fake_gitlab,
@@ -35,8 +35,8 @@ def test_a_server_error_is_retried_with_backoff(merge_request, gitlab_repo, fake
     fake_gitlab.fail("POST", rf"/merge_requests/{IID}/notes$", 502, {"message": "502 Bad Gateway"}, times=2)
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
-    note = the_call(GitHubCall.Kind.COMMENT)
-    assert note.status == GitHubCall.Status.SENT and note.attempts == 3
+    note = the_call(ForgeCall.Kind.COMMENT)
+    assert note.status == ForgeCall.Status.SENT and note.attempts == 3
     assert len(fake_gitlab.mr_notes(PROJECT_ID, IID)) == 1
 
 
@@ -46,7 +46,7 @@ def test_a_token_without_the_api_scope_fails_the_call_saying_so(merge_request, g
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
     call = the_call()
-    assert call.status == GitHubCall.Status.FAILED and call.response_status == 403 and call.attempts == 1
+    assert call.status == ForgeCall.Status.FAILED and call.response_status == 403 and call.attempts == 1
     assert "insufficient_scope" in call.response_message
     assert "lacks the api scope" in call.hint
     assert fake_gitlab.statuses == []
@@ -58,7 +58,7 @@ def test_a_token_gitlab_does_not_know_fails_the_call_saying_so(merge_request, gi
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
     call = the_call()
-    assert call.status == GitHubCall.Status.FAILED and call.response_status == 401
+    assert call.status == ForgeCall.Status.FAILED and call.response_status == 401
     assert "expired or was revoked" in call.hint
 
 
@@ -70,7 +70,7 @@ def test_a_project_gitlab_does_not_show_fails_the_call_saying_it_may_have_moved(
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
     call = the_call()
-    assert call.status == GitHubCall.Status.FAILED and call.response_status == 404
+    assert call.status == ForgeCall.Status.FAILED and call.response_status == 404
     assert "404 Project Not Found" in call.response_message
     assert "moved or renamed" in call.hint
 
@@ -81,7 +81,7 @@ def test_no_gitlab_token_records_a_failed_call_that_says_what_to_set(merge_reque
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
     call = the_call()
-    assert call.status == GitHubCall.Status.FAILED and "RECHECK_GITLAB_TOKEN" in call.hint
+    assert call.status == ForgeCall.Status.FAILED and "RECHECK_GITLAB_TOKEN" in call.hint
     assert fake_gitlab.requests == []
 
 
@@ -92,8 +92,8 @@ def test_a_status_gitlab_already_has_counts_as_sent(merge_request, gitlab_repo, 
                                  "status": "running", "id": 1})
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
-    running = GitHubCall.objects.filter(kind=GitHubCall.Kind.COMMIT_STATUS, state="running").get()
-    assert running.status == GitHubCall.Status.SENT and running.response_status == 400
+    running = ForgeCall.objects.filter(kind=ForgeCall.Kind.COMMIT_STATUS, state="running").get()
+    assert running.status == ForgeCall.Status.SENT and running.response_status == 400
     assert [status["status"] for status in fake_gitlab.statuses] == ["running", "failed"]
 
 

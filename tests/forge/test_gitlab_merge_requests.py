@@ -4,7 +4,7 @@ request note as the fake GitLab receives them."""
 import pytest
 
 from findings.models import VerificationRun, WebhookDelivery
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from reviews.models import PinnedCommit, PullRequest
 from tests.forge.gitlab_world import (
     IID,
@@ -223,7 +223,7 @@ def test_a_body_that_is_not_an_event_is_a_clear_400(client, merge_request, fake_
     assert response.status_code == 400 and "not a GitLab event payload" in response.json()["detail"]
     no_project = hook(client, django_capture_on_commit_callbacks, {"object_kind": "merge_request"})
     assert no_project.status_code == 400 and "project.id" in no_project.json()["detail"]
-    assert not GitHubCall.objects.exists()
+    assert not ForgeCall.objects.exists()
 
 
 def test_other_events_are_acknowledged(client, merge_request, fake_gitlab, django_capture_on_commit_callbacks):

@@ -10,7 +10,7 @@ from django.urls import resolve
 from access.models import ApiToken
 from findings.exchange.bundle import bundle_export
 from findings.exchange.schema import BundleSerializer
-from forge.models import GitHubCall, ReviewThread
+from forge.models import ForgeCall, ReviewThread
 from reviews.models import Repository
 from tests.access.persona_world import SITE_MIRROR_PAGES, SITE_WRITE_DONE, _fill, api_operations, site_routes
 from tests.api.test_actions import bundle
@@ -31,8 +31,8 @@ def nested(queued_tasks_any):
         forge="gitlab", web_url=f"https://gitlab.example.com/{SLUG}", forge_url="https://gitlab.example.com")
     repository.refresh_from_db()
     finding = review.findings[0]
-    call = GitHubCall.objects.create(repository=repository, sha="0" * 40, kind=GitHubCall.Kind.COMMIT_STATUS,
-                                     state="failed", digest="x", body={}, status=GitHubCall.Status.FAILED)
+    call = ForgeCall.objects.create(repository=repository, sha="0" * 40, kind=ForgeCall.Kind.COMMIT_STATUS,
+                                     state="failed", digest="x", body={}, status=ForgeCall.Status.FAILED)
     from findings.models import FindingLink
 
     link = FindingLink.objects.create(source=finding, target=review.findings[1], kind="same_cause")

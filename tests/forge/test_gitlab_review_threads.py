@@ -8,7 +8,7 @@ from django.core.management import call_command
 from access.models import AuditEntry
 from findings.models import Evidence
 from forge.gitlab import threads as gitlab_threads
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from forge.threads.models import ReviewThread, ThreadSettings, ThreadSync
 from forge.threads.triage import review_thread_triage
 from tests.forge.gitlab_world import IID, PROJECT_ID, SLUG, deliver_hook, example
@@ -189,9 +189,9 @@ def test_the_verdict_is_one_reply_in_the_discussion_edited_in_place_and_a_fix_re
     assert fake_gitlab.calls("PUT", rf"/discussions/{discussion_id}/notes/{reply['id']}$")
     assert fake_gitlab.discussions[discussion_id]["resolved"] is True
     assert inbox(merge_request)[first].resolved
-    assert not GitHubCall.objects.filter(kind__in=GitHubCall.THREAD_KINDS).exclude(
-        status=GitHubCall.Status.SENT).exists()
-    assert not GitHubCall.objects.filter(kind__in=GitHubCall.THREAD_KINDS).exclude(forge="gitlab").exists()
+    assert not ForgeCall.objects.filter(kind__in=ForgeCall.THREAD_KINDS).exclude(
+        status=ForgeCall.Status.SENT).exists()
+    assert not ForgeCall.objects.filter(kind__in=ForgeCall.THREAD_KINDS).exclude(forge="gitlab").exists()
 
 
 def test_a_recheck_command_by_a_reviewer_signed_in_with_gitlab_triages_the_thread(
@@ -222,8 +222,8 @@ def test_a_reply_gitlab_refuses_for_the_token_s_scope_is_kept_failed_with_what_t
 
     verify(merge_request, gitlab_repo.reviewed, django_capture_on_commit_callbacks)
 
-    call = GitHubCall.objects.get(kind=GitHubCall.Kind.THREAD_REPLY)
-    assert (call.status, call.response_status) == (GitHubCall.Status.FAILED, 403)
+    call = ForgeCall.objects.get(kind=ForgeCall.Kind.THREAD_REPLY)
+    assert (call.status, call.response_status) == (ForgeCall.Status.FAILED, 403)
     assert "lacks the api scope needed to reply in the merge request's review threads" in call.hint
     assert "Still present" in call.body["body"]  # kept, to be resent
     assert fake_gitlab.discussion_notes(discussion_id)[1:] == []

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from findings.services.runs import verification_run_request
-from forge.models import GitHubCall
-from forge.outbox.sending import github_calls_send_forever
+from forge.models import ForgeCall
+from forge.outbox.sending import forge_calls_send_forever
 from tests.api.test_webhooks import deliver as deliver_hook
 from tests.api.test_webhooks import pull_request_event
 from tests.findings.test_tasks import celery_worker  # noqa: F401  (the worker thread, as a fixture)
@@ -39,7 +39,7 @@ def mode(request, fake_github, settings):
         yield "worker"
         return
     stop = threading.Event()
-    sender = threading.Thread(target=github_calls_send_forever, kwargs={"stop": stop, "poll": 0.05}, daemon=True)
+    sender = threading.Thread(target=forge_calls_send_forever, kwargs={"stop": stop, "poll": 0.05}, daemon=True)
     sender.start()
     yield "embedded"
     stop.set()
@@ -52,13 +52,13 @@ def mode(request, fake_github, settings):
 def wait_until(condition, timeout: float = 30, what: str = ""):
     deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() < deadline, what or list(GitHubCall.objects.values("kind", "state", "status",
+        assert time.monotonic() < deadline, what or list(ForgeCall.objects.values("kind", "state", "status",
                                                                                      "attempts", "response_message"))
         time.sleep(0.05)
 
 
 def reported(sha: str) -> bool:
-    return GitHubCall.objects.filter(sha=sha, state__startswith="completed", status="sent").exists()
+    return ForgeCall.objects.filter(sha=sha, state__startswith="completed", status="sent").exists()
 
 
 @pytest.mark.parametrize("fault", ["server_error", "refused", "after_timeout", "rate_limited"])
@@ -82,7 +82,7 @@ def test_the_report_arrives_once_github_is_back_after_the_due_time_with_one_chec
     verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
 
     if fault == "refused":
-        wait_until(lambda: GitHubCall.objects.filter(attempts__gte=1, response_status=None)
+        wait_until(lambda: ForgeCall.objects.filter(attempts__gte=1, response_status=None)
                    .exclude(response_message="").exists())
         assert fake_github.requests == []
         settings.RECHECK_GITHUB_API_URL = api_url  # GitHub is back
@@ -90,7 +90,7 @@ def test_the_report_arrives_once_github_is_back_after_the_due_time_with_one_chec
 
     [check_run] = fake_github.runs_of(repo.reviewed)
     assert (check_run["status"], check_run["conclusion"]) == ("completed", "failure")
-    first = GitHubCall.objects.get(sha=repo.reviewed, state="in_progress")
+    first = ForgeCall.objects.get(sha=repo.reviewed, state="in_progress")
     assert first.status == "sent" and first.attempts >= 2
     creates = fake_github.answers("POST", r"/check-runs$")
     if fault == "after_timeout":
@@ -100,7 +100,7 @@ def test_the_report_arrives_once_github_is_back_after_the_due_time_with_one_chec
         assert creates[-1][1] == 201 and len(creates) >= 2
         # Each attempt no sooner than its due time.
         assert all(later - earlier >= gap for (earlier, _), (later, _) in zip(creates, creates[1:], strict=False))
-    assert not GitHubCall.objects.exclude(status="sent").exists()
+    assert not ForgeCall.objects.exclude(status="sent").exists()
 
 
 def test_the_webhook_records_and_answers_without_calling_github(mode, pull_request, repo, fake_github, settings,
@@ -116,7 +116,7 @@ def test_the_webhook_records_and_answers_without_calling_github(mode, pull_reque
     assert response.status_code == 202, response.json()
     assert fake_github.answered == []
     # The report is recorded, and a sender sends it.
-    assert GitHubCall.objects.filter(sha=head).exists()
+    assert ForgeCall.objects.filter(sha=head).exists()
     fake_github.slow.clear()
     wait_until(lambda: reported(head))
 
@@ -133,9 +133,9 @@ def test_beat_sends_a_call_whose_wait_was_too_long_for_a_countdown(pull_request,
     assert entry["task"] == "forge.tasks.send_due_github_calls"
     assert entry["schedule"] == settings.RECHECK_GITHUB_SEND_INTERVAL_SECONDS
     # A call whose backoff (hours) was longer than a countdown is trusted with: no task waits for it.
-    call = GitHubCall.objects.create(
+    call = ForgeCall.objects.create(
         repository=pull_request.repository, pull_request=pull_request, sha=repo.reviewed,
-        kind=GitHubCall.Kind.CHECK_RUN, state="in_progress", digest="0" * 64, attempts=3,
+        kind=ForgeCall.Kind.CHECK_RUN, state="in_progress", digest="0" * 64, attempts=3,
         body={"name": "Recheck", "head_sha": repo.reviewed, "status": "in_progress",
               "output": {"title": "Verifying", "summary": "Recheck is verifying."}},
         due_at=timezone.now() - timedelta(seconds=1),
@@ -143,5 +143,5 @@ def test_beat_sends_a_call_whose_wait_was_too_long_for_a_countdown(pull_request,
 
     enqueue(entry["task"])  # beat's round
 
-    wait_until(lambda: GitHubCall.objects.filter(pk=call.pk, status="sent").exists())
+    wait_until(lambda: ForgeCall.objects.filter(pk=call.pk, status="sent").exists())
     assert len(fake_github.runs_of(repo.reviewed)) == 1

@@ -6,7 +6,7 @@ import pytest
 from access.models import AuditEntry
 from access.permissions import ActionRefused
 from findings.models import Evidence, Finding
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from forge.threads.models import ReviewThread
 from forge.threads.triage import TriageError, review_thread_attach, review_thread_triage
 from tests.forge.threads_scenario import comment_on, inbox, signed_in_with_github, sync
@@ -150,7 +150,7 @@ def test_a_recheck_command_by_someone_without_the_role_gets_a_polite_answer_once
     assert "@bob does not hold the Reviewer role on acme/loader" in answers[0]
     assert "@carol has not signed in to Recheck with GitHub" in answers[1]
     assert "Thanks" in answers[0]
-    assert GitHubCall.objects.filter(kind="thread_reply", status="sent").count() == 2
+    assert ForgeCall.objects.filter(kind="thread_reply", status="sent").count() == 2
     # Recheck's own answers are read back as its own, never as a command or a reviewer's comment.
     assert inbox(pull_request)[first].comments.filter(by_recheck=True).count() == 2
 

@@ -8,7 +8,7 @@ import pytest
 from findings.models import Finding
 from findings.services.resolution import finding_resolve
 from findings.services.runs import verification_run_request
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from forge.threads.calls import PACE
 from forge.threads.models import ReviewThread, ThreadSettings
 from forge.threads.triage import review_thread_attach, review_thread_triage
@@ -111,7 +111,7 @@ def test_nothing_is_said_on_threads_of_a_repository_that_does_not_publish_to_the
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     assert recheck_replies(fake_github, thread) == []
-    assert not GitHubCall.objects.filter(kind__in=GitHubCall.THREAD_KINDS).exists()
+    assert not ForgeCall.objects.filter(kind__in=ForgeCall.THREAD_KINDS).exists()
 
 
 @pytest.mark.parametrize(("status", "headers"), [(429, {"retry-after": "0"}), (502, {})])
@@ -124,7 +124,7 @@ def test_a_rate_limit_or_an_error_holds_the_reply_back_and_it_is_sent_once(
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     assert len(recheck_replies(fake_github, thread)) == 1
-    call = GitHubCall.objects.get(kind=GitHubCall.Kind.THREAD_REPLY)
+    call = ForgeCall.objects.get(kind=ForgeCall.Kind.THREAD_REPLY)
     assert (call.status, call.attempts) == ("sent", 2)
 
 
@@ -145,7 +145,7 @@ def test_a_reply_deleted_on_github_is_made_again_and_a_thread_gone_from_github_i
     fake_github.delete_review_comment(thread.root_comment_id)
     fixed = repo.write("src/load.py", "gone\n").commit("fix")
     verify(pull_request, fixed, django_capture_on_commit_callbacks)
-    failed = GitHubCall.objects.filter(kind=GitHubCall.Kind.THREAD_REPLY).latest("id")
+    failed = ForgeCall.objects.filter(kind=ForgeCall.Kind.THREAD_REPLY).latest("id")
     assert (failed.status, failed.response_status) == ("failed", 404)
     assert "The review thread is gone on GitHub" in failed.hint
 
@@ -162,7 +162,7 @@ def test_the_replies_of_many_threads_are_spaced_within_github_s_secondary_rate_l
         verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
 
     # Each is due one pace after the one before, whenever a sender comes for them.
-    due = list(GitHubCall.objects.filter(kind=GitHubCall.Kind.THREAD_REPLY).order_by("id").values_list("due_at",
+    due = list(ForgeCall.objects.filter(kind=ForgeCall.Kind.THREAD_REPLY).order_by("id").values_list("due_at",
                                                                                                        flat=True))
     assert [later - earlier >= PACE for earlier, later in zip(due, due[1:], strict=False)] == [True, True]
     deliver()
@@ -195,7 +195,7 @@ def test_a_reply_github_made_but_answered_too_late_is_not_made_twice(
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
     [reply] = recheck_replies(fake_github, thread)
-    call = GitHubCall.objects.get(kind=GitHubCall.Kind.THREAD_REPLY)
+    call = ForgeCall.objects.get(kind=ForgeCall.Kind.THREAD_REPLY)
     assert (call.status, call.github_id) == ("sent", reply["id"]) and call.attempts >= 2
     assert len(fake_github.calls("POST", r"/replies$")) == 1
     assert ReviewThread.objects.get(pk=thread.pk).reply_comment_id == reply["id"]

@@ -3,7 +3,7 @@ its hidden marker and edited in place."""
 import pytest
 
 from forge.content import COMMENT_MARKER
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from tests.findings.services.test_verification import LOADER
 from tests.forge.scenario import deliver, verify
 
@@ -47,7 +47,7 @@ def test_a_token_without_status_permission_is_reported_with_what_to_grant(
 
     verify(pull_request, repo.reviewed, django_capture_on_commit_callbacks)
 
-    call = GitHubCall.objects.filter(kind="commit_status").latest("id")
+    call = ForgeCall.objects.filter(kind="commit_status").latest("id")
     assert call.status == "failed"
     assert call.hint.startswith("The token (RECHECK_GITHUB_TOKEN) lacks commit statuses: write on acme/loader")
 

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from findings.services.runs import verification_run_request
-from forge.models import GitHubCall
+from forge.models import ForgeCall
 from tests.findings.test_tasks import celery_worker  # noqa: F401  (the worker thread, as a fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,9 +25,9 @@ def test_a_worker_verifies_and_posts_in_progress_then_the_conclusion(
     verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
 
     deadline = time.monotonic() + 60
-    finished = GitHubCall.objects.filter(state__startswith="completed", status__in=["sent", "failed"])
+    finished = ForgeCall.objects.filter(state__startswith="completed", status__in=["sent", "failed"])
     while not finished.exists():
-        assert time.monotonic() < deadline, list(GitHubCall.objects.values("state", "status", "response_message"))
+        assert time.monotonic() < deadline, list(ForgeCall.objects.values("state", "status", "response_message"))
         time.sleep(0.2)
 
     [check_run] = fake_github.check_runs.values()

@@ -6,7 +6,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from forge.outbox.sending import github_calls_send_due, github_calls_send_forever
+from forge.outbox.sending import forge_calls_send_due, forge_calls_send_forever
 from forge.outbox.wake import sender_event
 
 
@@ -21,7 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, once: bool, interval: float | None, **options):
         if once:
-            attempted = github_calls_send_due()
+            attempted = forge_calls_send_due()
             self.stdout.write(f"{attempted} call(s) to GitHub attempted.")
             return
         stop = threading.Event()
@@ -33,4 +33,4 @@ class Command(BaseCommand):
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, stopping)
         self.stdout.write("Sending calls to GitHub as they fall due (stop with Ctrl-C).")
-        github_calls_send_forever(stop=stop, poll=interval)
+        forge_calls_send_forever(stop=stop, poll=interval)
