@@ -1,13 +1,14 @@
-"""Sending the outbox: each call to GitHub when it is due, once, in order per target.
+"""Sending the outbox: each call to its forge when it is due, once, in order per target.
 
-A sender (a worker's task, beat, or without a broker `manage.py send_github_calls`) claims a due
+A sender (a worker's task, beat, or without a broker `manage.py send_forge_calls`) claims a due
 call with a conditional update that also moves its due time a lease ahead, so two senders never
 send it together and a sender that dies mid-call leaves it due again once the lease runs out. A
-call that fails is due again after the backoff GitHub's answer calls for (`retry_delay`: its
+call that fails is due again after the backoff its forge's answer calls for (`retry_delay`: its
 Retry-After or rate-limit reset, else an exponential backoff up to hours); a rate limit holds back
-every call of the same installation until GitHub's time. After RECHECK_GITHUB_MAX_ATTEMPTS, or at
-once for an answer no retry can change (401, 403, 404, 422), the call is failed with GitHub's
-message and what to fix, and waits for a person to resend it from the repository's page."""
+every call it covers (the forge says which: `Forge.rate_limit_scope`) until the forge's time. After
+RECHECK_GITHUB_MAX_ATTEMPTS, or at once for an answer no retry can change (401, 403, 404, 422), the
+call is failed with the forge's message and what to fix (`Forge.failure_hint`), and waits for a
+person to resend it from the repository's page."""
 import logging
 import threading
 import time

@@ -1,10 +1,10 @@
-"""Telling a sender that calls to GitHub are waiting, once the transaction that wrote them commits.
+"""Telling a sender that calls to a forge are waiting, once the transaction that wrote them commits.
 
 With a broker, each target's first call is handed to a worker (`forge.tasks.send_github_call`),
 with a countdown when it is due later; waits longer than `COUNTDOWN_LIMIT_SECONDS` are left to
 beat (`send_due_github_calls`), since Redis hands out again a message that waits longer than its
 visibility timeout. Without a broker (tasks run in-process) nothing is sent here: the request
-that wrote the calls answers at once, and the process's sender (`manage.py send_github_calls`,
+that wrote the calls answers at once, and the process's sender (`manage.py send_forge_calls`,
 started by scripts/serve) sends them, woken through `sender_event` when it runs in this process."""
 import logging
 import threading

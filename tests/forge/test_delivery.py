@@ -1,6 +1,7 @@
 """Delivering calls to GitHub: what is retried (5xx, timeouts, rate limits, as long as GitHub asks),
 what is reported with GitHub's message and what to fix (403, 404, 422), installation tokens, and
 that no failure touches the verification."""
+import io
 import time
 from datetime import timedelta
 
@@ -325,7 +326,9 @@ def test_a_call_whose_sender_died_is_sent_once_its_lease_runs_out(pull_request, 
     assert len(fake_github.runs_of(repo.reviewed)) == 1
 
 
-def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, django_capture_on_commit_callbacks):
+@pytest.mark.parametrize("command", ["send_forge_calls", "send_github_calls"])
+def test_the_sender_command_and_its_alias_send_what_is_due(pull_request, repo, fake_github,
+                                                           django_capture_on_commit_callbacks, command):
     from django.core.management import call_command
 
     from findings.services.runs import verification_run_request
@@ -335,10 +338,14 @@ def test_send_github_calls_sends_what_is_due(pull_request, repo, fake_github, dj
     # Tasks ran in-process, and nothing was sent by them.
     assert fake_github.requests == [] and ForgeCall.objects.filter(status="pending").count() == 2
 
-    call_command("send_github_calls", "--once")
+    out, err = io.StringIO(), io.StringIO()
+    call_command(command, "--once", stdout=out, stderr=err)
 
     assert the_check_run(fake_github)["conclusion"] == "failure"
     assert not ForgeCall.objects.exclude(status="sent").exists()
+    assert "2 call(s) to the forges attempted." in out.getvalue()
+    alias_said = "send_github_calls is an alias of send_forge_calls" in err.getvalue()
+    assert alias_said == (command == "send_github_calls")
 
 
 def test_sending_a_due_call_takes_a_bounded_number_of_queries(

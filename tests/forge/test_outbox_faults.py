@@ -1,5 +1,5 @@
 """GitHub failing in every way a network can, in both task modes: the embedded default (no
-broker, tasks in-process, the process's sender `send_github_calls` sends) and a real Celery worker.
+broker, tasks in-process, the process's sender `send_forge_calls` sends) and a real Celery worker.
 Each time the report arrives once GitHub is back, no sooner than the call's due time, with one
 check run on the head; and the webhook records and answers without calling GitHub."""
 import socket
