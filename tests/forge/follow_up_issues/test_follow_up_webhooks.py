@@ -6,7 +6,7 @@ import pytest
 from findings.models import FollowUp, FollowUpSweep, WebhookDelivery
 from reviews.models import Repository
 from tests.findings.follow_up_world import SLUG, merged_world, push_the_move_and_the_fix
-from tests.forge.test_webhook_events import SECRET, example, send
+from tests.forge.github.test_webhook_events import SECRET, example, send
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from findings.models import WebhookDelivery
 from forge.threads.models import ReviewThread
-from tests.forge.test_webhook_events import example, hook_secret, send  # noqa: F401  (hook_secret is a fixture)
+from tests.forge.github.test_webhook_events import example, hook_secret, send  # noqa: F401  (hook_secret is a fixture)
 from tests.forge.threads_scenario import comment_on, inbox, signed_in_with_github, sync
 from tests.personas import member_of, user_with_role
 

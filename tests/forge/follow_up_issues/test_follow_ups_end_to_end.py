@@ -12,8 +12,8 @@ from forge.models import FollowUpIssue
 from tests.factories import UserFactory
 from tests.findings.follow_up_world import SLUG, merged_world, push_the_move_and_the_fix
 from tests.forge.scenario import deliver
-from tests.forge.test_follow_up_webhooks import closed, pushed
-from tests.forge.test_webhook_events import SECRET, send
+from tests.forge.follow_up_issues.test_follow_up_webhooks import closed, pushed
+from tests.forge.github.test_webhook_events import SECRET, send
 from tests.personas import site_client
 
 pytestmark = pytest.mark.django_db

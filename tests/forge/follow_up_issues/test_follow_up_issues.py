@@ -119,7 +119,7 @@ def test_turning_issues_on_needs_the_admin_role_and_opens_the_missing_ones(tmp_p
 
 
 def test_the_publishing_endpoint_turns_the_issues_on(tmp_path, fake_github):
-    from tests.forge.test_publishing_api import URL, token_client
+    from tests.forge.outbox.test_publishing_api import URL, token_client
 
     fake_github.install(SLUG)
     merged_world(tmp_path)

@@ -15,7 +15,7 @@ from tests.forge.scenario import deliver as send_due, the_check_run, verify
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = Path(__file__).parent / "webhook_examples"
+EXAMPLES = Path(__file__).parents[1] / "webhook_examples"
 SECRET = "webhook-secret-for-tests"
 
 
