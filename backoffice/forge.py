@@ -7,8 +7,8 @@ from forge.outbox.services import forge_call_resend
 
 
 @admin.register(ForgeCall)
-class GitHubCallAdmin(RepositoryScopedAdmin):
-    """What was sent to GitHub, with GitHub's answer and what to fix. Rows are written by the
+class ForgeCallAdmin(RepositoryScopedAdmin):
+    """What was sent to each forge, with the forge's answer and what to fix. Rows are written by the
     reporting service only; the one change allowed here is sending a failed call again."""
 
     list_display = ["__str__", "repository", "pull_request", "status", "attempts", "response_status",

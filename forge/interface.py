@@ -5,11 +5,11 @@ A forge receives its webhooks (checked by its own secret, acted on once per deli
 head of a pull or merge request pinned through `pull_request_record_head` and verified once),
 reports a verdict (its rows in the outbox: GitHub's check run or status, GitLab's commit status),
 keeps one sticky comment (the rows are the same for every forge; sending them is the forge's),
-reads the review threads of a pull or merge request (`review_threads_read`, into `forge.threads.sync`'s
+reads the review threads of a pull or merge request (`review_threads_read`, into `forge.threads`'s
 inbox; replies and resolutions are outbox rows of kinds `thread_reply` and `thread_resolve`),
 sends each outbox row and says what a refused one needs, and at sign-in says which organisations
-or groups an account belongs to. Each forge is one module in `forge/forges/`, registered when the
-app is ready (`forge.apps`); the name and link shapes it stores live in `core.forges`.
+or groups an account belongs to. Each forge is a package (`forge/github/`, `forge/gitlab/`) whose
+`integration` module registers it when the app is ready (`forge.apps`); the name and link shapes it stores live in `core.forges`.
 
 The outbox, the reports' text and the delivery records are shared: a forge says only what differs."""
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Forge(Protocol):
         """The organisations or groups (full paths) the signed-in account belongs to, as the forge says now."""
 
     def review_threads_read(self, *, repository, number: int) -> tuple[list[WireComment], dict[int, WireThread] | None]:
-        """Every review comment of pull or merge request `number` (a `forge.github.Failure` when
+        """Every review comment of pull or merge request `number` (a `forge.outbox.failures.Failure` when
         they cannot be read), and each thread's id and resolution by its first comment's id (None
         when only those could not be read: the comments still stand)."""
 

@@ -1,11 +1,11 @@
-"""Celery tasks of reporting: they load by id and call the service, which owns the retries (each
+"""Celery tasks of the forges (the outbox's sender and the review threads' reading): they load by id and call the service, which owns the retries (each
 attempt is recorded on the call's row, with the time it is due again)."""
 from celery import shared_task
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def send_github_call(call_id: int) -> dict:
-    """Send one call to GitHub if it is due; safe to run twice, the service claims the row first."""
+    """Send one call to its forge if it is due; safe to run twice, the service claims the row first."""
     from forge.outbox.sending import forge_call_send
 
     call = forge_call_send(call_id=call_id)

@@ -3,12 +3,9 @@ merges, closed with a comment naming the commit when a maintainer marks the foll
 with the reason when it is closed), reopened when its evidence comes back.
 
 Each change is a `ForgeCall` of kind `issue` written in the transaction that changed the
-follow-up and sent by the outbox (`forge.outbox.sending`), in order per follow-up, so it is retried with
-backoff and within GitHub's rate limits like every report. Sending is safe to do again: a create
-tried again looks for the issue by the hidden marker its body carries before making another, and
-a comment tried again looks for its own marker. An issue deleted on GitHub (404, 410) or locked
-(403, 422) is recorded as such on the follow-up's issue, with GitHub's message, and the call ends
-there: nothing a retry could change."""
+follow-up and sent by the outbox (`forge.outbox.sending`), in order per follow-up, so it is retried
+with backoff and within GitHub's rate limits like every report; what sending does at GitHub, safe
+to do again, is `forge.github.issues`."""
 import hashlib
 import json
 

@@ -1,2 +1,4 @@
-"""The forges Recheck speaks, one module each, registered with `forge.interface` when the app is
-ready. A new forge is one more module here (and its name and link shapes in `core.forges`)."""
+"""GitHub: its client and the App's authentication, the webhook deliveries, its verdict's rows, what
+each call does there, its review threads at the wire, and the `Forge` it registers (`integration`).
+Nothing here is imported by `forge.gitlab`, nor by the outbox or the threads, which reach GitHub
+through `forge.interface`."""

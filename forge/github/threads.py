@@ -3,7 +3,7 @@ and editing that reply, resolving and unresolving a thread (GraphQL). Plain valu
 (`forge.threads.wire`), so the inbox (`forge.threads.sync`) does not depend on GitHub's shapes and another
 forge can answer the same questions.
 
-Every call goes through `forge.github.github_call`: the installation token the check runs use,
+Every call goes through `forge.github.client.github_call`: the installation token the check runs use,
 GitHub's errors as `Failure` (with Retry-After and rate limits), no retry of its own."""
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ personal access token with the `api` scope), sent as PRIVATE-TOKEN. Where: the r
 server (`Repository.forge_url`, self-managed GitLab), else RECHECK_GITLAB_URL (gitlab.com). A
 project is addressed by its numeric id once a webhook told it (a moved or renamed project keeps
 it), else by its URL-encoded path. No retries here: every call is a row of the outbox, which
-retries it with backoff (`forge.github.Failure` carries GitLab's answer as it carries GitHub's)."""
+retries it with backoff (`forge.outbox.failures.Failure` carries GitLab's answer as it carries GitHub's)."""
 from __future__ import annotations
 
 from datetime import datetime, timezone

@@ -14,8 +14,8 @@ from forge.outbox.models import ForgeCall
 
 @dataclass(frozen=True)
 class Failure(Exception):
-    """A call GitHub did not accept: GitHub's status and message, and whether trying again later
-    can help (`retry_after` seconds, when GitHub said how long)."""
+    """A call the forge did not accept: its status and message, and whether trying again later can
+    help (`retry_after` seconds, when the forge said how long)."""
 
     status: int | None
     message: str
@@ -45,9 +45,10 @@ def passing_failure_hint(call, failure: Failure, *, gave_up: bool, forge: str) -
 
 
 def retry_delay(failure: Failure, attempt: int) -> float:
-    """Seconds to wait before attempt `attempt + 1`: at least what GitHub asked for when it said
+    """Seconds to wait before attempt `attempt + 1`: at least what the forge asked for when it said
     (a little more, so many senders do not come back in step), else an exponential backoff from
-    RECHECK_GITHUB_BACKOFF_BASE_SECONDS up to RECHECK_GITHUB_BACKOFF_MAX_SECONDS, jittered."""
+    RECHECK_GITHUB_BACKOFF_BASE_SECONDS up to RECHECK_GITHUB_BACKOFF_MAX_SECONDS (settings named when
+    GitHub was the only forge, read for every forge), jittered."""
     base = settings.RECHECK_GITHUB_BACKOFF_BASE_SECONDS
     if failure.retry_after is not None:
         return max(0.0, failure.retry_after) + random.uniform(0, min(1.0, base))

@@ -1,4 +1,4 @@
-"""Reads about what was sent to GitHub."""
+"""Reads about what was sent to the forges: the failed calls that still stand."""
 from django.db.models import Exists, OuterRef, Q
 
 from forge.outbox.models import ForgeCall
@@ -23,12 +23,12 @@ def unresolved_failures():
 
 
 def pull_request_failed_calls(pull_request: PullRequest) -> list[ForgeCall]:
-    """The PR's latest failed calls to GitHub that still stand, for its pages."""
+    """The PR's latest failed calls to its forge that still stand, for its pages."""
     return list(unresolved_failures().filter(pull_request=pull_request).order_by("-id")[:SHOWN_FAILURES])
 
 
 def repository_failed_calls(repository: Repository) -> list[ForgeCall]:
-    """The repository's latest failed calls to GitHub that still stand, for its page (with a
+    """The repository's latest failed calls to its forge that still stand, for its page (with a
     button to send each again)."""
     return list(unresolved_failures().filter(repository=repository).select_related("pull_request", "repository")
                 .order_by("-id")[:SHOWN_FAILURES * 4])

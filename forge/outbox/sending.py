@@ -66,7 +66,7 @@ def forge_call_send(*, call_id: int, now=None) -> ForgeCall | None:
     except Exception as error:
         # Not GitHub's answer (an answer githubkit cannot read, a database error): logged for staff,
         # and tried again like a failure, so it counts towards the attempts and is not lost.
-        logger.exception("Sending GitHub call %s failed", call.pk)
+        logger.exception("Sending forge call %s failed", call.pk)
         _failed(call, Failure(None, f"Recheck could not send it: {type(error).__name__}: {error}"[:2000],
                               retryable=True))
     else:
@@ -122,7 +122,7 @@ def forge_calls_send_forever(*, stop: threading.Event, poll: float | None = None
             if next_due is not None:
                 wait = min(poll, max(0.0, (next_due - timezone.now()).total_seconds()))
         except Exception:
-            logger.exception("Sending the due GitHub calls failed; trying again in %.1f s", poll)
+            logger.exception("Sending the due forge calls failed; trying again in %.1f s", poll)
         finally:
             from django.db import connections
 

@@ -1,9 +1,11 @@
-"""Reporting verification to GitHub: rows for what to post (the outbox), written in the caller's
-transaction; `forge.outbox.sending` sends them when they are due.
+"""Reporting verification to the repository's forge: rows for what to post (the outbox), written
+in the caller's transaction (each forge's verdict rows by its `Forge.verdict_calls`, through
+`record_calls`); `forge.outbox.sending` sends them when they are due. And sending a failed call
+again, by a person.
 
 Nothing here may fail a verification: building a report runs in its own savepoint, and when it
 fails (a database error) the failure is recorded as a call that prepares the report again later,
-with backoff, like any call GitHub did not take. A call GitHub refuses is kept with GitHub's
+with backoff, like any call the forge did not take. A call the forge refuses is kept with its
 message and what to fix, for the repository's and the pull request's pages and the admin."""
 import hashlib
 import json
@@ -150,7 +152,7 @@ record_calls = _record
 
 
 class ResendRefused(RecheckError):
-    """The actor may not send this repository's calls to GitHub again."""
+    """The actor may not send this repository's calls to its forge again."""
 
 
 def forge_call_resend(*, call: ForgeCall, actor) -> bool:

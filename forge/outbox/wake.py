@@ -41,4 +41,4 @@ def _wake(calls: list) -> None:
         try:
             enqueue_later("forge.tasks.send_github_call", pk, countdown=countdown)
         except Exception:  # a broker that is down: the row stays pending, and beat or a resend sends it
-            logger.exception("GitHub call %s could not be queued", pk)
+            logger.exception("Forge call %s could not be queued", pk)
