@@ -12,7 +12,7 @@ from reviews.models import PullRequest, Repository
 
 class ForgeCallQuerySet(models.QuerySet):
     def for_target(self, call: "ForgeCall"):
-        """The calls that post to the same thing on GitHub as `call`: a check run or status is per
+        """The calls that post to the same thing on the forge as `call`: a check run or status is per
         commit, the comment is per pull request."""
         rows = self.filter(repository_id=call.repository_id, kind=call.kind)
         if call.kind == ForgeCall.Kind.ISSUE:

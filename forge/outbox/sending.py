@@ -143,7 +143,7 @@ def _prepare(call: ForgeCall) -> None:
         with transaction.atomic():
             run_report_calls(run)
     except Exception as error:
-        logger.exception("Preparing the GitHub report of verification run %s failed again", run.pk)
+        logger.exception("Preparing the report of verification run %s failed again", run.pk)
         raise Failure(None, f"Preparing the report failed: {error}", retryable=True) from None
     return None
 
@@ -168,8 +168,8 @@ def _failed(call: ForgeCall, failure: Failure) -> None:
 
 
 def _hold_back(call: ForgeCall, seconds: float) -> None:
-    """GitHub's rate limit counts per installation (or per token), another forge's per its token:
-    every call it covers waits, and no other forge's."""
+    """Every waiting call the rate limit `call` met covers (its forge says which: a GitHub App's
+    counts per installation, a token's per token) waits, and no other forge's."""
     until = timezone.now() + timedelta(seconds=seconds)
     waiting = ForgeCall.objects.filter(status=ForgeCall.Status.PENDING, due_at__lt=until, forge=call.forge)
     waiting.filter(**forge_named(call.forge).rate_limit_scope(call)).update(due_at=until)

@@ -33,14 +33,14 @@ logger = logging.getLogger(__name__)
 
 
 def verification_run_report(*, run: VerificationRun) -> list[ForgeCall]:
-    """Record what to tell GitHub about `run`: `in_progress` while it is queued or running,
+    """Record what to tell the repository's forge about `run`: `in_progress` while it is queued or running,
     `completed` with the gate's conclusion once it ended. Never raises: a report that could not be
     prepared is recorded as a call of kind `report`, which the outbox prepares again with backoff."""
     try:
         with transaction.atomic():
             return run_report_calls(run)
     except Exception as error:
-        logger.exception("Could not prepare the GitHub report of verification run %s", run.pk)
+        logger.exception("Could not prepare the report of verification run %s", run.pk)
         return _prepare_later(run, error)
 
 
