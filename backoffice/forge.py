@@ -1,14 +1,14 @@
 from django.contrib import admin, messages
 
 from backoffice.audited import RepositoryScopedAdmin
-from forge.models import GitHubCall, ReviewThread
+from forge.models import ForgeCall, ReviewThread
 from core.errors import RecheckError
-from forge.services import github_call_resend
+from forge.outbox.services import forge_call_resend
 
 
-@admin.register(GitHubCall)
-class GitHubCallAdmin(RepositoryScopedAdmin):
-    """What was sent to GitHub, with GitHub's answer and what to fix. Rows are written by the
+@admin.register(ForgeCall)
+class ForgeCallAdmin(RepositoryScopedAdmin):
+    """What was sent to each forge, with the forge's answer and what to fix. Rows are written by the
     reporting service only; the one change allowed here is sending a failed call again."""
 
     list_display = ["__str__", "repository", "pull_request", "status", "attempts", "response_status",
@@ -16,7 +16,7 @@ class GitHubCallAdmin(RepositoryScopedAdmin):
     list_filter = ["status", "forge", "kind", ("repository", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["sha", "repository__slug", "response_message"]
     list_select_related = ["repository", "pull_request__repository"]
-    readonly_fields = [field.name for field in GitHubCall._meta.fields]
+    readonly_fields = [field.name for field in ForgeCall._meta.fields]
     audit_repository_path = "repository"
     actions = ["send_again"]
 
@@ -32,13 +32,13 @@ class GitHubCallAdmin(RepositoryScopedAdmin):
         queued = 0
         for call in queryset.select_related("repository"):
             try:
-                queued += github_call_resend(call=call, actor=request.user)
+                queued += forge_call_resend(call=call, actor=request.user)
             except RecheckError as error:
                 self.message_user(request, str(error), messages.ERROR)
         self.message_user(request, f"{queued} call(s) queued again; the others had not failed.", messages.SUCCESS)
 
     def has_resend_permission(self, request):
-        return request.user.has_perm("reporting.resend_githubcall")
+        return request.user.has_perm("reporting.resend_forgecall")
 
 
 @admin.register(ReviewThread)

@@ -1,10 +1,10 @@
 """The forges Recheck speaks to, by name, and how each one spells a link to a file, a directory and
 a commit on its web pages. Plain Python, so the models, the exports and the engine share it.
 
-Where the forge's own behaviour lives (webhooks, reports, the sticky comment, sign-in) is
-`forge.forges`, one module per forge; this is only the vocabulary: a name stored on a repository,
-its label, where the forge is when a repository does not say (gitlab.com, github.com), and the
-shape of its permalinks. A forge added here and as one module there is a forge Recheck speaks."""
+Where the forge's own behaviour lives (webhooks, reports, the sticky comment, sign-in) is its
+package in `forge` (`forge.github`, `forge.gitlab`); this is only the vocabulary: a name stored on a
+repository, its label, where the forge is when a repository does not say (gitlab.com, github.com),
+and the shape of its permalinks. A forge added here and as a package there is a forge Recheck speaks."""
 from __future__ import annotations
 
 import re

@@ -11,4 +11,5 @@ class ForgeConfig(AppConfig):
     def ready(self):
         from forge import receivers  # noqa: F401  (connects them)
         # Each registers itself with forge.interface: a repository's forge is found by its name.
-        from forge.forges import github, gitlab  # noqa: F401
+        import forge.github.integration  # noqa: F401
+        import forge.gitlab.integration  # noqa: F401

@@ -8,8 +8,8 @@ keeps one sticky comment (the rows are the same for every forge; sending them is
 reads the review threads of a pull or merge request (`review_threads_read`, into `forge.threads`'s
 inbox; replies and resolutions are outbox rows of kinds `thread_reply` and `thread_resolve`),
 sends each outbox row and says what a refused one needs, and at sign-in says which organisations
-or groups an account belongs to. Each forge is one module in `forge/forges/`, registered when the
-app is ready (`forge.apps`); the name and link shapes it stores live in `core.forges`.
+or groups an account belongs to. Each forge is a package (`forge/github/`, `forge/gitlab/`) whose
+`integration` module registers it when the app is ready (`forge.apps`); the name and link shapes it stores live in `core.forges`.
 
 The outbox, the reports' text and the delivery records are shared: a forge says only what differs."""
 from __future__ import annotations
@@ -23,9 +23,9 @@ from core.errors import RecheckError
 if TYPE_CHECKING:
     from findings.models import VerificationRun
     from forge.content import CommitReport
-    from forge.github import Failure
-    from forge.models import GitHubCall
-    from forge.thread_wire import WireComment, WireThread
+    from forge.outbox.failures import Failure
+    from forge.outbox.models import ForgeCall
+    from forge.threads.wire import WireComment, WireThread
     from reviews.models import Commit, PullRequest
 
 
@@ -72,21 +72,25 @@ class Forge(Protocol):
         at most once per delivery id. Fast: nothing here calls the forge."""
 
     def verdict_calls(self, *, pull_request: PullRequest, commit: Commit,
-                      report: CommitReport | None) -> list[GitHubCall]:
+                      report: CommitReport | None) -> list[ForgeCall]:
         """The outbox rows reporting `commit`: in progress while `report` is None, else its verdict."""
 
-    def call_send(self, call: GitHubCall) -> tuple[int | None, int, float | None]:
+    def call_send(self, call: ForgeCall) -> tuple[int | None, int, float | None]:
         """Send one row: the forge's id of what it made or changed, the last HTTP status, and how
         long to hold back this forge's other calls when the answer used up a rate limit."""
 
-    def failure_hint(self, call: GitHubCall, failure: Failure, *, gave_up: bool) -> str:
+    def rate_limit_scope(self, call: ForgeCall) -> dict[str, object]:
+        """Lookups narrowing which of this forge's waiting calls share the rate limit `call` met
+        (none: every call of the forge waits)."""
+
+    def failure_hint(self, call: ForgeCall, failure: Failure, *, gave_up: bool) -> str:
         """What a person should do about a call the forge refused, in the words of its settings pages."""
 
     def signin_memberships(self, *, token: str) -> list[str]:
         """The organisations or groups (full paths) the signed-in account belongs to, as the forge says now."""
 
     def review_threads_read(self, *, repository, number: int) -> tuple[list[WireComment], dict[int, WireThread] | None]:
-        """Every review comment of pull or merge request `number` (a `forge.github.Failure` when
+        """Every review comment of pull or merge request `number` (a `forge.outbox.failures.Failure` when
         they cannot be read), and each thread's id and resolution by its first comment's id (None
         when only those could not be read: the comments still stand)."""
 

@@ -10,7 +10,7 @@ from findings.signals import follow_up_changed, verification_run_changed
 def _report_run(sender, run, **kwargs) -> None:
     # Imported here: the reports' text pulls in the page objects and pictures, which a process that
     # never reports (a command) should not load at start-up.
-    from forge.services import verification_run_report
+    from forge.outbox.services import verification_run_report
 
     # In the sender's transaction: the report's rows commit with the run's new state.
     verification_run_report(run=run)
@@ -18,7 +18,7 @@ def _report_run(sender, run, **kwargs) -> None:
 
 @receiver(verification_run_changed, dispatch_uid="forge.report_run_to_threads")
 def _report_run_to_threads(sender, run, **kwargs) -> None:
-    from forge.thread_verdicts import thread_verdicts_report
+    from forge.threads.verdicts import thread_verdicts_report
 
     thread_verdicts_report(run=run)
 
@@ -26,7 +26,7 @@ def _report_run_to_threads(sender, run, **kwargs) -> None:
 def _status_changed(sender, instance, created, **kwargs) -> None:
     # Only a status change (marked fixed, dismissed, reopened): the event every resolution writes.
     if created and instance.kind == instance.Kind.STATUS:
-        from forge.thread_verdicts import finding_threads_follow
+        from forge.threads.verdicts import finding_threads_follow
 
         finding_threads_follow(finding=instance.finding, status=instance.to_status)
 
@@ -36,7 +36,7 @@ post_save.connect(_status_changed, sender="findings.FindingEvent", dispatch_uid=
 
 @receiver(follow_up_changed, dispatch_uid="forge.follow_up_issue")
 def _follow_up_issue(sender, follow_up, change, **kwargs) -> None:
-    from forge.issues import follow_up_issue_request
+    from forge.follow_up_issues.services import follow_up_issue_request
 
     # In the sender's transaction: the issue's call commits with the follow-up's change.
     follow_up_issue_request(follow_up=follow_up, change=change)

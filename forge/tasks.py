@@ -1,23 +1,23 @@
-"""Celery tasks of reporting: they load by id and call the service, which owns the retries (each
+"""Celery tasks of the forges (the outbox's sender and the review threads' reading): they load by id and call the service, which owns the retries (each
 attempt is recorded on the call's row, with the time it is due again)."""
 from celery import shared_task
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def send_github_call(call_id: int) -> dict:
-    """Send one call to GitHub if it is due; safe to run twice, the service claims the row first."""
-    from forge.outbox import github_call_send
+    """Send one call to its forge if it is due; safe to run twice, the service claims the row first."""
+    from forge.outbox.sending import forge_call_send
 
-    call = github_call_send(call_id=call_id)
+    call = forge_call_send(call_id=call_id)
     return {"call": call_id, "status": call.status if call else "skipped"}
 
 
 @shared_task(acks_late=True)
 def send_due_github_calls() -> dict:
     """Beat's round: every call whose time has come, however it came to wait."""
-    from forge.outbox import github_calls_send_due
+    from forge.outbox.sending import forge_calls_send_due
 
-    return {"attempted": github_calls_send_due()}
+    return {"attempted": forge_calls_send_due()}
 
 
 @shared_task(bind=True, acks_late=True, max_retries=5)
@@ -28,7 +28,7 @@ def sync_review_threads(self, pull_request_id: int, actor_id: int | None = None)
     from django.contrib.auth import get_user_model
 
     from access.permissions import ActionRefused
-    from forge.threads import review_threads_sync
+    from forge.threads.sync import review_threads_sync
     from reviews.models import PullRequest
 
     pull_request = PullRequest.objects.select_related("repository").filter(pk=pull_request_id).first()

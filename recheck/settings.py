@@ -335,11 +335,11 @@ RECHECK_GITHUB_TIMEOUT = float(env_str("RECHECK_GITHUB_TIMEOUT", "10"))
 RECHECK_GITLAB_TOKEN = env_str("RECHECK_GITLAB_TOKEN").strip()
 RECHECK_GITLAB_WEBHOOK_SECRET = env_str("RECHECK_GITLAB_WEBHOOK_SECRET")
 RECHECK_GITLAB_TIMEOUT = float(env_str("RECHECK_GITLAB_TIMEOUT", "10"))
-# The outbox of calls to GitHub: a call that failed is due again after an exponential backoff with
+# The outbox of calls to the forges (GitHub, GitLab; the settings keep GitHub's names): a call that failed is due again after an exponential backoff with
 # jitter (from the base, doubling, up to the maximum) or when GitHub said (Retry-After, the
 # rate-limit reset), and fails for good after so many attempts: with the defaults about 15 hours
 # of GitHub being down. Due calls are sent by a worker, by beat every RECHECK_GITHUB_SEND_INTERVAL_SECONDS,
-# or without a broker by `manage.py send_github_calls` (scripts/serve starts it).
+# or without a broker by `manage.py send_forge_calls` (scripts/serve starts it).
 RECHECK_GITHUB_BACKOFF_BASE_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_BASE_SECONDS", "30"))
 RECHECK_GITHUB_BACKOFF_MAX_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_MAX_SECONDS", "21600"))
 RECHECK_GITHUB_MAX_ATTEMPTS = env_int("RECHECK_GITHUB_MAX_ATTEMPTS", 12)

@@ -20,7 +20,7 @@ from api.serializers.repositories import (
 from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.selectors.figures import file_findings, repository_figures
-from forge.issues import follow_up_issues_enabled, follow_up_issues_update
+from forge.follow_up_issues.services import follow_up_issues_enabled, follow_up_issues_update
 from reviews.models import Repository
 from reviews.services import repository_publishing_update
 

@@ -13,10 +13,10 @@ from api.permissions import object_action_check, repository_limit, visible_to
 from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.models import Finding
-from forge.thread_models import ReviewThread
-from forge.thread_selectors import pull_request_thread_sync, pull_request_threads
-from forge.thread_triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
-from forge.thread_verdicts import THREAD_SETTINGS_FIELDS, thread_settings_update
+from forge.threads.models import ReviewThread
+from forge.threads.selectors import pull_request_thread_sync, pull_request_threads
+from forge.threads.triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
+from forge.threads.verdicts import THREAD_SETTINGS_FIELDS, thread_settings_update
 from reviews.models import Repository
 
 

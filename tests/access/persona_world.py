@@ -32,7 +32,7 @@ from access.models import ApiToken, AuditEntry, Membership
 from access.permissions import ROLE_ACTIONS, Action
 from access.tokens import api_token_create, api_token_revoke
 from findings.models import FindingLink, ImportJob, Tag, TagDescription, VerificationRun
-from forge.models import GitHubCall, ReviewThread
+from forge.models import ForgeCall, ReviewThread
 from reviews.models import Repository
 from tests.factories import (
     EvidenceFactory,
@@ -123,7 +123,7 @@ def _world(owner_of_import) -> World:
     a_run = VerificationRun.objects.create(pull_request=review.pull_request, commit=review.latest_commit)
     a_job = ImportJob.objects.create(data={"repository": {"slug": A_SLUG}}, findings=1, requested_by=owner_of_import)
     b_job = ImportJob.objects.create(data={"repository": {"slug": B_SLUG}}, findings=1, requested_by=owner_of_import)
-    a_call, b_call = (GitHubCall.objects.create(repository=repository, sha="0" * 40, kind=GitHubCall.Kind.values[0],
+    a_call, b_call = (ForgeCall.objects.create(repository=repository, sha="0" * 40, kind=ForgeCall.Kind.values[0],
                                                 state="completed", digest=repository.slug, body={})
                       for repository in (a, b))
     a_thread, b_thread = (ReviewThread.objects.create(pull_request=pull_request, root_comment_id=root, path="src/a.py")

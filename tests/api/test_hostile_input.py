@@ -148,7 +148,7 @@ def test_a_captured_body_replayed_under_new_delivery_ids_queues_nothing(
     anonymous_reader, review, settings, queued_tasks, django_capture_on_commit_callbacks
 ):
     from findings.models import VerificationRun
-    from forge.deliveries import github_signature
+    from forge.github.webhooks import github_signature
 
     settings.RECHECK_GITHUB_WEBHOOK_SECRET = "webhook-secret-for-tests"
     captured = json.dumps(pull_request_event()).encode()

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from findings.models import VerificationRun, WebhookDelivery
-from forge.deliveries import github_signature, github_signature_is_valid
+from forge.github.webhooks import github_signature, github_signature_is_valid
 from reviews.models import Commit, PinnedCommit
 
 HOOK = "/api/hooks/github"

@@ -3,7 +3,7 @@ repositories they may read."""
 import pytest
 from django.contrib.auth.models import Permission
 
-from forge.thread_models import ReviewThread
+from forge.threads.models import ReviewThread
 from tests.factories import PullRequestFactory, RepositoryFactory, UserFactory
 from tests.personas import member_of, site_client
 

@@ -5,8 +5,8 @@ import time
 from django.utils import timezone
 
 from findings.services.runs import verification_run_request
-from forge.models import GitHubCall
-from forge.outbox import github_calls_send_due
+from forge.models import ForgeCall
+from forge.outbox.sending import forge_calls_send_due
 
 
 def verify(pull_request, sha, capture, **options):
@@ -21,11 +21,11 @@ def deliver(timeout: float = 20) -> None:
     tests' backoff is a fraction of a second) as the embedded sender does."""
     deadline = time.monotonic() + timeout
     while True:
-        github_calls_send_due()
-        waiting = GitHubCall.objects.unfinished().order_by("due_at").first()
+        forge_calls_send_due()
+        waiting = ForgeCall.objects.unfinished().order_by("due_at").first()
         if waiting is None:
             return
-        assert time.monotonic() < deadline, list(GitHubCall.objects.unfinished().values())
+        assert time.monotonic() < deadline, list(ForgeCall.objects.unfinished().values())
         time.sleep(min(0.5, max(0.01, (waiting.due_at - timezone.now()).total_seconds())))
 
 

@@ -2,8 +2,8 @@
 a Recheck user signed in with GitHub."""
 from allauth.socialaccount.models import SocialAccount
 
-from forge.thread_models import ReviewThread
-from forge.threads import review_threads_sync
+from forge.threads.models import ReviewThread
+from forge.threads.sync import review_threads_sync
 from tests.forge.scenario import deliver
 
 

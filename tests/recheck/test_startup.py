@@ -37,7 +37,7 @@ def test_django_setup_loads_only_what_every_process_needs():
     modules = loaded_after("import django; django.setup()", settings="recheck.settings")
     assert "forge.receivers" in modules  # the apps and their receivers are loaded...
     # ...but not what only a call to GitHub, a page, a sign-in, the admin or handing work on needs.
-    assert not {"githubkit", "markdown_it", "requests", "celery", "kombu", "backoffice.admin", "forge.services"} & modules
+    assert not {"githubkit", "markdown_it", "requests", "celery", "kombu", "backoffice.admin", "forge.outbox.services"} & modules
     # The apps' receivers import reviews.services for pull_request_changed; the engine's git package
     # is loaded by the writes that check a URL, and by verification, not by every process.
     assert "reviews.services" in modules
@@ -70,9 +70,9 @@ def test_an_operational_command_skips_the_system_checks():
 def test_the_reports_receivers_load_the_reports_text_only_to_write_a_report():
     # After every verification the forge's receivers run; a repository that publishes nothing
     # gets no report, so the report's text (the gate, the finding views, highlighting) stays unloaded.
-    modules = loaded_after("import django; django.setup(); import forge.services, forge.thread_verdicts",
+    modules = loaded_after("import django; django.setup(); import forge.outbox.services, forge.threads.verdicts",
                            settings="recheck.settings")
-    assert {"forge.services", "forge.thread_verdicts"} <= modules
+    assert {"forge.outbox.services", "forge.threads.verdicts"} <= modules
     assert not {"forge.content", "presentation.finding_views", "pygments", "celery"} & modules
 
 

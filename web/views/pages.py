@@ -43,10 +43,11 @@ from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
 from core.errors import RecheckError
-from forge.models import FollowUpIssue, GitHubCall
-from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
-from forge.thread_selectors import finding_threads
-from forge.services import github_call_resend
+from forge.models import FollowUpIssue, ForgeCall
+from forge.follow_up_issues.selectors import follow_up_issue_history
+from forge.outbox.selectors import pull_request_failed_calls, repository_failed_calls
+from forge.threads.selectors import finding_threads
+from forge.outbox.services import forge_call_resend
 from reviews.models import Repository
 
 SEARCH_PAGE_SIZE = 25
@@ -130,9 +131,9 @@ def github_call_resend_now(request, owner: str, name: str, call_id: int):
     """Send a failed call to GitHub again, from the repository's page (the service checks the role
     and audits)."""
     repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
-    call = get_object_or_404(GitHubCall.objects.select_related("repository"), pk=call_id, repository=repository)
+    call = get_object_or_404(ForgeCall.objects.select_related("repository"), pk=call_id, repository=repository)
     try:
-        queued = github_call_resend(call=call, actor=request.user)
+        queued = forge_call_resend(call=call, actor=request.user)
     except RecheckError as error:
         messages.error(request, str(error))
     else:

@@ -11,9 +11,9 @@ from access.permissions import Action, user_may
 from core.errors import RecheckError
 from findings.enqueue import enqueue
 from findings.models import Finding
-from forge.thread_models import ReviewThread
-from forge.thread_selectors import pull_request_thread_sync, pull_request_threads
-from forge.thread_triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
+from forge.threads.models import ReviewThread
+from forge.threads.selectors import pull_request_thread_sync, pull_request_threads
+from forge.threads.triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
 from web.doors import pull_request_for, readable, require_action
 
 

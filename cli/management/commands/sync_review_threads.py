@@ -22,7 +22,7 @@ class Command(OperationalCommand):
             pull_request = pull_request_get(slug=repository, number=number)
         except RecheckError as error:
             raise CommandError(str(error)) from None
-        from forge.threads import review_threads_sync
+        from forge.threads.sync import review_threads_sync
 
         with audit_source("command"):
             outcome = review_threads_sync(pull_request=pull_request)

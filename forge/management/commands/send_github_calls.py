@@ -1,36 +1,13 @@
-"""The sender of the outbox for a server without a worker: `manage.py send_github_calls` sends each
-call to GitHub when it is due, until stopped (scripts/serve starts it beside the site). With a
-broker, workers and beat do this; running it there as well is harmless (calls are claimed)."""
-import signal
-import threading
+"""`manage.py send_github_calls`: the name `send_forge_calls` had while every call went to GitHub,
+kept as an alias so a deployment that starts the sender by it keeps sending (every forge's calls)."""
+from forge.management.commands.send_forge_calls import Command as SendForgeCalls
 
-from django.core.management.base import BaseCommand
-
-from forge.outbox import github_calls_send_due, github_calls_send_forever
-from forge.wake import sender_event
+ALIAS_NOTE = "send_github_calls is an alias of send_forge_calls, which sends every forge's calls: start that instead."
 
 
-class Command(BaseCommand):
-    help = "Send the calls to GitHub that are due, as they fall due (or with --once, those due now)."
+class Command(SendForgeCalls):
+    help = f"An alias of send_forge_calls. {SendForgeCalls.help}"
 
-    def add_arguments(self, parser):
-        parser.add_argument("--once", action="store_true", help="Send what is due now, then stop.")
-        parser.add_argument("--interval", type=float, default=2.0,
-                            help="Seconds between looks for calls the site wrote (default 2); a call due "
-                                 "sooner is sent at its time.")
-
-    def handle(self, *args, once: bool, interval: float | None, **options):
-        if once:
-            attempted = github_calls_send_due()
-            self.stdout.write(f"{attempted} call(s) to GitHub attempted.")
-            return
-        stop = threading.Event()
-
-        def stopping(*_):
-            stop.set()
-            sender_event.set()  # no waiting out the interval
-
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, stopping)
-        self.stdout.write("Sending calls to GitHub as they fall due (stop with Ctrl-C).")
-        github_calls_send_forever(stop=stop, poll=interval)
+    def handle(self, *args, **options):
+        self.stderr.write(ALIAS_NOTE)
+        super().handle(*args, **options)

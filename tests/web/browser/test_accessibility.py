@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from findings.models import Finding, Tag
 from access.models import AuditEntry
-from forge.thread_models import ReviewComment, ReviewThread
+from forge.threads.models import ReviewComment, ReviewThread
 from tests.factories import UserFactory
 from tests.web.browser.test_companion_pages import DESKTOP, PHONE, chromium, signed_in
 from web import urls as web_urls

@@ -3,7 +3,7 @@ blocker with its snippet, one is attached to a finding, one is not a finding; a 
 inbox without the buttons. No Content-Security-Policy refusal on the way."""
 import pytest
 
-from forge.thread_models import ReviewComment, ReviewThread
+from forge.threads.models import ReviewComment, ReviewThread
 from tests.factories import UserFactory
 from tests.findings.decision_data import fetched_review
 from tests.personas import member_of

@@ -1,0 +1,175 @@
+"""Sending the outbox: each call to its forge when it is due, once, in order per target.
+
+A sender (a worker's task, beat, or without a broker `manage.py send_forge_calls`) claims a due
+call with a conditional update that also moves its due time a lease ahead, so two senders never
+send it together and a sender that dies mid-call leaves it due again once the lease runs out. A
+call that fails is due again after the backoff its forge's answer calls for (`retry_delay`: its
+Retry-After or rate-limit reset, else an exponential backoff up to hours); a rate limit holds back
+every call it covers (the forge says which: `Forge.rate_limit_scope`) until the forge's time. After
+RECHECK_GITHUB_MAX_ATTEMPTS, or at once for an answer no retry can change (401, 403, 404, 422), the
+call is failed with the forge's message and what to fix (`Forge.failure_hint`), and waits for a
+person to resend it from the repository's page."""
+import logging
+import threading
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from findings.models import VerificationRun
+from forge.outbox.failures import Failure, retry_delay
+from forge.interface import forge_named
+from forge.outbox.models import ForgeCall
+from forge.outbox.services import run_report_calls
+from forge.outbox.wake import outbox_wake, sender_event
+
+logger = logging.getLogger(__name__)
+
+SEND_BATCH = 100
+
+
+def _lease() -> timedelta:
+    # Long enough for a report's every request (a token, a lookup, several annotation batches).
+    return timedelta(seconds=max(60.0, 20 * float(settings.RECHECK_GITHUB_TIMEOUT)))
+
+
+def forge_call_send(*, call_id: int, now=None) -> ForgeCall | None:
+    """Send one call if it is due and the earlier calls of its target are done. Returns the row
+    after the attempt, or None when there was nothing to do (not due yet, claimed by another
+    sender, finished, or an earlier call goes first and hands on to this one when it is done)."""
+    now = now or timezone.now()
+    call = ForgeCall.objects.select_related("repository", "pull_request").filter(pk=call_id).first()
+    if call is None or call.is_finished:
+        return None
+    if call.due_at > now:
+        outbox_wake([call])  # a task that came early: it is handed on for its time
+        return None
+    if ForgeCall.objects.for_target(call).unfinished().filter(pk__lt=call.pk).exists():
+        return None
+    claimed = ForgeCall.objects.filter(pk=call.pk, status__in=[ForgeCall.Status.PENDING, ForgeCall.Status.SENDING],
+                                        due_at__lte=now).update(
+        status=ForgeCall.Status.SENDING, attempts=F("attempts") + 1, due_at=now + _lease()
+    )
+    if claimed != 1:
+        return None
+    call.refresh_from_db()
+    try:
+        if call.kind == ForgeCall.Kind.REPORT:
+            github_id, status, wait = _prepare(call), None, None
+        else:
+            github_id, status, wait = forge_named(call.forge).call_send(call)
+    except Failure as failure:
+        _failed(call, failure)
+    except Exception as error:
+        # Not GitHub's answer (an answer githubkit cannot read, a database error): logged for staff,
+        # and tried again like a failure, so it counts towards the attempts and is not lost.
+        logger.exception("Sending forge call %s failed", call.pk)
+        _failed(call, Failure(None, f"Recheck could not send it: {type(error).__name__}: {error}"[:2000],
+                              retryable=True))
+    else:
+        ForgeCall.objects.filter(pk=call.pk).update(
+            status=ForgeCall.Status.SENT, sent_at=timezone.now(), github_id=github_id, response_status=status,
+            response_message="", hint="",
+        )
+        if wait:
+            _hold_back(call, wait)
+    call.refresh_from_db()
+    if call.is_finished:
+        following = ForgeCall.objects.for_target(call).filter(pk__gt=call.pk, status=ForgeCall.Status.PENDING)
+        next_call = following.order_by("id").first()
+        if next_call is not None:
+            with transaction.atomic():
+                outbox_wake([next_call])
+    return call
+
+
+def forge_calls_send_due(*, now=None, limit: int = SEND_BATCH) -> int:
+    """Send every call that is due (in order per target); returns how many were attempted."""
+    attempted = 0
+    skipped: set[int] = set()
+    while attempted < limit:
+        moment = now or timezone.now()
+        due = ForgeCall.objects.due(moment).exclude(pk__in=skipped).order_by("due_at", "id")
+        call_id = due.values_list("pk", flat=True).first()
+        if call_id is None:
+            break
+        if forge_call_send(call_id=call_id, now=moment) is None:
+            skipped.add(call_id)  # an earlier call of its target goes first, or another sender has it
+        else:
+            attempted += 1
+    return attempted
+
+
+def forge_calls_next_due():
+    """When the next unfinished call falls due, or None when there is none."""
+    return ForgeCall.objects.unfinished().order_by("due_at").values_list("due_at", flat=True).first()
+
+
+def forge_calls_send_forever(*, stop: threading.Event, poll: float | None = None) -> None:
+    """The sender of a process without a worker: send what is due, then sleep until the next
+    call falls due, new calls are written in this process, or `poll` seconds pass (calls written
+    by other processes), until `stop` is set. Errors are logged and the loop goes on."""
+    poll = float(settings.RECHECK_GITHUB_SEND_INTERVAL_SECONDS if poll is None else poll)
+    while not stop.is_set():
+        wait = poll
+        try:
+            sender_event.clear()
+            forge_calls_send_due()
+            next_due = forge_calls_next_due()
+            if next_due is not None:
+                wait = min(poll, max(0.0, (next_due - timezone.now()).total_seconds()))
+        except Exception:
+            logger.exception("Sending the due forge calls failed; trying again in %.1f s", poll)
+        finally:
+            from django.db import connections
+
+            connections.close_all()
+        # In slices, so a stop (a signal handled between them) is seen at once.
+        deadline = time.monotonic() + wait
+        while not stop.is_set() and (left := deadline - time.monotonic()) > 0:
+            if sender_event.wait(min(left, 0.25)):
+                break
+
+
+def _prepare(call: ForgeCall) -> None:
+    """A report that could not be prepared when its run changed: prepare it now."""
+    run = VerificationRun.objects.filter(pk=call.body.get("run")).first()
+    if run is None:
+        return None
+    try:
+        with transaction.atomic():
+            run_report_calls(run)
+    except Exception as error:
+        logger.exception("Preparing the report of verification run %s failed again", run.pk)
+        raise Failure(None, f"Preparing the report failed: {error}", retryable=True) from None
+    return None
+
+
+def _failed(call: ForgeCall, failure: Failure) -> None:
+    retry = failure.retryable and call.attempts < settings.RECHECK_GITHUB_MAX_ATTEMPTS
+    delay = retry_delay(failure, call.attempts) if retry else 0.0
+    due_at = timezone.now() + timedelta(seconds=delay)
+    with transaction.atomic():
+        ForgeCall.objects.filter(pk=call.pk).update(
+            status=ForgeCall.Status.PENDING if retry else ForgeCall.Status.FAILED,
+            response_status=failure.status,
+            response_message=failure.message,
+            hint=forge_named(call.forge).failure_hint(call, failure, gave_up=failure.retryable and not retry),
+            due_at=due_at,
+        )
+        if failure.rate_limited:
+            _hold_back(call, delay)
+        if retry:
+            call.due_at = due_at
+            outbox_wake([call])
+
+
+def _hold_back(call: ForgeCall, seconds: float) -> None:
+    """Every waiting call the rate limit `call` met covers (its forge says which: a GitHub App's
+    counts per installation, a token's per token) waits, and no other forge's."""
+    until = timezone.now() + timedelta(seconds=seconds)
+    waiting = ForgeCall.objects.filter(status=ForgeCall.Status.PENDING, due_at__lt=until, forge=call.forge)
+    waiting.filter(**forge_named(call.forge).rate_limit_scope(call)).update(due_at=until)
