@@ -35,7 +35,7 @@ from engine.verification.results import (
     error,
     unchecked,
 )
-from engine.verification.snippets import SnippetSearch, check_snippet, snippet_search, snippet_text_at
+from engine.verification.snippets import NEAR_FILES, SnippetSearch, check_snippet, snippet_search, snippet_text_at
 from engine.verification.specs import (
     GITLINK,
     GITLINK_EXPECTATIONS,
@@ -47,6 +47,7 @@ from engine.verification.specs import (
     EvidenceSpec,
     SubmoduleSource,
 )
+from engine.verification.successors import SUCCESSOR_KINDS, Successor
 from engine.verification.textcaches import TextCache, cache_for
 from engine.verification.verdicts import (
     ERRORED,
@@ -123,8 +124,9 @@ def _renamed_prefetch(reader: GitReader, cache: TextCache, commit: str, paths: l
         cache.prefetch(reader, commit, renamed)
 
 
-def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
-    """Check one evidence item at ``target`` (a SHA or ref).
+def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str, *, successors: bool = True) -> CheckResult:
+    """Check one evidence item at ``target`` (a SHA or ref). A snippet or pattern that is gone
+    carries its successor (``successors``) unless ``successors`` is False.
 
     Never raises for bad input or repository content: those become a result
     in state "error" whose detail says what is wrong and what to do.
@@ -135,6 +137,8 @@ def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckR
     if check is None:
         return error(f"unknown evidence kind {spec.kind!r}; use one of {', '.join(KINDS)}")
     try:
+        if spec.kind in (SNIPPET, PATTERN):
+            return check(reader, spec, target, successors=successors)  # type: ignore[call-arg]
         return check(reader, spec, target)
     except (RecheckError, OSError) as exc:
         return _failed(exc)
@@ -161,11 +165,14 @@ class EvidenceChecks:
     is then done in one pass over those files for all of them: past what a corpus keeps in
     memory, each of its files is read from git once rather than once per such snippet."""
 
-    def __init__(self, reader: GitReader, target: str) -> None:
+    def __init__(self, reader: GitReader, target: str, *, successors: bool = True) -> None:
         self._reader = reader
         self._target = target
+        # Whether gone snippets and patterns are given their successor (off only to measure its cost).
+        self._successors = successors
         self._results: list[CheckResult | None] = []
         self._waiting: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
+        self._near: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
 
     def prepare(self, spec: EvidenceSpec) -> Prepared:
         """What checking ``spec`` needs and reads from no file at the target: a snippet's path
@@ -174,7 +181,7 @@ class EvidenceChecks:
         if spec.kind != SNIPPET:
             return Prepared(spec)
         try:
-            return Prepared(spec, search=snippet_search(self._reader, spec, self._target))
+            return Prepared(spec, search=snippet_search(self._reader, spec, self._target, successors=self._successors))
         except (RecheckError, OSError) as exc:
             return Prepared(spec, failed=_failed(exc))
 
@@ -187,7 +194,7 @@ class EvidenceChecks:
         if prepared.failed is not None:
             result = prepared.failed
         elif search is None:
-            result = check_evidence(self._reader, prepared.spec, self._target)
+            result = check_evidence(self._reader, prepared.spec, self._target, successors=self._successors)
         else:
             try:
                 result = search.in_place()
@@ -210,8 +217,26 @@ class EvidenceChecks:
                 continue
             for (number, search), answer in zip(waiting, found, strict=True):
                 self._results[number] = search.elsewhere(answer)
+                if search.near_wanted is not None:
+                    self._near.setdefault(corpus, []).append((number, search))
         self._waiting.clear()
+        self._near_copies()
         return list(self._results)  # every item has its result by now
+
+    def _near_copies(self) -> None:
+        """Gone snippets whose lines were removed, or whose file was deleted: their successor is
+        a near copy in the changed files if there is one, looked for in one pass over those
+        files for all of them."""
+        for corpus, waiting in self._near.items():
+            try:
+                found = corpus.holding(
+                    self._reader, [search.near_wanted.anchors for _, search in waiting], limit=NEAR_FILES
+                )
+            except (RecheckError, OSError):
+                found = [[] for _ in waiting]  # the removal or deletion stands, without a near copy
+            for (number, search), candidates in zip(waiting, found, strict=True):
+                self._results[number] = search.near(candidates)
+        self._near.clear()
 
 
 __all__ = [
@@ -229,7 +254,9 @@ __all__ = [
     "EvidenceSpec",
     "Prepared",
     "GITLINK_EXPECTATIONS",
+    "SUCCESSOR_KINDS",
     "SubmoduleSource",
+    "Successor",
     "check_evidence",
     "compile_pattern",
     "files_prefetched",

@@ -169,6 +169,33 @@ class Corpus:
                         break
         return answers
 
+    def holding(
+        self, reader: GitReader, wanted: Sequence[Collection[str]], *, limit: int
+    ) -> list[list[tuple[str, FileText]]]:
+        """For each set of stripped lines, the decoded text files (at most ``limit``, in path
+        order) whose bytes hold one of them: where a near copy of gone lines may be
+        (``successors.near_copy``), from one pass over the batches for every set."""
+        probes: dict[bytes, list[int]] = {}
+        for number, lines in enumerate(wanted):
+            for line in lines:
+                if line and "\ufffd" not in line:
+                    probes.setdefault(line.encode("utf-8"), []).append(number)
+        found: list[dict[str, None]] = [{} for _ in wanted]
+        if probes:
+            for batch in self._batches(reader, set(probes)):
+                for raw, numbers in probes.items():
+                    paths = batch.containing(raw)
+                    for number in numbers:
+                        for path in paths:
+                            if len(found[number]) < limit:
+                                found[number][path] = None
+                del batch
+        # Path order, as the batches hold them, whichever of the lines each file was found by.
+        order = {path: position for position, path in enumerate(self.paths)}
+        return [
+            list(self._texts(reader, sorted(paths, key=order.__getitem__), None)) for paths in found
+        ]
+
     def _texts(self, reader: GitReader, paths: Iterable[str], exclude: str | None) -> Iterator[tuple[str, FileText]]:
         """The decoded text files among ``paths`` (through the reader's file cache), but ``exclude``."""
         for path in paths:

@@ -78,6 +78,7 @@ class TextCache:
         self._by_sha: weakref.WeakValueDictionary[str, FileText] = weakref.WeakValueDictionary()
         self._chars = 0
         self._line_maps: dict[tuple[str, str], LineMap] = {}
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, int, int]]] = {}
         self._corpora: OrderedDict[tuple[str, str], Corpus] = OrderedDict()
         self._renames: dict[tuple[str, str], dict[str, str]] = {}
         self._changed: dict[tuple[str, str], list[str]] = {}
@@ -177,8 +178,19 @@ class TextCache:
         if mapping is None:
             if len(self._line_maps) >= _LINE_MAP_LIMIT:
                 self._line_maps.clear()
-            mapping = self._line_maps[key] = LineMap(reader.blob_line_changes(old.sha, new.sha), len(old.lines))
+            mapping = self._line_maps[key] = LineMap(self.line_changes(reader, old, new), len(old.lines))
         return mapping
+
+    def line_changes(self, reader: GitReader, old: FileText, new: FileText) -> list[tuple[int, int, int, int]]:
+        """The hunks of git's diff between the two blobs (``GitReader.blob_line_changes``): one git
+        process for every pair of versions, however many items ask about it."""
+        key = (old.sha, new.sha)
+        hunks = self._hunks.get(key)
+        if hunks is None:
+            if len(self._hunks) >= _LINE_MAP_LIMIT:
+                self._hunks.clear()
+            hunks = self._hunks[key] = reader.blob_line_changes(old.sha, new.sha)
+        return hunks
 
     def renames(self, reader: GitReader, old: str, new: str) -> dict[str, str]:
         """Old path -> new path for files git sees as renamed between two commits."""
