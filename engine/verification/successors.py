@@ -49,6 +49,17 @@ _CANDIDATE_FILES = 32
 _WINDOWS = 400
 # Characters of a line compared: a minified line of a megabyte must not cost a second.
 _LINE_CHARS = 1000
+# What a successor keeps of its lines and of the lines it replaced, to be shown beside each other:
+# at most this many lines of at most this many characters (its bounds are never cut).
+SHOWN_LINES = 40
+SHOWN_CHARS = 500
+
+
+def shown_text(lines) -> tuple[str, bool]:
+    """The lines as a successor keeps them to be shown, and whether any was cut."""
+    kept = [line[:SHOWN_CHARS] for line in lines[:SHOWN_LINES]]
+    cut = len(lines) > SHOWN_LINES or any(len(line) > SHOWN_CHARS for line in lines[:SHOWN_LINES])
+    return "\n".join(kept), cut
 
 
 def larger_than_rewrite(new_lines: int, old_lines: int) -> bool:
@@ -72,6 +83,10 @@ class Successor:
     larger: bool = False
     # moved_and_changed: how alike the near copy is (SIMILARITY_FLOOR to 1).
     similarity: float | None = None
+    # The lines, and the lines they replaced, as ``shown_text`` keeps them; ``cut`` when either was.
+    text: str = ""
+    recorded_text: str = ""
+    cut: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in SUCCESSOR_KINDS:
@@ -83,6 +98,7 @@ class Successor:
             "kind": self.kind, "path": self.path, "start_line": self.start_line, "end_line": self.end_line,
             "larger": self.larger,
             "recorded": {"path": self.recorded_path, "start_line": self.recorded_start, "end_line": self.recorded_end},
+            "text": self.text, "recorded_text": self.recorded_text, "cut": self.cut,
         }
         if self.similarity is not None:
             data["similarity"] = self.similarity
@@ -95,7 +111,8 @@ class Successor:
             kind=data["kind"], path=data["path"], start_line=data.get("start_line"), end_line=data.get("end_line"),
             recorded_path=recorded.get("path", ""), recorded_start=recorded.get("start_line") or 0,
             recorded_end=recorded.get("end_line") or 0, larger=bool(data.get("larger")),
-            similarity=data.get("similarity"),
+            similarity=data.get("similarity"), text=data.get("text", ""), recorded_text=data.get("recorded_text", ""),
+            cut=bool(data.get("cut")),
         )
 
 
@@ -154,11 +171,18 @@ class Replaced:
         self.start = start
         self.end = start + len(lines) - 1
         self.lines = [line.strip()[:_LINE_CHARS] for line in lines]
+        self.recorded_text, self.recorded_cut = shown_text(lines)
         self.wants_near = False
         self._fallback: Successor | None = None
 
-    def _successor(self, kind: str, path: str, start: int | None, end: int | None, **extra) -> Successor:
-        return Successor(kind, path, start, end, self.path, self.start, self.end, **extra)
+    def _successor(
+        self, kind: str, path: str, start: int | None, end: int | None, file: FileText | None = None, **extra
+    ) -> Successor:
+        text, cut = shown_text(file.lines[start - 1 : end]) if file is not None and start and end else ("", False)
+        return Successor(
+            kind, path, start, end, self.path, self.start, self.end, text=text, recorded_text=self.recorded_text,
+            cut=cut or self.recorded_cut, **extra,
+        )
 
     def in_file(
         self, hunks: list[tuple[int, int, int, int]] | None, old_length: int, current: FileText | None, where: str | None
@@ -177,7 +201,7 @@ class Replaced:
         if kind == REWRITTEN:
             assert last is not None
             return self._successor(
-                REWRITTEN, where or self.path, first, last,
+                REWRITTEN, where or self.path, first, last, current,
                 larger=larger_than_rewrite(last - first + 1, self.end - self.start + 1),
             )
         self._fallback = self._successor(REMOVED, where or self.path, first, None)
@@ -193,11 +217,14 @@ class Replaced:
     def near(self, candidates: Iterable[tuple[str, FileText]]) -> Successor | None:
         """The near copy among ``candidates`` (path, file at the target, in path order) as a
         ``moved_and_changed`` successor, else what ``in_file`` found (removed, file deleted)."""
-        found = near_copy(self.lines, self.anchors, candidates)
+        files = dict(candidates)
+        found = near_copy(self.lines, self.anchors, files.items())
         if found is None:
             return self._fallback
         path, position, length, similarity = found
-        return self._successor(MOVED_AND_CHANGED, path, position + 1, position + length, similarity=similarity)
+        return self._successor(
+            MOVED_AND_CHANGED, path, position + 1, position + length, files[path], similarity=similarity
+        )
 
 
 def near_copy(

@@ -14,7 +14,7 @@ from engine.verification.successors import (
     larger_than_rewrite,
     replaced_span,
 )
-from tests.engine.verification.snippet_repo import VIEW, check, snippet
+from tests.engine.verification.snippet_repo import SNIPPET, VIEW, check, snippet
 
 
 def lines_at(repo, target, successor):
@@ -47,9 +47,10 @@ def test_lines_replaced_in_place_are_rewritten_with_the_new_lines(repo, base):
         REWRITTEN, "app/views.py", 6, 8)
     assert (successor.recorded_path, successor.recorded_start, successor.recorded_end) == ("app/views.py", 6, 7)
     assert not successor.larger
-    assert lines_at(repo, target, successor) == (
+    assert lines_at(repo, target, successor) == successor.text == (
         '    name = request.GET.get("file", "")\n    path = safe_join(ROOT, name)\n    return read_text(path)'
     )
+    assert successor.recorded_text == SNIPPET
 
 
 def test_a_file_renamed_and_rewritten_in_one_commit_is_followed_to_its_new_name(repo, base):
@@ -126,6 +127,19 @@ def test_a_rewrite_much_larger_than_the_snippet_is_given_whole_and_flagged(repo)
     # The thirty new lines and the four of the snippet left as they were: never cut to five.
     assert (successor.kind, successor.start_line, successor.end_line, successor.larger) == (REWRITTEN, 2, 35, True)
     assert lines_at(repo, target, successor).splitlines()[-1] == "    return result"
+    # What is kept to be shown is bounded, and says so; the bounds above are not.
+    assert successor.text.count("\n") + 1 == 34 and not successor.cut
+
+
+def test_what_a_successor_keeps_to_show_is_cut_at_forty_lines_and_says_so(repo):
+    base = repo.write("loader.py", BLOCK).commit("base")
+    grown = "".join(f"    step_{n} = prepare({n})\n" for n in range(60))
+    target = repo.write("loader.py", BLOCK.replace("    result = []\n", grown)).commit("sixty lines")
+
+    successor = both_ways(repo, block_spec(base), target).successor
+
+    assert (successor.start_line, successor.end_line, successor.cut) == (2, 65, True)
+    assert len(successor.text.splitlines()) == 40
 
 
 def test_lines_deleted_with_nothing_in_their_place_are_removed_at_the_line_where_they_were(repo, base):
@@ -167,7 +181,8 @@ def test_a_block_removed_from_its_file_and_edited_elsewhere_is_moved_and_changed
     assert (successor.kind, successor.path, successor.start_line, successor.end_line) == (
         MOVED_AND_CHANGED, "samples.py", 5, 9)
     assert SIMILARITY_FLOOR <= successor.similarity < 1
-    assert lines_at(repo, target, successor) == edited
+    assert lines_at(repo, target, successor) == successor.text == edited
+    assert successor.recorded_text == BLOCK_SNIPPET
 
 
 def test_a_removed_block_with_no_copy_alike_enough_stays_removed(repo):
@@ -312,6 +327,7 @@ def test_a_successor_is_plain_data_and_back():
     assert successor.as_data() == {
         "kind": "moved_and_changed", "path": "b.py", "start_line": 3, "end_line": 7, "larger": False,
         "recorded": {"path": "a.py", "start_line": 10, "end_line": 14}, "similarity": 0.83,
+        "text": "", "recorded_text": "", "cut": False,
     }
     assert Successor.from_data(successor.as_data()) == successor
 
