@@ -153,6 +153,22 @@ def successor_sentence(*, kind: str, short_sha: str, where: str, larger: bool = 
     return f"{label} at {short_sha}: {where}"
 
 
+def successor_label(kind: str) -> str:
+    return SUCCESSOR_LABELS.get(kind or "", str(kind).replace("_", " ").capitalize())
+
+
+# --- Where a change to evidence that holds came from, between two pins -------------------------
+
+CHANGE_FROM_REBASE = "rebase"
+CHANGE_BY_AUTHOR = "author"
+CHANGE_ORIGINS = (CHANGE_FROM_REBASE, CHANGE_BY_AUTHOR)
+CHANGE_ORIGIN_LABELS = {CHANGE_FROM_REBASE: "From the rebase", CHANGE_BY_AUTHOR: "By the author"}
+
+
+def change_origin_label(origin: str) -> str:
+    return CHANGE_ORIGIN_LABELS.get(origin or "", str(origin).capitalize())
+
+
 # --- A finding's status -----------------------------------------------------------------------
 
 OPEN = "open"
@@ -301,7 +317,8 @@ def follow_up_origin_label(origin: str) -> str:
 
 LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label,
           "run": run_status_label, "follow_up": follow_up_label, "origin": follow_up_origin_label,
-          "thread": thread_state_label, "thread_problem": thread_problem_label}
+          "thread": thread_state_label, "thread_problem": thread_problem_label, "successor": successor_label,
+          "change": change_origin_label}
 
 
 def label(kind: str, value: str | None) -> str:

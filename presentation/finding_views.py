@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString
 from core import vocabulary
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.state.stored import states_attach
+from findings.selectors.evidence_history import EvidenceHistory
 from findings.selectors.findings import verifications_at
 from findings.selectors.successors import SuccessorView, successor_read
 from presentation.links import Links
@@ -242,3 +243,53 @@ def finding_summaries(
         for finding in findings
     ]
     return summaries, page_numbers
+
+
+@dataclass
+class HistoryChangeView:
+    """One change between two pins, labelled by where it came from, as a small diff."""
+
+    origin: str
+    diff: SafeString
+
+
+@dataclass
+class HistoryStepView:
+    """An item at one pin: where it is, its lines with those around them, and what changed since
+    the pin before."""
+
+    sha: str
+    location: str
+    code: SafeString
+    changes: list[HistoryChangeView]
+
+
+@dataclass
+class HistoryView:
+    evidence: Evidence
+    steps: list[HistoryStepView]
+    problem: str = ""
+
+
+def history_views(histories: list[EvidenceHistory]) -> list[HistoryView]:
+    """The finding page's evidence from pin to pin (`findings.selectors.evidence_history`),
+    highlighted."""
+    views = []
+    for history in histories:
+        steps = []
+        for step in history.steps:
+            place = step.place
+            changes = [
+                HistoryChangeView(change.origin, highlight_replacement(
+                    "\n".join(change.removed), "\n".join(change.added), path=place.path,
+                    old_start=change.old_start, new_start=change.new_start,
+                ))
+                for change in step.changes
+            ]
+            steps.append(HistoryStepView(
+                sha=place.sha, location=vocabulary.location(place.path, place.start_line, place.end_line),
+                code=highlight_snippet("\n".join(step.lines), path=place.path, start_line=step.first_line),
+                changes=changes,
+            ))
+        views.append(HistoryView(history.evidence, steps, history.problem))
+    return views

@@ -22,7 +22,7 @@ class SuccessorView:
 
     @property
     def label(self) -> str:
-        return v.SUCCESSOR_LABELS.get(self.kind, self.kind)
+        return v.successor_label(self.kind)
 
     @property
     def location(self) -> str:

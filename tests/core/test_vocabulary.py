@@ -126,3 +126,12 @@ def test_the_engine_s_successor_kinds_are_the_vocabulary_s_and_each_has_a_label(
 )
 def test_each_successor_kind_reads_as_one_sentence(kind, where, options, sentence):
     assert vocabulary.successor_sentence(kind=kind, short_sha="abc12345", where=where, **options) == sentence
+
+
+def test_the_engine_s_change_origins_are_the_vocabulary_s():
+    from engine.verification import history
+
+    assert (history.FROM_REBASE, history.BY_AUTHOR) == vocabulary.CHANGE_ORIGINS
+    assert vocabulary.label("change", "rebase") == "From the rebase"
+    assert vocabulary.label("change", "author") == "By the author"
+    assert vocabulary.label("successor", "moved_and_changed") == "Moved and changed"
