@@ -215,6 +215,7 @@ class EvidenceChecks:
                 for number, _ in waiting:
                     self._results[number] = failed
                 continue
+            self._diffs_prefetched(waiting, found)
             for (number, search), answer in zip(waiting, found, strict=True):
                 self._results[number] = search.elsewhere(answer)
                 if search.near_wanted is not None:
@@ -222,6 +223,22 @@ class EvidenceChecks:
         self._waiting.clear()
         self._near_copies()
         return list(self._results)  # every item has its result by now
+
+    def _diffs_prefetched(self, waiting: list[tuple[int, SnippetSearch]], found: list) -> None:
+        """The diffs of the gone snippets' files since their commits, which their successors are
+        read from, worked out by one git process per commit rather than one per file."""
+        paths: dict[tuple[str, str], list[str]] = {}
+        for (_, search), answer in zip(waiting, found, strict=True):
+            path = search.diff_wanted(answer)
+            if path is not None:
+                assert search.commit is not None
+                paths.setdefault((search.commit, search.target), []).append(path)
+        cache = cache_for(self._reader)
+        for (commit, target), wanted in paths.items():
+            try:
+                cache.prefetch_line_changes(self._reader, commit, target, wanted)
+            except (RecheckError, OSError):
+                pass  # each successor asks git for its own diff, and is left out if that fails too
 
     def _near_copies(self) -> None:
         """Gone snippets whose lines were removed, or whose file was deleted: their successor is

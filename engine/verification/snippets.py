@@ -155,6 +155,14 @@ class SnippetSearch:
         detail = f"moved from {origin} to {path}:{position + 1}"
         return self._holds(path, position, detail + ("; re-indented" if loose else ""))
 
+    def diff_wanted(self, found: tuple[str, int, bool] | None) -> str | None:
+        """The path whose diff from the evidence commit ``elsewhere(found)`` will read to tell
+        the successor (when the snippet stayed gone in a file of the same name), so that many
+        items' diffs can be worked out together first (``TextCache.prefetch_line_changes``)."""
+        if found is not None or not self.successors or self.commit is None or self._current is None:
+            return None
+        return self.path if self.exclude == self.path else None
+
     def near(self, candidates) -> CheckResult:
         """The gone result with its successor, given the files that may hold a near copy of its
         lines (``Corpus.holding`` of ``near_wanted.anchors``)."""

@@ -192,6 +192,19 @@ class TextCache:
             hunks = self._hunks[key] = reader.blob_line_changes(old.sha, new.sha)
         return hunks
 
+    def prefetch_line_changes(self, reader: GitReader, old: str, new: str, paths: Iterable[str]) -> None:
+        """Work out ``line_changes`` of each of ``paths`` (files of the same name at both full-SHA
+        commits) from one git process, for those not known yet."""
+        wanted = []
+        for path in dict.fromkeys(paths):
+            before, after = reader.tree_entry(old, path), reader.tree_entry(new, path)
+            if before is not None and after is not None and (before.sha, after.sha) not in self._hunks:
+                wanted.append(path)
+        if wanted:
+            if len(self._hunks) >= _LINE_MAP_LIMIT:
+                self._hunks.clear()
+            self._hunks.update(reader.files_line_changes(old, new, wanted))
+
     def renames(self, reader: GitReader, old: str, new: str) -> dict[str, str]:
         """Old path -> new path for files git sees as renamed between two commits."""
         key = (old, new)
