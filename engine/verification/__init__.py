@@ -35,7 +35,7 @@ from engine.verification.results import (
     error,
     unchecked,
 )
-from engine.verification.snippets import NEAR_FILES, SnippetSearch, check_snippet, snippet_search, snippet_text_at
+from engine.verification.snippets import SnippetSearch, check_snippet, snippet_search, snippet_text_at
 from engine.verification.specs import (
     GITLINK,
     GITLINK_EXPECTATIONS,
@@ -47,7 +47,7 @@ from engine.verification.specs import (
     EvidenceSpec,
     SubmoduleSource,
 )
-from engine.verification.successors import SUCCESSOR_KINDS, Successor
+from engine.verification.successors import NEAR_FILES, SUCCESSOR_KINDS, Successor
 from engine.verification.textcaches import TextCache, cache_for
 from engine.verification.verdicts import (
     ERRORED,
@@ -172,7 +172,6 @@ class EvidenceChecks:
         self._successors = successors
         self._results: list[CheckResult | None] = []
         self._waiting: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
-        self._near: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
 
     def prepare(self, spec: EvidenceSpec) -> Prepared:
         """What checking ``spec`` needs and reads from no file at the target: a snippet's path
@@ -209,19 +208,26 @@ class EvidenceChecks:
         """Every item's result, in the order added."""
         for corpus, waiting in self._waiting.items():
             try:
-                found = corpus.matches_all(self._reader, [(search.needle, search.exclude) for _, search in waiting])
+                found, held = corpus.search(
+                    self._reader, [(search.needle, search.exclude) for _, search in waiting],
+                    [search.anchors for _, search in waiting], limit=NEAR_FILES,
+                )
             except (RecheckError, OSError) as exc:
                 failed = _failed(exc)
                 for number, _ in waiting:
                     self._results[number] = failed
                 continue
             self._diffs_prefetched(waiting, found)
-            for (number, search), answer in zip(waiting, found, strict=True):
-                self._results[number] = search.elsewhere(answer)
+            for (number, search), answer, paths in zip(waiting, found, held, strict=True):
+                result = search.elsewhere(answer)
                 if search.near_wanted is not None:
-                    self._near.setdefault(corpus, []).append((number, search))
+                    # Removed lines, or a deleted file: is a near copy among the files found holding them?
+                    try:
+                        result = search.near(corpus.texts(self._reader, paths))
+                    except (RecheckError, OSError):
+                        result = search.near([])  # the removal or deletion stands, without a near copy
+                self._results[number] = result
         self._waiting.clear()
-        self._near_copies()
         return list(self._results)  # every item has its result by now
 
     def _diffs_prefetched(self, waiting: list[tuple[int, SnippetSearch]], found: list) -> None:
@@ -240,20 +246,6 @@ class EvidenceChecks:
             except (RecheckError, OSError):
                 pass  # each successor asks git for its own diff, and is left out if that fails too
 
-    def _near_copies(self) -> None:
-        """Gone snippets whose lines were removed, or whose file was deleted: their successor is
-        a near copy in the changed files if there is one, looked for in one pass over those
-        files for all of them."""
-        for corpus, waiting in self._near.items():
-            try:
-                found = corpus.holding(
-                    self._reader, [search.near_wanted.anchors for _, search in waiting], limit=NEAR_FILES
-                )
-            except (RecheckError, OSError):
-                found = [[] for _ in waiting]  # the removal or deletion stands, without a near copy
-            for (number, search), candidates in zip(waiting, found, strict=True):
-                self._results[number] = search.near(candidates)
-        self._near.clear()
 
 
 __all__ = [

@@ -11,9 +11,8 @@ from engine.git import GitReader, is_glob, match_paths, validate_glob
 
 from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
-from engine.verification.snippets import NEAR_FILES
 from engine.verification.specs import ABSENT, PRESENT, EvidenceSpec
-from engine.verification.successors import Replaced, Successor
+from engine.verification.successors import NEAR_FILES, Replaced, Successor
 from engine.verification.textcaches import cache_for
 
 if TYPE_CHECKING:

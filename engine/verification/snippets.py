@@ -27,7 +27,7 @@ from engine.verification.filetexts import FileText, Needle
 from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import EvidenceSpec
-from engine.verification.successors import Replaced, recorded_position
+from engine.verification.successors import NEAR_FILES, Replaced, anchor_lines, recorded_position
 from engine.verification.textcaches import TextCache, cache_for
 
 
@@ -61,14 +61,14 @@ def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str, *, success
     found = search.in_place()
     if found is not None:
         return found
-    result = search.elsewhere(search.corpus.matches(reader, search.needle, exclude=search.exclude))
+    corpus = search.corpus
+    [found], [held] = corpus.search(
+        reader, [(search.needle, search.exclude)], [search.anchors], limit=NEAR_FILES
+    )
+    result = search.elsewhere(found)
     if search.near_wanted is not None:
-        result = search.near(search.corpus.holding(reader, [search.near_wanted.anchors], limit=NEAR_FILES)[0])
+        result = search.near(corpus.texts(reader, held))
     return result
-
-
-# At most this many of the changed files are looked through for a near copy of one item's lines.
-NEAR_FILES = 32
 
 
 def snippet_search(reader: GitReader, spec: EvidenceSpec, target: str, *, successors: bool = True) -> SnippetSearch:
@@ -155,6 +155,12 @@ class SnippetSearch:
         detail = f"moved from {origin} to {path}:{position + 1}"
         return self._holds(path, position, detail + ("; re-indented" if loose else ""))
 
+    @property
+    def anchors(self) -> list[str]:
+        """The lines a near copy of the snippet is anchored on, if it turns out gone with its
+        lines removed (``successors.anchor_lines``); none when successors are left out."""
+        return anchor_lines(self.needle.stripped) if self.successors and self.commit is not None else []
+
     def diff_wanted(self, found: tuple[str, int, bool] | None) -> str | None:
         """The path whose diff from the evidence commit ``elsewhere(found)`` will read to tell
         the successor (when the snippet stayed gone in a file of the same name), so that many
@@ -165,7 +171,7 @@ class SnippetSearch:
 
     def near(self, candidates) -> CheckResult:
         """The gone result with its successor, given the files that may hold a near copy of its
-        lines (``Corpus.holding`` of ``near_wanted.anchors``)."""
+        lines (those ``Corpus.search`` found holding its ``anchors``)."""
         assert self._gone_result is not None and self.near_wanted is not None
         return replace(self._gone_result, successor=self.near_wanted.near(candidates))
 

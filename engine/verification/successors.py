@@ -14,7 +14,7 @@ that commit to the target (following a rename), says what happened to them:
   lines found unchanged, whose text is at least ``SIMILARITY_FLOOR`` alike.
 - ``file_deleted``: their file is gone and no near copy exists (the recorded path, no lines).
 
-The search is bounded whatever the files: at most ``_CANDIDATE_FILES`` files and ``_WINDOWS``
+The search is bounded whatever the files: at most ``NEAR_FILES`` files and ``_WINDOWS``
 windows an item, each line compared on its first ``_LINE_CHARS`` characters.
 """
 
@@ -44,7 +44,7 @@ _MIN_ANCHOR_CHARS = 8
 # The longest of the lines are the anchors, at most this many.
 _ANCHORS = 8
 # At most this many files an item, in path order, are looked through for a near copy ...
-_CANDIDATE_FILES = 32
+NEAR_FILES = 32
 # ... and at most this many windows of lines compared in them.
 _WINDOWS = 400
 # Characters of a line compared: a minified line of a megabyte must not cost a second.
@@ -60,6 +60,14 @@ def shown_text(lines) -> tuple[str, bool]:
     kept = [line[:SHOWN_CHARS] for line in lines[:SHOWN_LINES]]
     cut = len(lines) > SHOWN_LINES or any(len(line) > SHOWN_CHARS for line in lines[:SHOWN_LINES])
     return "\n".join(kept), cut
+
+
+def anchor_lines(lines) -> list[str]:
+    """The lines a near copy of ``lines`` is anchored on: stripped, the longest, long enough to
+    tell. A snippet's own lines and the lines it was found at, stripped, give the same."""
+    stripped = {line.strip()[:_LINE_CHARS] for line in lines}
+    telling = sorted((line for line in stripped if len(line) >= _MIN_ANCHOR_CHARS), key=lambda line: (-len(line), line))
+    return telling[:_ANCHORS]
 
 
 def larger_than_rewrite(new_lines: int, old_lines: int) -> bool:
@@ -210,9 +218,8 @@ class Replaced:
 
     @property
     def anchors(self) -> list[str]:
-        """The lines a near copy is anchored on: the longest, long enough to tell."""
-        telling = sorted({line for line in self.lines if len(line) >= _MIN_ANCHOR_CHARS}, key=len, reverse=True)
-        return telling[:_ANCHORS]
+        """The lines a near copy is anchored on (``anchor_lines``)."""
+        return anchor_lines(self.lines)
 
     def near(self, candidates: Iterable[tuple[str, FileText]]) -> Successor | None:
         """The near copy among ``candidates`` (path, file at the target, in path order) as a
@@ -245,7 +252,7 @@ def near_copy(
     best: tuple[float, str, int, int] | None = None
     windows = 0
     for number, (path, file) in enumerate(candidates):
-        if number == _CANDIDATE_FILES or windows >= _WINDOWS:
+        if number == NEAR_FILES or windows >= _WINDOWS:
             break
         stripped = file.stripped
         tried: set[tuple[int, int]] = set()
