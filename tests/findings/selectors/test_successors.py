@@ -89,6 +89,10 @@ def test_every_interface_says_the_same_successor(world, client, maintainer_user)
     call_command("verify", "acme/loader", "7", "--commit", commit.sha, "--json", "--no-fetch", stdout=out)
     [item] = json.loads(out.getvalue())["findings"][0]["evidence"]
     assert item["successor"] == data
+    # And as a person reads it at a terminal.
+    out = io.StringIO()
+    call_command("verify", "acme/loader", "7", "--commit", commit.sha, "--no-fetch", stdout=out)
+    assert f"[0] {sentence}\n" in out.getvalue()
 
     # SARIF: a related location where the code is now, with the sentence.
     [sarif] = pull_request_sarif(pull_request=pull_request)["runs"][0]["results"]
