@@ -37,11 +37,14 @@ def make_line(rng: random.Random, file_no: int, line_no: int) -> str:
 
 
 def build_repository(path: Path, files: int, lines: int, commits: int, seed: int = 7,
-                     touch_all: bool = False) -> tuple[list[str], dict]:
+                     touch_all: bool = False, rewrites: bool = False) -> tuple[list[str], dict]:
     """Write the history with `git fast-import` (one process for every commit). Returns the commit
     SHAs and the file contents at the commit evidence is recorded at (a third of the way in).
     With `touch_all`, the commit after that one appends a line to every file (a sweeping change),
-    so every file is among those changed between the recorded commit and the last."""
+    so every file is among those changed between the recorded commit and the last. With `rewrites`,
+    each commit after that one also deletes blocks, rewrites blocks in place and moves blocks to
+    other modules with a line edited on the way, so that many items are gone with a successor of
+    each kind to find."""
     rng = random.Random(seed)
     subprocess.run(["git", "init", "--quiet", "--bare", str(path)], check=True)
     tree = {f"pkg{n % 40}/module_{n}.py": [make_line(rng, n, i) for i in range(lines)] for n in range(files)}
@@ -86,6 +89,28 @@ def build_repository(path: Path, files: int, lines: int, commits: int, seed: int
                 block = tree[source][start : start + 5]
                 del tree[source][start : start + 5]
                 tree[target].extend(block)
+                changed.extend([source, target])
+        if rewrites and index > recorded_at_index:
+            for _ in range(3):  # a block deleted
+                name = rng.choice(list(tree))
+                start = rng.randint(0, max(0, len(tree[name]) - 4))
+                del tree[name][start : start + 4]
+                changed.append(name)
+            for _ in range(2):  # a block rewritten in place
+                name = rng.choice(list(tree))
+                start = rng.randint(0, max(0, len(tree[name]) - 3))
+                counter += 1
+                tree[name][start : start + 3] = [make_line(rng, counter, j) for j in range(3)]
+                changed.append(name)
+            for _ in range(2):  # a block moved to another module, a line of it edited on the way
+                source, target = rng.sample(list(tree), 2)
+                start = rng.randint(0, max(0, len(tree[source]) - 6))
+                block = tree[source][start : start + 6]
+                del tree[source][start : start + 6]
+                if block:
+                    block[len(block) // 2] = block[len(block) // 2].replace(" = ", " = 1 + ", 1)
+                at = rng.randint(0, len(tree[target]))
+                tree[target][at:at] = block
                 changed.extend([source, target])
         for name in dict.fromkeys(changed):
             if name not in tree:  # edited, then renamed in the same commit
@@ -160,11 +185,16 @@ def main() -> None:
     parser.add_argument("--touch-all", action="store_true",
                         help="A commit after the recorded one changes every file, so the search for code that left "
                              "its file looks through all of them.")
+    parser.add_argument("--rewrites", action="store_true",
+                        help="Commits after the recorded one also delete, rewrite, and move and edit blocks, so that "
+                             "many items are gone, with successors of every kind to find.")
     parser.add_argument("--per-finding", type=int, default=10)
     parser.add_argument("--pairs", type=int, default=7, help="Floor/subject pairs, interleaved (default 7).")
     parser.add_argument("--subjects", default="engine,unshared,command",
                         help="engine (the warm engine and storage), unshared (the same without the decoded blobs of "
-                             "the last run), command (manage.py verify --json end to end).")
+                             "the last run), command (manage.py verify --json end to end), successors (the warm "
+                             "engine with gone items' successors against the same without them, in place of the "
+                             "floor), successors-unshared (the same with nothing kept from the last run).")
     parser.add_argument("--profile", action="store_true", help="Print where the verification spends its time.")
     parser.add_argument("--memory", action="store_true", help="Also print the peak memory of a cold verification.")
     parser.add_argument("--sort", default="cumulative", help="Profile order: cumulative or tottime.")
@@ -175,13 +205,14 @@ def main() -> None:
     from django.db import connection
     from django.db.models import Count
 
-    from findings.models import Verification
+    from findings.models import EvidenceResult, Verification
     from findings.services.verification.run import pull_request_verify
     from reviews.mirrors import repository_fetch
 
     source = root / "source.git"
     started = time.perf_counter()
-    shas, snapshot = build_repository(source, args.files, args.lines, args.commits, touch_all=args.touch_all)
+    shas, snapshot = build_repository(source, args.files, args.lines, args.commits, touch_all=args.touch_all,
+                                      rewrites=args.rewrites)
     changed = subprocess.run(["git", "-C", str(source), "diff", "--name-only", shas[snapshot["index"]], shas[-1]],
                              capture_output=True, text=True, check=True).stdout.count("\n")
     print(f"repository: {args.files} files x {args.lines} lines, {len(shas)} commits, {changed} files changed "
@@ -200,18 +231,25 @@ def main() -> None:
     def floor() -> float:
         return measure_floor(source, shas[-1], patterns, scratch)
 
-    def engine() -> float:
+    def engine(successors: bool = True) -> float:
         started = time.perf_counter()
-        pull_request_verify(pull_request=pull_request, commit=target, fetch=False)
+        pull_request_verify(pull_request=pull_request, commit=target, fetch=False, successors=successors)
         return time.perf_counter() - started
 
-    def engine_unshared() -> float:
-        # The decoded blobs of earlier runs forgotten: what the first verification of code the
-        # process has not seen costs, with git's own caches warm.
+    def without_successors() -> float:
+        return engine(successors=False)
+
+    def engine_unshared(successors: bool = True) -> float:
+        # The decoded blobs (and the diffs between them) of earlier runs forgotten: what the first
+        # verification of code the process has not seen costs, with git's own caches warm.
         from engine.verification import textcaches
 
         textcaches.shared_texts.clear()
-        return engine()
+        textcaches.shared_line_changes.clear()
+        return engine(successors=successors)
+
+    def unshared_without_successors() -> float:
+        return engine_unshared(successors=False)
 
     def command() -> float:
         started = time.perf_counter()
@@ -247,6 +285,21 @@ def main() -> None:
         "command": (command, "verify --json", "<= 5x"),
     }
     for name in args.subjects.split(","):
+        if name in ("successors", "successors-unshared"):
+            # The same verification with and without the successors of gone items, alternating: the
+            # ratio is what finding them costs.
+            if name == "successors":
+                result = interleave("warm engine + storage, with successors (subject) against without (floor)",
+                                    args.pairs, without_successors, engine)
+            else:
+                result = interleave("the same, no blobs or diffs kept from the last run, with successors against "
+                                    "without", args.pairs, unshared_without_successors, engine_unshared)
+            print_pairs(result, target="<= 1.15x")
+            engine()
+            kinds = dict(EvidenceResult.objects.filter(state="gone").values_list("successor__kind")
+                         .annotate(Count("id")))
+            print(f"  gone items by successor: {kinds}")
+            continue
         function, label, target_text = subjects[name]
         result = interleave(label, args.pairs, floor, function)
         print_pairs(result, target=target_text)

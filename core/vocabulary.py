@@ -122,6 +122,53 @@ def shown_state(*, state: str, moved: bool) -> str:
     return MOVED if moved else state
 
 
+# --- What replaced evidence that is gone (its successor) ----------------------------------------
+
+SUCCESSOR_REWRITTEN = "rewritten"
+SUCCESSOR_REMOVED = "removed"
+SUCCESSOR_MOVED_AND_CHANGED = "moved_and_changed"
+SUCCESSOR_FILE_DELETED = "file_deleted"
+SUCCESSOR_KINDS = (SUCCESSOR_REWRITTEN, SUCCESSOR_REMOVED, SUCCESSOR_MOVED_AND_CHANGED, SUCCESSOR_FILE_DELETED)
+SUCCESSOR_LABELS = {
+    SUCCESSOR_REWRITTEN: "Rewritten",
+    SUCCESSOR_REMOVED: "Removed",
+    SUCCESSOR_MOVED_AND_CHANGED: "Moved and changed",
+    SUCCESSOR_FILE_DELETED: "File deleted",
+}
+
+
+def successor_sentence(*, kind: str, short_sha: str, where: str, larger: bool = False,
+                       similarity: float | None = None) -> str:
+    """What became of gone evidence, in one line: "Rewritten at abc1234: now src/x.py:40–44",
+    "Removed at abc1234, at src/x.py:40", "Moved and changed at abc1234: now src/y.py:3–7 (83%
+    alike)", "File deleted at abc1234: src/x.py"."""
+    label = SUCCESSOR_LABELS.get(kind, kind)
+    if kind == SUCCESSOR_REWRITTEN:
+        return f"{label} at {short_sha}: now {where}" + (", more than a rewrite of those lines" if larger else "")
+    if kind == SUCCESSOR_REMOVED:
+        return f"{label} at {short_sha}, at {where}"
+    if kind == SUCCESSOR_MOVED_AND_CHANGED:
+        alike = f" ({round(similarity * 100)}% alike)" if similarity is not None else ""
+        return f"{label} at {short_sha}: now {where}{alike}"
+    return f"{label} at {short_sha}: {where}"
+
+
+def successor_label(kind: str) -> str:
+    return SUCCESSOR_LABELS.get(kind or "", str(kind).replace("_", " ").capitalize())
+
+
+# --- Where a change to evidence that holds came from, between two pins -------------------------
+
+CHANGE_FROM_REBASE = "rebase"
+CHANGE_BY_AUTHOR = "author"
+CHANGE_ORIGINS = (CHANGE_FROM_REBASE, CHANGE_BY_AUTHOR)
+CHANGE_ORIGIN_LABELS = {CHANGE_FROM_REBASE: "From the rebase", CHANGE_BY_AUTHOR: "By the author"}
+
+
+def change_origin_label(origin: str) -> str:
+    return CHANGE_ORIGIN_LABELS.get(origin or "", str(origin).capitalize())
+
+
 # --- A finding's status -----------------------------------------------------------------------
 
 OPEN = "open"
@@ -270,7 +317,8 @@ def follow_up_origin_label(origin: str) -> str:
 
 LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label,
           "run": run_status_label, "follow_up": follow_up_label, "origin": follow_up_origin_label,
-          "thread": thread_state_label, "thread_problem": thread_problem_label}
+          "thread": thread_state_label, "thread_problem": thread_problem_label, "successor": successor_label,
+          "change": change_origin_label}
 
 
 def label(kind: str, value: str | None) -> str:

@@ -218,7 +218,8 @@ def _blocker_line(view: FindingView) -> str:
     finding = view.finding
     name = f"B{finding.number} {finding.title}"
     if finding.status == Finding.Status.OPEN:
-        return f"{_link(name, site_url(view.anchor_url))}: {verdict_phrase(view.verdict)}"
+        replaced = "".join(f"; {item.successor.sentence}" for item in view.evidence if item.successor)
+        return f"{_link(name, site_url(view.anchor_url))}: {verdict_phrase(view.verdict)}{replaced}"
     return f"~~{_link(name, site_url(view.anchor_url))}~~ {finding.get_status_display().lower()}"
 
 
@@ -248,6 +249,13 @@ def _annotation(view: FindingView) -> Annotation | None:
             location = (result.path, start, result.end_line or start)
             break
     if location is None:
+        # Gone evidence: where the code that replaced it is, when it has lines.
+        for item in view.evidence:
+            if item.successor is not None and item.successor.shows_lines:
+                successor = item.successor.successor
+                location = (successor.path, successor.start_line, successor.end_line)
+                break
+    if location is None:
         for item in view.evidence:
             evidence = item.evidence
             if evidence.path and evidence.start_line and "*" not in evidence.path:
@@ -261,6 +269,7 @@ def _annotation(view: FindingView) -> Annotation | None:
     message = finding.summary or finding.title
     if view.verdict:
         message += f"\n\nRecheck: {verdict_phrase(view.verdict)} at {view.verification.commit.short_sha}."
+        message += "".join(f"\n{item.successor.sentence}." for item in view.evidence if item.successor)
     detail = site_url(view.detail_url)
     if detail:
         message += f"\n{detail}"

@@ -9,10 +9,12 @@ from django.utils.safestring import SafeString
 from core import vocabulary
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.state.stored import states_attach
+from findings.selectors.evidence_history import EvidenceHistory
 from findings.selectors.findings import verifications_at
+from findings.selectors.successors import SuccessorView, successor_read
 from presentation.links import Links
 from presentation.paging import list_page_numbers
-from presentation.rendering.highlight import highlight_snippet
+from presentation.rendering.highlight import highlight_replacement, highlight_snippet
 from presentation.rendering.markdown import has_diagram
 from presentation.rendering.pictures import pin_history_sentence, pin_history_svg
 from reviews.models import Commit, PullRequest
@@ -81,6 +83,41 @@ class EvidenceView:
         return repository.permalink(
             self.latest_commit.sha, self.result.path, self.result.start_line, self.result.end_line
         )
+
+
+    @cached_property
+    def successor(self) -> SuccessorView | None:
+        """What replaced the evidence, when it is gone at the latest verified commit."""
+        if self.result is None or self.latest_commit is None or not self.result.successor:
+            return None
+        return successor_read(self.result.successor, sha=self.latest_commit.sha)
+
+    @cached_property
+    def successor_diff(self) -> SafeString | str:
+        """The lines that are gone beside what replaced them, highlighted."""
+        shown = self.successor
+        if shown is None:
+            return ""
+        successor = shown.successor
+        return highlight_replacement(
+            successor.recorded_text, successor.text, path=successor.recorded_path,
+            old_start=successor.recorded_start, new_start=successor.start_line, new_path=successor.path,
+        )
+
+    @cached_property
+    def successor_links(self) -> tuple[str, str]:
+        """Permalinks to the lines that are gone, at the commit they were recorded at, and to what
+        replaced them, at the latest verified commit ('' where the forge has no web URL)."""
+        shown = self.successor
+        if shown is None:
+            return "", ""
+        successor, repository = shown.successor, self.evidence.finding.pull_request.repository
+        recorded_at = self.evidence.commit.sha if self.evidence.commit else ""
+        was = repository.permalink(
+            recorded_at, successor.recorded_path, successor.recorded_start, successor.recorded_end
+        ) if recorded_at else ""
+        now = repository.permalink(shown.sha, successor.path, successor.start_line, successor.end_line)
+        return was, now
 
 
 def result_marks(result: EvidenceResult | None) -> tuple[str, ...]:
@@ -206,3 +243,53 @@ def finding_summaries(
         for finding in findings
     ]
     return summaries, page_numbers
+
+
+@dataclass
+class HistoryChangeView:
+    """One change between two pins, labelled by where it came from, as a small diff."""
+
+    origin: str
+    diff: SafeString
+
+
+@dataclass
+class HistoryStepView:
+    """An item at one pin: where it is, its lines with those around them, and what changed since
+    the pin before."""
+
+    sha: str
+    location: str
+    code: SafeString
+    changes: list[HistoryChangeView]
+
+
+@dataclass
+class HistoryView:
+    evidence: Evidence
+    steps: list[HistoryStepView]
+    problem: str = ""
+
+
+def history_views(histories: list[EvidenceHistory]) -> list[HistoryView]:
+    """The finding page's evidence from pin to pin (`findings.selectors.evidence_history`),
+    highlighted."""
+    views = []
+    for history in histories:
+        steps = []
+        for step in history.steps:
+            place = step.place
+            changes = [
+                HistoryChangeView(change.origin, highlight_replacement(
+                    "\n".join(change.removed), "\n".join(change.added), path=place.path,
+                    old_start=change.old_start, new_start=change.new_start,
+                ))
+                for change in step.changes
+            ]
+            steps.append(HistoryStepView(
+                sha=place.sha, location=vocabulary.location(place.path, place.start_line, place.end_line),
+                code=highlight_snippet("\n".join(step.lines), path=place.path, start_line=step.first_line),
+                changes=changes,
+            ))
+        views.append(HistoryView(history.evidence, steps, history.problem))
+    return views

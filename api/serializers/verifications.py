@@ -1,9 +1,12 @@
 """Evidence and what verification says of it: evidence items, a finding's verdict at a commit with a
 result per item, and requested verification runs with their progress."""
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.fields import ApiUrlField
+from core import vocabulary
 from findings.models import Evidence, EvidenceResult, Verification, VerificationRun
+from findings.selectors.successors import successor_read
 
 
 class EvidenceSerializer(serializers.ModelSerializer):
@@ -24,16 +27,44 @@ class EvidenceSerializer(serializers.ModelSerializer):
         ]
 
 
+class RecordedLinesSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    start_line = serializers.IntegerField()
+    end_line = serializers.IntegerField()
+
+
+class SuccessorSerializer(serializers.Serializer):
+    """The shape of `findings.selectors.successors.SuccessorView.as_data`, for the schema."""
+
+    kind = serializers.ChoiceField(choices=vocabulary.SUCCESSOR_KINDS)
+    path = serializers.CharField(help_text="Where the code that replaced it is (the deleted file's path).")
+    start_line = serializers.IntegerField(allow_null=True, help_text="For a removal, the line now where it was.")
+    end_line = serializers.IntegerField(allow_null=True)
+    larger = serializers.BooleanField(help_text="The span is much larger than the lines it replaced.")
+    recorded = RecordedLinesSerializer(help_text="The lines it replaced, at the commit the evidence was recorded at.")
+    similarity = serializers.FloatField(required=False, help_text="moved_and_changed: how alike the near copy is.")
+    summary = serializers.CharField(help_text="The sentence every interface says it with.")
+
+
 class EvidenceResultSerializer(serializers.ModelSerializer):
     position = serializers.IntegerField(source="evidence.position", read_only=True)
     kind = serializers.CharField(source="evidence.kind", read_only=True)
     moved = serializers.BooleanField(read_only=True, help_text="The evidence holds, somewhere else than recorded.")
+    successor = serializers.SerializerMethodField(
+        help_text="For evidence that is gone: the code that replaced it, when it can be told."
+    )
 
     class Meta:
         model = EvidenceResult
         fields = [
             "evidence", "position", "kind", "state", "path", "start_line", "end_line", "detail", "moved", "facts",
+            "successor",
         ]
+
+    @extend_schema_field(SuccessorSerializer(allow_null=True))
+    def get_successor(self, result: EvidenceResult) -> dict | None:
+        shown = successor_read(result.successor, sha=result.verification.commit.sha) if result.successor else None
+        return shown.as_data() if shown else None
 
 
 class VerificationSerializer(serializers.ModelSerializer):

@@ -26,6 +26,10 @@ from engine.git.parsing import parse_commit, parse_hunk_headers, parse_ls_tree, 
 from engine.git.process import GitStarted, run_git, stderr_text
 from engine.git.safety import validate_repo_path, validate_revision
 
+# Files one ``files_line_changes`` process diffs at most (their paths go on its command line).
+_DIFF_PATHS = 500
+_INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)", re.MULTILINE)
+
 _HEX = re.compile(r"^[0-9a-f]+$")
 # Parsed tree entries kept in memory (roughly 300 bytes each).
 _TREE_ENTRY_BUDGET = 300_000
@@ -265,6 +269,31 @@ class GitReader(CatFileBatch):
         if completed.returncode not in (0, 1):
             raise RepositoryError(f"cannot compare blobs {old_blob} and {new_blob}: {stderr_text(completed)}")
         return parse_hunk_headers(completed.stdout)
+
+    def files_line_changes(self, old: str, new: str, paths: Iterable[str]) -> dict[tuple[str, str], list]:
+        """What ``blob_line_changes`` gives for each of ``paths`` between two commits, keyed by
+        (old blob, new blob), from one git process for many files (``_DIFF_PATHS`` at a time)
+        rather than one each. Files unchanged, added, deleted or binary are left out."""
+        old_sha, new_sha = self.resolve(old), self.resolve(new)
+        wanted = sorted(set(paths))
+        found: dict[tuple[str, str], list] = {}
+        for start in range(0, len(wanted), _DIFF_PATHS):
+            completed = run_git(
+                ["diff-tree", "-r", "-p", "-U0", "--full-index", "--no-renames", "--ignore-space-at-eol", "--no-color",
+                 "--no-ext-diff", "--end-of-options", old_sha, new_sha, "--",
+                 # Literal: a path may hold what a pathspec reads as a wildcard.
+                 *(f":(literal){path}" for path in wanted[start : start + _DIFF_PATHS])],
+                git_dir=self.git_dir,
+            )
+            if completed.returncode != 0:
+                raise RepositoryError(f"cannot compare {old_sha[:12]} with {new_sha[:12]}: {stderr_text(completed)}")
+            for block in completed.stdout.split(b"\ndiff --git ")[0 if completed.stdout else 1 :]:
+                index = _INDEX_LINE.search(block)
+                if index is None or b"\nBinary files " in block or index.group(1).strip(b"0") == b"" \
+                        or index.group(2).strip(b"0") == b"":
+                    continue
+                found[(index.group(1).decode("ascii"), index.group(2).decode("ascii"))] = parse_hunk_headers(block)
+        return found
 
     # -- the cat-file process ------------------------------------------------
 

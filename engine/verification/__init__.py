@@ -47,6 +47,7 @@ from engine.verification.specs import (
     EvidenceSpec,
     SubmoduleSource,
 )
+from engine.verification.successors import NEAR_FILES, SUCCESSOR_KINDS, Successor
 from engine.verification.textcaches import TextCache, cache_for
 from engine.verification.verdicts import (
     ERRORED,
@@ -123,8 +124,9 @@ def _renamed_prefetch(reader: GitReader, cache: TextCache, commit: str, paths: l
         cache.prefetch(reader, commit, renamed)
 
 
-def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
-    """Check one evidence item at ``target`` (a SHA or ref).
+def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str, *, successors: bool = True) -> CheckResult:
+    """Check one evidence item at ``target`` (a SHA or ref). A snippet or pattern that is gone
+    carries its successor (``successors``) unless ``successors`` is False.
 
     Never raises for bad input or repository content: those become a result
     in state "error" whose detail says what is wrong and what to do.
@@ -135,6 +137,8 @@ def check_evidence(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckR
     if check is None:
         return error(f"unknown evidence kind {spec.kind!r}; use one of {', '.join(KINDS)}")
     try:
+        if spec.kind in (SNIPPET, PATTERN):
+            return check(reader, spec, target, successors=successors)  # type: ignore[call-arg]
         return check(reader, spec, target)
     except (RecheckError, OSError) as exc:
         return _failed(exc)
@@ -161,9 +165,11 @@ class EvidenceChecks:
     is then done in one pass over those files for all of them: past what a corpus keeps in
     memory, each of its files is read from git once rather than once per such snippet."""
 
-    def __init__(self, reader: GitReader, target: str) -> None:
+    def __init__(self, reader: GitReader, target: str, *, successors: bool = True) -> None:
         self._reader = reader
         self._target = target
+        # Whether gone snippets and patterns are given their successor (off only to measure its cost).
+        self._successors = successors
         self._results: list[CheckResult | None] = []
         self._waiting: dict[Corpus, list[tuple[int, SnippetSearch]]] = {}
 
@@ -174,7 +180,7 @@ class EvidenceChecks:
         if spec.kind != SNIPPET:
             return Prepared(spec)
         try:
-            return Prepared(spec, search=snippet_search(self._reader, spec, self._target))
+            return Prepared(spec, search=snippet_search(self._reader, spec, self._target, successors=self._successors))
         except (RecheckError, OSError) as exc:
             return Prepared(spec, failed=_failed(exc))
 
@@ -187,7 +193,7 @@ class EvidenceChecks:
         if prepared.failed is not None:
             result = prepared.failed
         elif search is None:
-            result = check_evidence(self._reader, prepared.spec, self._target)
+            result = check_evidence(self._reader, prepared.spec, self._target, successors=self._successors)
         else:
             try:
                 result = search.in_place()
@@ -202,16 +208,44 @@ class EvidenceChecks:
         """Every item's result, in the order added."""
         for corpus, waiting in self._waiting.items():
             try:
-                found = corpus.matches_all(self._reader, [(search.needle, search.exclude) for _, search in waiting])
+                found, held = corpus.search(
+                    self._reader, [(search.needle, search.exclude) for _, search in waiting],
+                    [search.anchors for _, search in waiting], limit=NEAR_FILES,
+                )
             except (RecheckError, OSError) as exc:
                 failed = _failed(exc)
                 for number, _ in waiting:
                     self._results[number] = failed
                 continue
-            for (number, search), answer in zip(waiting, found, strict=True):
-                self._results[number] = search.elsewhere(answer)
+            self._diffs_prefetched(waiting, found)
+            for (number, search), answer, paths in zip(waiting, found, held, strict=True):
+                result = search.elsewhere(answer)
+                if search.near_wanted is not None:
+                    # Removed lines, or a deleted file: is a near copy among the files found holding them?
+                    try:
+                        result = search.near(corpus.texts(self._reader, paths))
+                    except (RecheckError, OSError):
+                        result = search.near([])  # the removal or deletion stands, without a near copy
+                self._results[number] = result
         self._waiting.clear()
         return list(self._results)  # every item has its result by now
+
+    def _diffs_prefetched(self, waiting: list[tuple[int, SnippetSearch]], found: list) -> None:
+        """The diffs of the gone snippets' files since their commits, which their successors are
+        read from, worked out by one git process per commit rather than one per file."""
+        paths: dict[tuple[str, str], list[str]] = {}
+        for (_, search), answer in zip(waiting, found, strict=True):
+            path = search.diff_wanted(answer)
+            if path is not None:
+                assert search.commit is not None
+                paths.setdefault((search.commit, search.target), []).append(path)
+        cache = cache_for(self._reader)
+        for (commit, target), wanted in paths.items():
+            try:
+                cache.prefetch_line_changes(self._reader, commit, target, wanted)
+            except (RecheckError, OSError):
+                pass  # each successor asks git for its own diff, and is left out if that fails too
+
 
 
 __all__ = [
@@ -229,7 +263,9 @@ __all__ = [
     "EvidenceSpec",
     "Prepared",
     "GITLINK_EXPECTATIONS",
+    "SUCCESSOR_KINDS",
     "SubmoduleSource",
+    "Successor",
     "check_evidence",
     "compile_pattern",
     "files_prefetched",

@@ -124,6 +124,16 @@ class Corpus:
         """What ``matches`` answers for each (needle, excluded path), from one pass over the
         batches for all of them: past the kept batches, each batch is read from git once for every
         needle rather than once per needle."""
+        return self.search(reader, wanted)[0]
+
+    def search(
+        self, reader: GitReader, wanted: Sequence[tuple[Needle, str | None]],
+        anchors: Sequence[Collection[str]] = (), *, limit: int = 0,
+    ) -> tuple[list[tuple[str, int, bool] | None], list[list[str]]]:
+        """What ``matches_all`` answers, and, for each needle not found, the paths of the files
+        (at most ``limit``, in path order) that hold one of its ``anchors`` (stripped lines) as a
+        whole line: where a near copy of gone lines may be (``successors.near_copy``). Both from
+        the same pass over the batches: a needle that is not found makes it go through them all."""
         answers: list[tuple[str, int, bool] | None] = [None] * len(wanted)
         loose_candidates: list[list[str]] = [[] for _ in wanted]
         # The needles still looked for, by their most telling line as raw bytes (needles sharing it
@@ -134,8 +144,20 @@ class Corpus:
         for number, (needle, _) in enumerate(wanted):
             probe = needle.stripped[needle.longest]
             searching.setdefault(None if "\ufffd" in probe else probe.encode("utf-8"), []).append(number)
-        for batch in self._batches(reader, searching):
-            present = batch.files_among(searching) if len(searching) > _CORPUS_FIND_PROBES else None
+        anchored = _anchor_probes(anchors)
+        held: list[dict[str, None]] = [{} for _ in wanted]
+        for batch in self._batches(reader, _Probes(searching, anchored)):
+            if anchored:
+                # One pass over the batch's lines serves the needles and the anchors alike.
+                present = batch.files_among([*searching, *anchored])
+            else:
+                present = batch.files_among(searching) if len(searching) > _CORPUS_FIND_PROBES else None
+            for raw, numbers in anchored.items():
+                paths = batch.containing(raw) if present is None else present.get(raw, [])
+                for number in numbers:
+                    if answers[number] is None:
+                        for path in paths[: max(limit - len(held[number]), 0)]:
+                            held[number][path] = None
             for raw, numbers in list(searching.items()):
                 if raw is None:
                     paths = batch.paths
@@ -167,7 +189,35 @@ class Corpus:
                     if positions:
                         answers[number] = (path, positions[0], True)
                         break
-        return answers
+        order = {path: position for position, path in enumerate(self.paths)}
+        return answers, [
+            sorted(paths, key=order.__getitem__) if answer is None else []
+            for paths, answer in zip(held, answers, strict=True)
+        ]
+
+    def texts(self, reader: GitReader, paths: Iterable[str]) -> list[tuple[str, FileText]]:
+        """The decoded text files among ``paths``, with their paths."""
+        return list(self._texts(reader, paths, None))
+
+    def holding(
+        self, reader: GitReader, wanted: Sequence[Collection[str]], *, limit: int
+    ) -> list[list[tuple[str, FileText]]]:
+        """For each set of stripped lines, the decoded text files (at most ``limit``, in path
+        order) that hold one of them as a whole line: where a near copy of gone lines may be
+        (``successors.near_copy``), from one pass over the batches for every set."""
+        anchored = _anchor_probes(wanted)
+        found: list[dict[str, None]] = [{} for _ in wanted]
+        if anchored:
+            for batch in self._batches(reader, set(anchored)):
+                present = batch.files_among(anchored)
+                for raw, numbers in anchored.items():
+                    paths = batch.containing(raw) if present is None else present.get(raw, [])
+                    for number in numbers:
+                        for path in paths[: max(limit - len(found[number]), 0)]:
+                            found[number][path] = None
+                del batch, present
+        order = {path: position for position, path in enumerate(self.paths)}
+        return [self.texts(reader, sorted(paths, key=order.__getitem__)) for paths in found]
 
     def _texts(self, reader: GitReader, paths: Iterable[str], exclude: str | None) -> Iterator[tuple[str, FileText]]:
         """The decoded text files among ``paths`` (through the reader's file cache), but ``exclude``."""
@@ -256,6 +306,38 @@ class Corpus:
         else:
             self._let_go.append((begins, ends, _UNBUILT))
         self._read_to = ends
+
+
+def _anchor_probes(anchors: Sequence[Collection[str]]) -> dict[bytes, list[int]]:
+    """Each anchor line as raw bytes, with the numbers of the sets that hold it (a line with a
+    replacement character cannot be found in the raw bytes, and is left out)."""
+    probes: dict[bytes, list[int]] = {}
+    for number, lines in enumerate(anchors):
+        for line in lines:
+            if line and "\ufffd" not in line:
+                probes.setdefault(line.encode("utf-8"), []).append(number)
+    return probes
+
+
+class _Probes(Collection):
+    """What a search still looks for, as ``Corpus._batches`` reads it: the needles' probes and,
+    while a needle is still looked for (a near copy is only wanted of lines not found), the
+    anchors' too. Empty once every needle is found."""
+
+    def __init__(self, searching: dict, anchored: dict) -> None:
+        self._searching = searching
+        self._anchored = anchored
+
+    def __len__(self) -> int:
+        return len(self._searching) + len(self._anchored) if self._searching else 0
+
+    def __iter__(self):
+        if self._searching:
+            yield from self._searching
+            yield from self._anchored
+
+    def __contains__(self, probe: object) -> bool:
+        return bool(self._searching) and (probe in self._searching or probe in self._anchored)
 
 
 # Bits of a let-go batch's line filter (128 KiB): with a batch's some 100,000 distinct lines, about

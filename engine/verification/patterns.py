@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from core.errors import InvalidPattern
@@ -12,6 +12,7 @@ from engine.git import GitReader, is_glob, match_paths, validate_glob
 from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import ABSENT, PRESENT, EvidenceSpec
+from engine.verification.successors import NEAR_FILES, Replaced, Successor
 from engine.verification.textcaches import cache_for
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def compile_pattern(regex: str) -> re.Pattern:
         raise InvalidPattern(f"{regex!r} is too large or too deeply nested; simplify it") from exc
 
 
-def check_pattern(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
+def check_pattern(reader: GitReader, spec: EvidenceSpec, target: str, *, successors: bool = True) -> CheckResult:
     regex = compile_pattern(spec.regex)
     expect = spec.expect or PRESENT
     if expect not in (PRESENT, ABSENT):
@@ -63,11 +64,45 @@ def check_pattern(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckRe
             f"could not search {len(scope.too_large)} file(s) over the size limit "
             f"(e.g. {scope.too_large[0]}); raise the reader's max_blob_bytes or narrow the path"
         )
+    if expect == PRESENT and successors and spec.commit:
+        successor = _successor(reader, spec, regex, scope.target)
+    else:
+        successor = None
     if not scope.paths:
-        return gone(scope.label, scope.empty_reason)
+        return gone(scope.label, scope.empty_reason, successor=successor)
     if expect == PRESENT:
-        return gone(scope.label, scope.with_note(f"no longer matches in {scope.description}"))
+        return gone(scope.label, scope.with_note(f"no longer matches in {scope.description}"), successor=successor)
     return holds(scope.label, scope.with_note(f"no match in {scope.description}"))
+
+
+def _successor(reader: GitReader, spec: EvidenceSpec, regex: re.Pattern, target: str) -> Successor | None:
+    """What replaced the lines the pattern matched at the commit it was recorded at (its first
+    match there, in path order), found as a snippet's successor is; None when it matched nothing
+    there, or what replaced them cannot be told."""
+    try:
+        commit = reader.resolve(spec.commit)
+        at_commit = _scope(reader, replace(spec, commit=None), commit)
+        match = _search(reader, at_commit, regex)
+        if match is None:
+            return None
+        path, first, last = match
+        cache = cache_for(reader)
+        before = cache.file(reader, commit, path)
+        if before is None or before.problem:
+            return None
+        replaced = Replaced(path, first, list(before.lines[first - 1 : last]))
+        where, _ = current_path(reader, commit, target, path)
+        current = cache.file(reader, target, where) if where else None
+        if current is not None and current.problem:
+            return None
+        hunks = cache.line_changes(reader, before, current) if current is not None else None
+        successor = replaced.in_file(hunks, len(before.lines), current, where)
+        if replaced.wants_near:
+            corpus = cache.corpus(reader, commit, target)
+            successor = replaced.near(corpus.holding(reader, [replaced.anchors], limit=NEAR_FILES)[0])
+        return successor
+    except RecheckError:
+        return None  # the pattern is gone all the same; only what replaced its lines cannot be told
 
 
 @dataclass

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.verification.successors import Successor
 
 HOLDS = "holds"
 GONE = "gone"
@@ -26,6 +30,8 @@ class CheckResult:
     detail: str = ""
     # Figures a check measured beside its verdict (a submodule pin's history), as plain JSON data.
     facts: dict = field(default_factory=dict, compare=False, hash=False)
+    # For evidence that is gone: the code that replaced it (``successors``), when it can be told.
+    successor: Successor | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.state not in STATES:
@@ -39,9 +45,10 @@ def holds(
 
 
 def gone(
-    path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None, *, facts=None
+    path: str | None, detail: str, start_line: int | None = None, end_line: int | None = None, *, facts=None,
+    successor: Successor | None = None,
 ) -> CheckResult:
-    return CheckResult(GONE, path, start_line, end_line, detail, facts or {})
+    return CheckResult(GONE, path, start_line, end_line, detail, facts or {}, successor)
 
 
 def error(detail: str, *, facts=None) -> CheckResult:

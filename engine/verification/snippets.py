@@ -10,11 +10,14 @@ The search looks where a reviewer would, in order:
 5. in the other files changed between the evidence commit and the target
    (code moved to another module);
 
-and otherwise the snippet is gone. Lines compare with trailing whitespace
-removed, and CRLF equals LF.
+and otherwise the snippet is gone, with what replaced it when the diff from the evidence commit
+tells (its successor: ``successors``). Lines compare with trailing whitespace removed, and CRLF
+equals LF.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from core.errors import RecheckError
 from engine.git import GitReader, validate_repo_path
@@ -24,6 +27,7 @@ from engine.verification.filetexts import FileText, Needle
 from engine.verification.paths import current_path
 from engine.verification.results import CheckResult, gone, holds
 from engine.verification.specs import EvidenceSpec
+from engine.verification.successors import NEAR_FILES, Replaced, anchor_lines, recorded_position
 from engine.verification.textcaches import TextCache, cache_for
 
 
@@ -52,15 +56,22 @@ def snippet_text_at(reader: GitReader, commit: str, path: str, start: int, end: 
     return "\n".join(file.lines[start - 1 : end])
 
 
-def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str) -> CheckResult:
-    search = snippet_search(reader, spec, target)
+def check_snippet(reader: GitReader, spec: EvidenceSpec, target: str, *, successors: bool = True) -> CheckResult:
+    search = snippet_search(reader, spec, target, successors=successors)
     found = search.in_place()
     if found is not None:
         return found
-    return search.elsewhere(search.corpus.matches(reader, search.needle, exclude=search.exclude))
+    corpus = search.corpus
+    [found], [held] = corpus.search(
+        reader, [(search.needle, search.exclude)], [search.anchors], limit=NEAR_FILES
+    )
+    result = search.elsewhere(found)
+    if search.near_wanted is not None:
+        result = search.near(corpus.texts(reader, held))
+    return result
 
 
-def snippet_search(reader: GitReader, spec: EvidenceSpec, target: str) -> SnippetSearch:
+def snippet_search(reader: GitReader, spec: EvidenceSpec, target: str, *, successors: bool = True) -> SnippetSearch:
     """The search for one snippet at ``target``, in two steps, so that the search of the other
     changed files (the costly one) can be done for many snippets at once."""
     if not spec.path:
@@ -79,7 +90,9 @@ def snippet_search(reader: GitReader, spec: EvidenceSpec, target: str) -> Snippe
                 "snippet evidence has neither text nor a commit and lines to read it from; record the snippet"
             )
         text = snippet_text_at(reader, commit, path, spec.start_line, spec.end_line)
-    return SnippetSearch(reader, cache_for(reader), commit, target_sha, path, spec.start_line, Needle(text))
+    search = SnippetSearch(reader, cache_for(reader), commit, target_sha, path, spec.start_line, Needle(text))
+    search.successors = successors
+    return search
 
 
 def _is_line_number(value: object) -> bool:
@@ -111,6 +124,11 @@ class SnippetSearch:
         self.corpus: Corpus | None = None
         self._current: FileText | None = None
         self._renamed_from: str | None = None
+        # Whether a gone snippet is given its successor, and, while the near copy of its lines is
+        # still to be looked for in the changed files, the lines (``near`` takes the answer).
+        self.successors = True
+        self.near_wanted: Replaced | None = None
+        self._gone_result: CheckResult | None = None
 
     def in_place(self) -> CheckResult | None:
         """The result from the snippet's own file, or None when the files changed since the
@@ -137,13 +155,64 @@ class SnippetSearch:
         detail = f"moved from {origin} to {path}:{position + 1}"
         return self._holds(path, position, detail + ("; re-indented" if loose else ""))
 
+    @property
+    def anchors(self) -> list[str]:
+        """The lines a near copy of the snippet is anchored on, if it turns out gone with its
+        lines removed (``successors.anchor_lines``); none when successors are left out."""
+        return anchor_lines(self.needle.stripped) if self.successors and self.commit is not None else []
+
+    def diff_wanted(self, found: tuple[str, int, bool] | None) -> str | None:
+        """The path whose diff from the evidence commit ``elsewhere(found)`` will read to tell
+        the successor (when the snippet stayed gone in a file of the same name), so that many
+        items' diffs can be worked out together first (``TextCache.prefetch_line_changes``)."""
+        if found is not None or not self.successors or self.commit is None or self._current is None:
+            return None
+        return self.path if self.exclude == self.path else None
+
+    def near(self, candidates) -> CheckResult:
+        """The gone result with its successor, given the files that may hold a near copy of its
+        lines (those ``Corpus.search`` found holding its ``anchors``)."""
+        assert self._gone_result is not None and self.near_wanted is not None
+        return replace(self._gone_result, successor=self.near_wanted.near(candidates))
+
     def _gone(self) -> CheckResult:
         if self._current is not None:
             was = f" (renamed from {self._renamed_from})" if self._renamed_from else ""
-            return gone(self.exclude, f"no longer in {self.exclude}{was}")
-        if self.commit is None:
+            result = gone(self.exclude, f"no longer in {self.exclude}{was}")
+        elif self.commit is None:
             return gone(self.path, f"{self.path} does not exist at {self.target[:12]}")
-        return gone(self.path, f"{self.path} was deleted")
+        else:
+            result = gone(self.path, f"{self.path} was deleted")
+        if not self.successors or self.commit is None:
+            return result
+        try:
+            replaced = self._replaced()
+            if replaced is None:
+                return result
+            hunks = old_length = None
+            if self._current is not None:
+                before = self.cache.file(self.reader, self.commit, self.path)
+                assert before is not None  # _replaced found the lines in it
+                hunks, old_length = self.cache.line_changes(self.reader, before, self._current), len(before.lines)
+        except (RecheckError, OSError):
+            # The snippet is gone all the same; only what replaced it cannot be told.
+            return result
+        successor = replaced.in_file(hunks, old_length or 0, self._current, self.exclude)
+        if replaced.wants_near:
+            self.near_wanted, self._gone_result = replaced, result
+        return replace(result, successor=successor)
+
+    def _replaced(self) -> Replaced | None:
+        """The snippet's lines in its file at the evidence commit, or None when that file does not
+        hold them (text recorded elsewhere, or a file that is no text)."""
+        assert self.commit is not None
+        before = self.cache.file(self.reader, self.commit, self.path)
+        if before is None or before.problem:
+            return None
+        position = recorded_position(before, self.needle, self.start)
+        if position is None:
+            return None
+        return Replaced(self.path, position + 1, list(before.lines[position : position + len(self.needle)]))
 
     def _in_file(self, current: FileText, where: str, renamed_from: str | None) -> CheckResult | None:
         for loose in (False, True):

@@ -27,6 +27,8 @@ _TEXT_BUDGET_CHARS = 96 * 1024 * 1024
 # Characters of decoded blobs kept between readers, for the next verification of the same code.
 _SHARED_BUDGET_CHARS = 48 * 1024 * 1024
 _LINE_MAP_LIMIT = 4096
+# Pairs of blobs whose diff is kept between readers (a few hundred bytes each).
+_SHARED_LINE_CHANGES = 16384
 _CORPUS_LIMIT = 4
 
 
@@ -70,6 +72,38 @@ class SharedTexts:
 shared_texts = SharedTexts(_SHARED_BUDGET_CHARS)
 
 
+class SharedLineChanges:
+    """The hunks of git's diff between two blobs, by the pair of their SHAs (which name their
+    contents, so the answer holds in any repository), least recently used dropped past a count:
+    a re-verification asks again about the files it found changed the last time."""
+
+    def __init__(self, limit: int) -> None:
+        self._hunks: OrderedDict[tuple[str, str], list[tuple[int, int, int, int]]] = OrderedDict()
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> list[tuple[int, int, int, int]] | None:
+        with self._lock:
+            hunks = self._hunks.get(key)
+            if hunks is not None:
+                self._hunks.move_to_end(key)
+            return hunks
+
+    def put(self, key: tuple[str, str], hunks: list[tuple[int, int, int, int]]) -> None:
+        with self._lock:
+            self._hunks[key] = hunks
+            self._hunks.move_to_end(key)
+            while len(self._hunks) > self._limit:
+                self._hunks.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._hunks.clear()
+
+
+shared_line_changes = SharedLineChanges(_SHARED_LINE_CHANGES)
+
+
 class TextCache:
     """Per-reader caches. Holds no reference to the reader (it is the weak key)."""
 
@@ -78,6 +112,7 @@ class TextCache:
         self._by_sha: weakref.WeakValueDictionary[str, FileText] = weakref.WeakValueDictionary()
         self._chars = 0
         self._line_maps: dict[tuple[str, str], LineMap] = {}
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, int, int]]] = {}
         self._corpora: OrderedDict[tuple[str, str], Corpus] = OrderedDict()
         self._renames: dict[tuple[str, str], dict[str, str]] = {}
         self._changed: dict[tuple[str, str], list[str]] = {}
@@ -177,8 +212,43 @@ class TextCache:
         if mapping is None:
             if len(self._line_maps) >= _LINE_MAP_LIMIT:
                 self._line_maps.clear()
-            mapping = self._line_maps[key] = LineMap(reader.blob_line_changes(old.sha, new.sha), len(old.lines))
+            mapping = self._line_maps[key] = LineMap(self.line_changes(reader, old, new), len(old.lines))
         return mapping
+
+    def line_changes(self, reader: GitReader, old: FileText, new: FileText) -> list[tuple[int, int, int, int]]:
+        """The hunks of git's diff between the two blobs (``GitReader.blob_line_changes``): one git
+        process for every pair of versions, however many items ask about it."""
+        key = (old.sha, new.sha)
+        hunks = self._hunks.get(key)
+        if hunks is None:
+            hunks = shared_line_changes.get(key)
+            if hunks is None:
+                hunks = reader.blob_line_changes(old.sha, new.sha)
+                shared_line_changes.put(key, hunks)
+            if len(self._hunks) >= _LINE_MAP_LIMIT:
+                self._hunks.clear()
+            self._hunks[key] = hunks
+        return hunks
+
+    def prefetch_line_changes(self, reader: GitReader, old: str, new: str, paths: Iterable[str]) -> None:
+        """Work out ``line_changes`` of each of ``paths`` (files of the same name at both full-SHA
+        commits) from one git process, for those not known yet."""
+        wanted = []
+        for path in dict.fromkeys(paths):
+            before, after = reader.tree_entry(old, path), reader.tree_entry(new, path)
+            if before is None or after is None or (before.sha, after.sha) in self._hunks:
+                continue
+            known = shared_line_changes.get((before.sha, after.sha))
+            if known is not None:
+                self._hunks[(before.sha, after.sha)] = known
+            else:
+                wanted.append(path)
+        if wanted:
+            if len(self._hunks) >= _LINE_MAP_LIMIT:
+                self._hunks.clear()
+            for key, hunks in reader.files_line_changes(old, new, wanted).items():
+                self._hunks[key] = hunks
+                shared_line_changes.put(key, hunks)
 
     def renames(self, reader: GitReader, old: str, new: str) -> dict[str, str]:
         """Old path -> new path for files git sees as renamed between two commits."""

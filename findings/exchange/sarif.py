@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from findings.models import Evidence, EvidenceResult, Finding, Verification
 from findings.selectors.findings import pull_request_latest_verified_commit, pull_request_pins, verifications_at
+from findings.selectors.successors import SuccessorView, successor_read
 from reviews.models import Commit, PullRequest, Repository
 
 SARIF_VERSION = "2.1.0"
@@ -120,12 +121,26 @@ def _result(
         _location(path, start_line, end_line, caption)
         for path, start_line, end_line, caption in _places(finding, verification)
     ]
+    # Where the code that replaced gone evidence is: a reviewer deciding whether it is fixed looks there.
+    replaced = [
+        _location(shown.successor.path, shown.successor.start_line, shown.successor.end_line, shown.sentence)
+        for shown in _successors(verification)
+    ]
     if locations:
         result["locations"] = locations[:1]
-        if len(locations) > 1:
-            result["relatedLocations"] = [{"id": number, **location} for number, location in
-                                          enumerate(locations[1:], start=1)]
+    related = locations[1:] + replaced
+    if related:
+        result["relatedLocations"] = [{"id": number, **location} for number, location in enumerate(related, start=1)]
     return result
+
+
+def _successors(verification: Verification | None) -> list[SuccessorView]:
+    if verification is None:
+        return []
+    return [
+        shown for result in verification.results.all()
+        if (shown := successor_read(result.successor, sha=verification.commit.sha)) is not None
+    ]
 
 
 def _places(finding: Finding, verification: Verification | None) -> list[tuple[str, int | None, int | None, str]]:

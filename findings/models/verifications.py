@@ -80,6 +80,11 @@ class EvidenceResult(models.Model):
     facts = models.JSONField(
         default=dict, blank=True, help_text="Figures measured beside the state: a submodule pin's history."
     )
+    # Read through findings.selectors.successors, which every interface shows it by.
+    successor = models.JSONField(
+        null=True, blank=True,
+        help_text="For evidence that is gone: the code that replaced it (kind, path, lines), as the engine found it.",
+    )
 
     class Meta:
         ordering = ["verification_id", "evidence__position"]

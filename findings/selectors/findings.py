@@ -13,6 +13,7 @@ from findings.models import (
     Verification,
     VerificationRun,
 )
+from findings.selectors.successors import successor_read
 from findings.state.stored import findings_where, pull_request_state, pull_request_states
 from reviews.models import Commit, PinnedCommit, PullRequest
 
@@ -60,10 +61,11 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
         .order_by("verification__finding_id", "evidence__position")
         .values_list(
             "verification__finding_id", "evidence__position", "evidence__kind", "state", "path", "start_line",
-            "end_line", "detail", "facts",
+            "end_line", "detail", "facts", "successor",
         )
     )
-    for finding_id, position, kind, state, path, start_line, end_line, detail, facts in rows:
+    for finding_id, position, kind, state, path, start_line, end_line, detail, facts, successor in rows:
+        shown = successor_read(successor, sha=commit.sha)
         findings[finding_id]["evidence"].append(
             {
                 "index": position,
@@ -74,6 +76,8 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
                 "end_line": end_line,
                 "detail": detail,
                 **({"facts": facts} if facts else {}),
+                # What replaced a gone item, as every interface reads it (None when nothing can be told).
+                **({"successor": shown.as_data() if shown else None} if state == EvidenceResult.State.GONE else {}),
             }
         )
     return list(findings.values())

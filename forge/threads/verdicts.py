@@ -18,6 +18,7 @@ from access.audit import audit_changes, audit_record, writes
 from access.permissions import Action, actor_check
 from core import vocabulary as v
 from findings.models import EvidenceResult, Finding, Verification, VerificationRun
+from findings.selectors.successors import successor_read
 from findings.state.stored import finding_state
 from forge.outbox.models import ForgeCall
 from forge.threads.calls import VERDICT, thread_call_record
@@ -54,7 +55,9 @@ def _reply(finding: Finding, commit: Commit, verdict: str | None) -> tuple[str, 
                   if result.state == EvidenceResult.State.HOLDS and result.path), "")
     sentence = v.thread_verdict_sentence(verdict=verdict, short_sha=commit.short_sha, where=where, gone=gone,
                                          total=len(checkable))
-    key = "|".join([verdict or "", where, f"{gone}/{len(checkable)}"])
+    # What replaced the gone items ("Rewritten at abc12345: now src/x.py:40–44"), one line each.
+    replaced = [shown.sentence for result in checkable if (shown := successor_read(result.successor, sha=commit.sha))]
+    key = "|".join([verdict or "", where, f"{gone}/{len(checkable)}", *replaced])
     # Here, not at the top: forge.content is the reports' text, which a verification of a repository
     # whose threads hear nothing should not load.
     from forge.content import site_url
@@ -62,7 +65,8 @@ def _reply(finding: Finding, commit: Commit, verdict: str | None) -> tuple[str, 
     url = site_url(Links(pull_request=finding.pull_request).finding_detail(finding))
     kind = finding.get_kind_display()
     link = f"[{kind} {finding.number} on Recheck]({url})" if url else f"{kind} {finding.number} on Recheck"
-    return key, f"**Recheck:** {sentence}.\n\n{link}"
+    successors = "".join(f"\n\n{line}." for line in replaced)
+    return key, f"**Recheck:** {sentence}.{successors}\n\n{link}"
 
 
 def _resolution_wanted(state: dict, settings: ThreadSettings) -> bool | None:

@@ -5,6 +5,7 @@ file name and reused, one formatter serves every snippet, and the highlighted co
 its text and language. The line numbers, which differ between copies of the same text, are put
 around the cached code afterwards, in the same table pygments' `linenos="table"` makes."""
 from collections.abc import Collection, Mapping
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from django.utils.safestring import SafeString, mark_safe
@@ -104,3 +105,51 @@ def highlight_file(code: str, *, path: str, gutter: Mapping[int, str] | None = N
         + "".join(row(number, line) for number, line in enumerate(lines, start=1))
         + "</tbody></table></div>\n"
     )
+
+
+def highlight_replacement(old: str, new: str, *, path: str, old_start: int | None, new_start: int | None,
+                          new_path: str | None = None) -> SafeString:
+    """Lines that are gone beside what replaced them, as a unified diff: each side highlighted
+    for its file's language, each line numbered where it is in its own file (``old_start`` at the
+    commit the lines were recorded at, ``new_start`` at the commit verified). Not cached: a page
+    shows a few, each of at most a successor's forty lines."""
+    old_lines = _lines_highlighted(old, path)
+    new_lines = _lines_highlighted(new, new_path or path)
+    old_keys = [line.strip() for line in old.split("\n")] if old else []
+    new_keys = [line.strip() for line in new.split("\n")] if new else []
+    rows = []
+
+    def row(kind: str, sign: str, old_number: int | None, new_number: int | None, html: str) -> None:
+        rows.append(
+            f'<tr class="diff-{kind}"><td class="lineno">{old_number or ""}</td>'
+            f'<td class="lineno">{new_number or ""}</td>'
+            f'<td class="line-code"><span class="diff-sign" aria-hidden="true">{sign}</span>{html}</td></tr>'
+        )
+
+    first_old, first_new = max(old_start or 1, 1), max(new_start or 1, 1)
+    for tag, old_from, old_to, new_from, new_to in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for offset in range(old_to - old_from):
+                row("context", " ", first_old + old_from + offset, first_new + new_from + offset,
+                    new_lines[new_from + offset])
+            continue
+        for number in range(old_from, old_to):
+            row("removed", "−", first_old + number, None, old_lines[number])
+        for number in range(new_from, new_to):
+            row("added", "+", None, first_new + number, new_lines[number])
+    # pygments escapes the code and closes its spans at every line end; the numbers are integers.
+    return mark_safe(
+        '<div class="highlight successor-diff diff-scroll" tabindex="0"><table class="diff-lines"><tbody>'
+        + "".join(rows) + "</tbody></table></div>\n"
+    )
+
+
+def _lines_highlighted(code: str, path: str) -> list[str]:
+    if not code:
+        return []
+    html, _ = _highlighted_lines(code, lexer_for(path))
+    lines = html.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    wanted = code.count("\n") + 1
+    return (lines + [""] * wanted)[:wanted]

@@ -103,3 +103,35 @@ def test_a_location_is_written_one_way():
     assert vocabulary.location("a.py", 4, 4) == "a.py:4"
     assert vocabulary.location("a.py") == "a.py"
     assert vocabulary.location("") == ""
+
+
+def test_the_engine_s_successor_kinds_are_the_vocabulary_s_and_each_has_a_label():
+    from engine.verification import successors as engine_successors
+
+    assert engine_successors.SUCCESSOR_KINDS == vocabulary.SUCCESSOR_KINDS
+    assert set(vocabulary.SUCCESSOR_LABELS) == set(vocabulary.SUCCESSOR_KINDS)
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "options", "sentence"),
+    [
+        ("rewritten", "src/x.py:40–44", {}, "Rewritten at abc12345: now src/x.py:40–44"),
+        ("rewritten", "src/x.py:40–90", {"larger": True},
+         "Rewritten at abc12345: now src/x.py:40–90, more than a rewrite of those lines"),
+        ("removed", "src/x.py:40", {}, "Removed at abc12345, at src/x.py:40"),
+        ("moved_and_changed", "src/y.py:3–7", {"similarity": 0.83},
+         "Moved and changed at abc12345: now src/y.py:3–7 (83% alike)"),
+        ("file_deleted", "src/x.py", {}, "File deleted at abc12345: src/x.py"),
+    ],
+)
+def test_each_successor_kind_reads_as_one_sentence(kind, where, options, sentence):
+    assert vocabulary.successor_sentence(kind=kind, short_sha="abc12345", where=where, **options) == sentence
+
+
+def test_the_engine_s_change_origins_are_the_vocabulary_s():
+    from engine.verification import history
+
+    assert (history.FROM_REBASE, history.BY_AUTHOR) == vocabulary.CHANGE_ORIGINS
+    assert vocabulary.label("change", "rebase") == "From the rebase"
+    assert vocabulary.label("change", "author") == "By the author"
+    assert vocabulary.label("successor", "moved_and_changed") == "Moved and changed"

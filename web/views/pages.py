@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, TagDescription
+from findings.selectors.evidence_history import finding_evidence_histories
 from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
@@ -34,7 +35,7 @@ from findings.selectors.follow_ups import (
     open_follow_ups_over_time,
 )
 from presentation.matrix import verification_matrix
-from presentation.finding_views import finding_has_diagram, finding_views
+from presentation.finding_views import finding_has_diagram, finding_views, history_views
 from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
@@ -228,6 +229,9 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "has_diagrams": finding_has_diagram(view),
             "matrix_picture": matrix.picture(title=f"Finding {finding.number} verified at every commit"),
             "history": finding_history(finding),
+            "evidence_histories": history_views(
+                finding_evidence_histories(finding, pins=pins, verifications=verifications)
+            ),
             "tags": _described_tags(finding),
             "related": related,
             "run": pull_request_active_run(pull_request),

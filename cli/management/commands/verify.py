@@ -91,6 +91,8 @@ class Command(OperationalCommand):
             for item in finding["evidence"]:
                 if item["detail"] and item["state"] in ("error", "gone") or "moved" in (item["detail"] or ""):
                     self.stdout.write(f"        [{item['index']}] {item['detail']}")
+                if item.get("successor"):
+                    self.stdout.write(f"        [{item['index']}] {item['successor']['summary']}")
 
     def _progress_bar(self):
         if not sys.stderr.isatty():

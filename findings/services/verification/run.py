@@ -31,7 +31,7 @@ Progress = Callable[[int, int], None]
 @writes("verification.run", system=WORKER)
 def pull_request_verify(
     *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None,
-    submodules: SubmoduleMirrors | None = None, fetch_problem: str = "",
+    submodules: SubmoduleMirrors | None = None, fetch_problem: str = "", successors: bool = True,
 ) -> list[Verification]:
     """Verify every finding of `pull_request` at `commit` and store the results.
 
@@ -39,17 +39,19 @@ def pull_request_verify(
     an `error` verdict that says why: an error is never reported as fixed. Submodule repositories
     are fetched with the repository (`submodules` shares their fetches between the commits of one
     run). A caller that fetched itself (`fetch=False`) passes what went wrong in `fetch_problem`,
-    so a commit missing from a mirror that could not be updated is blamed on the fetch, not the SHA."""
+    so a commit missing from a mirror that could not be updated is blamed on the fetch, not the SHA.
+    Gone evidence is stored with what replaced it; `successors=False` leaves that out, which only
+    the benchmark does, to measure what it costs."""
     if fetch:
         fetch_problem = _fetch(pull_request)
     submodules = submodules or SubmoduleMirrors(fetch=fetch)
     with _collector_paused():
-        return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules)
+        return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules, successors)
 
 
 def _verify_and_store(
     pull_request: PullRequest, commit: Commit, fetch_problem: str, progress: Progress | None,
-    submodules: SubmoduleMirrors,
+    submodules: SubmoduleMirrors, successors: bool = True,
 ) -> list[Verification]:
     loaded = None
     try:
@@ -57,7 +59,7 @@ def _verify_and_store(
             commits_resolve(repository=pull_request.repository, reader=reader)
             commit.refresh_from_db()
             target = reader.resolve(commit.sha)
-            checks = EvidenceChecks(reader, target)
+            checks = EvidenceChecks(reader, target, successors=successors)
             context = _Context(reader, target, pull_request, submodules, checks, fetch_problem=fetch_problem)
             # git reads the files the evidence points at in the background while the findings load
             # and each item is made ready to check (the load waits on the database, the rest is

@@ -71,6 +71,7 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
                 result.end_line,
                 result.detail,
                 json.dumps(result.facts) if result.facts else "{}",
+                json.dumps(result.successor.as_data()) if result.successor is not None else None,
             )
             for o in outcomes
             for evidence, result in o.results
@@ -97,7 +98,9 @@ def _still_current(outcomes: list[Outcome]) -> list[Outcome]:
     return current
 
 
-_RESULT_COLUMNS = ("verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail", "facts")
+_RESULT_COLUMNS = (
+    "verification_id", "evidence_id", "state", "path", "start_line", "end_line", "detail", "facts", "successor",
+)
 
 
 def _replace_results(verification_ids: list[int], rows: list[tuple]) -> None:
@@ -118,7 +121,7 @@ def _replace_results(verification_ids: list[int], rows: list[tuple]) -> None:
         EvidenceResult,
         _RESULT_COLUMNS,
         conflict=("verification_id", "evidence_id"),
-        update=("state", "path", "start_line", "end_line", "detail", "facts"),
+        update=("state", "path", "start_line", "end_line", "detail", "facts", "successor"),
         rows=rows,
     )
 

@@ -300,3 +300,22 @@ def test_it_gives_the_hunks_of_gits_diff_between_two_blobs(repo, tmp_path):
     assert hunks == [(3, 1, 2, 0), (7, 0, 7, 2), (10, 0, 12, 1)]
     mapping = LineMap(hunks, old_length=10)
     assert [mapping.map(line) for line in (0, 1, 3, 6, 7, 9)] == [0, 1, 2, 5, 8, 10]
+
+
+def test_the_diffs_of_many_files_from_one_process_are_each_blob_pair_s_own(repo):
+    old = repo.write("a.py", "".join(f"a{n}\n" for n in range(30))).write("b[1].py", "one\ntwo\nthree\n") \
+        .write("same.py", "x\n").write("data.bin", b"\x00\x01" * 50).write("gone.py", "bye\n").commit("old")
+    repo.write("a.py", "".join(f"a{n}\n" for n in range(30)).replace("a3\n", "A3\n").replace("a20\n", ""))
+    repo.write("b[1].py", "one\n2\nthree\nfour\n").write("data.bin", b"\x00\x02" * 50)
+    new = repo.write("b1.py", "not matched by the bracket\n").delete("gone.py").commit("new")
+    paths = ["a.py", "b[1].py", "same.py", "data.bin", "gone.py"]
+
+    with GitReader(repo.git_dir) as reader:
+        found = reader.files_line_changes(old, new, paths)
+        pairs = {path: (reader.tree_entry(old, path).sha, reader.tree_entry(new, path).sha)
+                 for path in ("a.py", "b[1].py")}
+        # The changed text files only: not the unchanged one, the binary one or the deleted one.
+        assert set(found) == set(pairs.values())
+        for old_blob, new_blob in pairs.values():
+            assert found[(old_blob, new_blob)] == reader.blob_line_changes(old_blob, new_blob)
+        assert found[pairs["b[1].py"]] == [(2, 1, 2, 1), (3, 0, 4, 1)]

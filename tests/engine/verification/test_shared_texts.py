@@ -75,3 +75,29 @@ def test_the_lines_kept_are_out_of_the_collectors_passes(tmp_path):
         gc.collect()
     assert kept == [("  alpha = 1  ", "beta = 2"), ("  alpha = 1", "beta = 2"), ("alpha = 1", "beta = 2")]
     assert not any(map(gc.is_tracked, kept))
+
+
+def test_the_diff_between_two_blobs_is_asked_of_git_once_whatever_the_reader(tmp_path, monkeypatch):
+    textcaches.shared_line_changes.clear()
+    repo = GitRepoBuilder(tmp_path)
+    first = repo.write("a.py", "alpha = 1\nbeta = 2\n").write("b.py", "gamma = 3\n").commit("first")
+    second = repo.write("a.py", "alpha = 1\nbeta = 20\n").write("b.py", "gamma = 30\n").commit("second")
+    asked = []
+    original_one, original_many = GitReader.blob_line_changes, GitReader.files_line_changes
+    monkeypatch.setattr(GitReader, "blob_line_changes",
+                        lambda self, old, new: asked.append("one") or original_one(self, old, new))
+    monkeypatch.setattr(GitReader, "files_line_changes",
+                        lambda self, old, new, paths: asked.append("many") or original_many(self, old, new, paths))
+
+    with GitReader(repo.git_dir) as reader:
+        cache = textcaches.cache_for(reader)
+        cache.prefetch_line_changes(reader, first, second, ["a.py", "b.py"])
+        before, after = cache.file(reader, first, "a.py"), cache.file(reader, second, "a.py")
+        hunks = cache.line_changes(reader, before, after)
+    with GitReader(repo.git_dir) as reader:
+        cache = textcaches.cache_for(reader)
+        cache.prefetch_line_changes(reader, first, second, ["a.py", "b.py"])
+        assert cache.line_changes(reader, cache.file(reader, first, "a.py"), cache.file(reader, second, "a.py")) \
+            == hunks == [(2, 1, 2, 1)]
+
+    assert asked == ["many"]

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from presentation.rendering.highlight import highlight_snippet, lexer_for
+from presentation.rendering.highlight import highlight_replacement, highlight_snippet, lexer_for
 
 
 def line_numbers(html: str) -> list[int]:
@@ -90,3 +90,39 @@ def test_a_whole_file_is_numbered_as_git_counts_lines():
     html = highlight_file("one\r\ntwo\rstill two\nthree\n", path="notes.txt")
     assert html.count("<tr ") == 3 and "still two" in html.split('id="L2"')[1].split("</tr>")[0]
     assert "&lt;script&gt;" in highlight_file("<script>alert(1)</script>\n", path="x.txt")
+
+
+def rows_of(html):
+    """(kind, old number, new number, text) of each row of a replacement's table."""
+    rows = re.findall(
+        r'<tr class="diff-(\w+)"><td class="lineno">(\d*)</td><td class="lineno">(\d*)</td>'
+        r'<td class="line-code"><span class="diff-sign" aria-hidden="true">.</span>(.*?)</td></tr>', html
+    )
+    return [(kind, old, new, re.sub(r"<[^>]+>", "", text)) for kind, old, new, text in rows]
+
+
+def test_a_replacement_numbers_each_side_in_its_own_file():
+    html = highlight_replacement(
+        "a = 1\nb = 2\nc = 3", "a = 1\nb = compute()\nc = 3", path="x.py", old_start=10, new_start=40
+    )
+
+    assert rows_of(html) == [
+        ("context", "10", "40", "a = 1"),
+        ("removed", "11", "", "b = 2"),
+        ("added", "", "41", "b = compute()"),
+        ("context", "12", "42", "c = 3"),
+    ]
+
+
+def test_a_replacement_with_nothing_in_place_shows_the_lines_removed():
+    html = highlight_replacement("x = 1\ny = 2", "", path="x.py", old_start=3, new_start=None)
+
+    assert [row[:3] for row in rows_of(html)] == [("removed", "3", ""), ("removed", "4", "")]
+
+
+def test_a_replacement_escapes_the_code_of_both_sides():
+    html = highlight_replacement("<script>alert(1)</script>", "<img src=x onerror=alert(1)>", path="notes.txt",
+                                 old_start=1, new_start=1)
+
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;" in html and "&lt;img" in html
