@@ -297,6 +297,24 @@ def location(path: str, start_line: int | None = None, end_line: int | None = No
     return path
 
 
+# --- A CI check named by evidence --------------------------------------------------------------
+
+
+def check_description(check: str, tests=(), results=()) -> str:
+    """What a check item names, in a line: "unit-tests fails", "tests/a.py::test_b in unit-tests",
+    "29 tests in unit-tests", "S105 at a.py:104 in secrets", "2 results in secrets"."""
+    if len(tests) == 1:
+        return f"{tests[0]} in {check}"
+    if tests:
+        return f"{len(tests)} tests in {check}"
+    if len(results) == 1:
+        result = results[0]
+        return f"{result['rule']} at {location(result['path'], result.get('start_line'))} in {check}"
+    if results:
+        return f"{len(results)} results in {check}"
+    return f"{check} fails"
+
+
 # --- What the review counts but Recheck does not record ----------------------------------------
 
 

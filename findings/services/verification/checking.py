@@ -55,6 +55,9 @@ def _prepare(context: _Context, evidence: EvidenceRow) -> Prepared:
     reader, checks = context.reader, context.checks
     if evidence.kind == Evidence.Kind.NOTE:
         return checks.prepare(EvidenceSpec(kind="note", text=evidence.text))
+    if evidence.kind == Evidence.Kind.CHECK:
+        # Never read as fixed while no report of the check is read: an error until one is.
+        return _unusable(evidence, "Waiting for CI: no report of this check has been read at this commit.")
     try:
         recorded_at = reader.resolve(evidence.commit_sha)
     except RecheckError as error:
