@@ -266,11 +266,71 @@ def follow_up_origin_label(origin: str) -> str:
     return FOLLOW_UP_ORIGIN_LABELS.get(origin, str(origin or "").replace("_", " ").capitalize())
 
 
+# --- A CI check's report at a commit ------------------------------------------------------------
+
+# A check's conclusion, in GitHub's words (GitLab's and a status's are mapped onto them).
+CONCLUSION_SUCCESS = "success"
+CONCLUSION_FAILURE = "failure"
+CONCLUSION_CANCELLED = "cancelled"
+CONCLUSION_SKIPPED = "skipped"
+CONCLUSION_NEUTRAL = "neutral"
+CONCLUSION_TIMED_OUT = "timed_out"
+CONCLUSION_ACTION_REQUIRED = "action_required"
+CONCLUSION_STALE = "stale"
+CONCLUSIONS = (
+    CONCLUSION_SUCCESS, CONCLUSION_FAILURE, CONCLUSION_CANCELLED, CONCLUSION_SKIPPED, CONCLUSION_NEUTRAL,
+    CONCLUSION_TIMED_OUT, CONCLUSION_ACTION_REQUIRED, CONCLUSION_STALE,
+)
+CONCLUSION_LABELS = {
+    CONCLUSION_SUCCESS: "Passed",
+    CONCLUSION_FAILURE: "Failed",
+    CONCLUSION_CANCELLED: "Cancelled",
+    CONCLUSION_SKIPPED: "Skipped",
+    CONCLUSION_NEUTRAL: "Neutral",
+    CONCLUSION_TIMED_OUT: "Timed out",
+    CONCLUSION_ACTION_REQUIRED: "Action required",
+    CONCLUSION_STALE: "Stale",
+}
+
+# One test case's outcome in a report (JUnit's <failure> and <error> are both a failure: the test
+# did not pass).
+TEST_PASSED = "passed"
+TEST_FAILED = "failed"
+TEST_SKIPPED = "skipped"
+TEST_OUTCOMES = (TEST_PASSED, TEST_FAILED, TEST_SKIPPED)
+TEST_OUTCOME_LABELS = {TEST_PASSED: "Passed", TEST_FAILED: "Failed", TEST_SKIPPED: "Skipped"}
+
+# How a report arrived.
+REPORT_UPLOAD = "upload"
+REPORT_COMMAND = "command"
+REPORT_GITHUB = "github"
+REPORT_GITLAB = "gitlab"
+REPORT_SOURCES = (REPORT_UPLOAD, REPORT_COMMAND, REPORT_GITHUB, REPORT_GITLAB)
+REPORT_SOURCE_LABELS = {
+    REPORT_UPLOAD: "Uploaded", REPORT_COMMAND: "Imported by command", REPORT_GITHUB: "GitHub", REPORT_GITLAB: "GitLab",
+}
+
+# What a report carries beside its conclusion.
+REPORT_JUNIT = "junit"
+REPORT_SARIF = "sarif"
+REPORT_FORMATS = (REPORT_JUNIT, REPORT_SARIF)
+REPORT_FORMAT_LABELS = {REPORT_JUNIT: "JUnit XML", REPORT_SARIF: "SARIF 2.1.0"}
+
+
+def conclusion_label(conclusion: str | None) -> str:
+    return CONCLUSION_LABELS.get(conclusion or "", str(conclusion or "").replace("_", " ").capitalize())
+
+
+def test_outcome_label(outcome: str | None) -> str:
+    return TEST_OUTCOME_LABELS.get(outcome or "", str(outcome or "").capitalize())
+
+
 # --- One way to name any of them ---------------------------------------------------------------
 
 LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label,
           "run": run_status_label, "follow_up": follow_up_label, "origin": follow_up_origin_label,
-          "thread": thread_state_label, "thread_problem": thread_problem_label}
+          "thread": thread_state_label, "thread_problem": thread_problem_label, "conclusion": conclusion_label,
+          "test": test_outcome_label}
 
 
 def label(kind: str, value: str | None) -> str:
