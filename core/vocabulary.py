@@ -317,6 +317,51 @@ REPORT_FORMATS = (REPORT_JUNIT, REPORT_SARIF)
 REPORT_FORMAT_LABELS = {REPORT_JUNIT: "JUnit XML", REPORT_SARIF: "SARIF 2.1.0"}
 
 
+# What a check item's reports say at a commit (shown beside the item; the evidence state and the
+# finding's verdict follow from it: fails and partly hold, passes is gone, the rest are errors,
+# never fixed).
+CHECK_FAILS = "fails"
+CHECK_PARTLY = "partly"
+CHECK_PASSES = "passes"
+CHECK_WAITING = "waiting"
+CHECK_NOT_RUN = "not_run"
+CHECK_FLAKY = "flaky"
+CHECK_UNCHECKABLE = "uncheckable"
+CHECK_OUTCOMES = (CHECK_FAILS, CHECK_PARTLY, CHECK_PASSES, CHECK_WAITING, CHECK_NOT_RUN, CHECK_FLAKY,
+                  CHECK_UNCHECKABLE)
+CHECK_OUTCOME_LABELS = {
+    CHECK_FAILS: "Still fails",
+    CHECK_PARTLY: "Partly fixed",
+    CHECK_PASSES: "Passes",
+    CHECK_WAITING: "Waiting for CI",
+    CHECK_NOT_RUN: "Not run",
+    CHECK_FLAKY: "Flaky",
+    CHECK_UNCHECKABLE: "Could not be checked",
+}
+# The conclusions that say nothing of whether the problem is there.
+CONCLUSIONS_UNCHECKABLE = (CONCLUSION_CANCELLED, CONCLUSION_SKIPPED, CONCLUSION_NEUTRAL, CONCLUSION_TIMED_OUT,
+                           CONCLUSION_ACTION_REQUIRED, CONCLUSION_STALE)
+# A named test's outcome across the reports at one commit, and a named result's.
+NAMED_FAILS = "failed"
+NAMED_PASSES = "passed"
+NAMED_FLAKY = "flaky"
+NAMED_NOT_RUN = "not_run"
+NAMED_REPORTED = "reported"
+NAMED_GONE = "gone"
+NAMED_OUTCOME_LABELS = {
+    NAMED_FAILS: "Fails", NAMED_PASSES: "Passes", NAMED_FLAKY: "Flaky", NAMED_NOT_RUN: "Not run",
+    NAMED_REPORTED: "Still reported", NAMED_GONE: "Gone",
+}
+
+
+def check_outcome_label(outcome: str | None) -> str:
+    return CHECK_OUTCOME_LABELS.get(outcome or "", NOT_VERIFIED_LABEL)
+
+
+def named_outcome_label(outcome: str | None) -> str:
+    return NAMED_OUTCOME_LABELS.get(outcome or "", str(outcome or "").replace("_", " ").capitalize())
+
+
 def conclusion_label(conclusion: str | None) -> str:
     return CONCLUSION_LABELS.get(conclusion or "", str(conclusion or "").replace("_", " ").capitalize())
 
@@ -330,7 +375,7 @@ def test_outcome_label(outcome: str | None) -> str:
 LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label, "resolution": resolution_label,
           "run": run_status_label, "follow_up": follow_up_label, "origin": follow_up_origin_label,
           "thread": thread_state_label, "thread_problem": thread_problem_label, "conclusion": conclusion_label,
-          "test": test_outcome_label}
+          "test": test_outcome_label, "check": check_outcome_label, "named": named_outcome_label}
 
 
 def label(kind: str, value: str | None) -> str:

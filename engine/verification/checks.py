@@ -5,7 +5,9 @@ the reports' arrival all read names through these."""
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass, field
 
+from core import vocabulary
 from core.errors import RecheckError
 from engine.git.safety import validate_repo_path
 
@@ -96,3 +98,151 @@ def results_problem(results) -> tuple[str, list[dict]]:
         seen.add(key)
         cleaned.append({"rule": result["rule"], "path": path, "start_line": line})
     return "", cleaned
+
+
+# --- What a check item's reports say at a commit ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportSeen:
+    """One report of an item's check at the commit checked, as the item reads it: its conclusion,
+    its run's URL, whether it carries test cases or scanner results, and the tool that made them."""
+
+    conclusion: str
+    url: str = ""
+    has_tests: bool = False
+    has_results: bool = False
+    tool: str = ""
+
+
+@dataclass(frozen=True)
+class CheckReading:
+    """What the reports of an item's check at the commit checked say of what it names.
+
+    ``tests`` maps each named test id to the outcomes of the test cases it names in those
+    reports (every run of it; none when it is in none); ``results`` gives each named result's
+    place now when a report at the commit still has it (matched by the tool's fingerprint, or
+    where Recheck's line tracking puts it), else None."""
+
+    reports: tuple[ReportSeen, ...] = ()
+    tests: dict = field(default_factory=dict)
+    results: tuple = ()
+
+
+def check_item_result(spec, reading: CheckReading, short_sha: str):
+    """The state of a check item at a commit, from its reading there (see `CheckReading`): it holds
+    while the check fails, or the named tests still fail, or the named results are still reported
+    (`partly` in its facts when only some are); it is gone when the check passed, every named test
+    passed, or an analysis has none of the named results; anything else (no report yet, a named
+    test not run or flaky, a cancelled, skipped or timed-out check) is an error, never fixed."""
+    from engine.verification.results import CheckResult, error, gone, holds
+
+    name = spec.check
+    decisive = [report for report in reading.reports if report.conclusion in (vocabulary.CONCLUSION_SUCCESS,
+                                                                              vocabulary.CONCLUSION_FAILURE)]
+    facts = {"check": name, "reports": [{"conclusion": report.conclusion, "url": report.url}
+                                        for report in reading.reports]}
+    if not reading.reports:
+        facts["outcome"] = vocabulary.CHECK_WAITING
+        return error(f"Waiting for CI: no report of {name} at {short_sha} yet", facts=facts)
+    if not decisive:
+        said = ", ".join(sorted({vocabulary.conclusion_label(report.conclusion).lower() for report in reading.reports}))
+        facts["outcome"] = vocabulary.CHECK_UNCHECKABLE
+        return error(f"{name} was {said} at {short_sha}: it says nothing of the problem", facts=facts)
+    failed = any(report.conclusion == vocabulary.CONCLUSION_FAILURE for report in decisive)
+    passed = any(report.conclusion == vocabulary.CONCLUSION_SUCCESS for report in decisive)
+
+    def result(outcome: str, make, detail: str, **more) -> CheckResult:
+        facts.update(outcome=outcome, **more)
+        return make(None, detail, facts=facts) if make is not error else error(detail, facts=facts)
+
+    if spec.tests and any(report.has_tests for report in decisive):
+        return _tests_result(spec, reading, short_sha, facts, result)
+    if spec.results and any(report.has_results for report in decisive):
+        return _results_result(spec, reading, short_sha, facts, result)
+    # The whole check's conclusion (or, without a report that names tests or results, all it says).
+    if failed and passed:
+        return result(vocabulary.CHECK_FLAKY, error, f"{name} both failed and passed at {short_sha}: flaky, not fixed")
+    if failed:
+        return result(vocabulary.CHECK_FAILS, holds, f"{name} failed at {short_sha}")
+    return result(vocabulary.CHECK_PASSES, gone, f"{name} passed at {short_sha}")
+
+
+def _tests_result(spec, reading: CheckReading, short_sha: str, facts: dict, result):
+    from engine.verification.results import error, gone, holds
+
+    named = []
+    for test in spec.tests:
+        outcomes = set(reading.tests.get(test, ())) - {vocabulary.TEST_SKIPPED}
+        if not outcomes:
+            outcome = vocabulary.NAMED_NOT_RUN
+        elif outcomes == {vocabulary.TEST_FAILED}:
+            outcome = vocabulary.NAMED_FAILS
+        elif outcomes == {vocabulary.TEST_PASSED}:
+            outcome = vocabulary.NAMED_PASSES
+        else:
+            outcome = vocabulary.NAMED_FLAKY
+        named.append({"id": test, "outcome": outcome})
+    counts = {outcome: sum(item["outcome"] == outcome for item in named) for outcome in vocabulary.NAMED_OUTCOME_LABELS}
+    total, failing = len(named), counts[vocabulary.NAMED_FAILS]
+    more = {"tests": named, "still": failing, "named": total}
+    if failing == total:
+        return result(vocabulary.CHECK_FAILS, holds, f"{_of(failing, total)} still fail at {short_sha}", **more)
+    if failing:
+        return result(vocabulary.CHECK_PARTLY, holds, f"{_of(failing, total)} still fail at {short_sha}",
+                      partly=True, **more)
+    if counts[vocabulary.NAMED_FLAKY]:
+        return result(vocabulary.CHECK_FLAKY, error, f"{_of(counts[vocabulary.NAMED_FLAKY], total)} failed and "
+                      f"passed at {short_sha}: flaky, not fixed", **more)
+    if counts[vocabulary.NAMED_NOT_RUN]:
+        return result(vocabulary.CHECK_NOT_RUN, error, f"{_of(counts[vocabulary.NAMED_NOT_RUN], total)} not in "
+                      f"the reports at {short_sha}: not run, not fixed", **more)
+    return result(vocabulary.CHECK_PASSES, gone, f"{_of(total, total)} passed at {short_sha}", **more)
+
+
+def _results_result(spec, reading: CheckReading, short_sha: str, facts: dict, result):
+    from engine.verification.results import gone, holds
+
+    named = []
+    for ref, now in zip(spec.results, reading.results, strict=True):
+        item = {"rule": ref.rule, "path": ref.path, "start_line": ref.start_line,
+                "outcome": vocabulary.NAMED_REPORTED if now else vocabulary.NAMED_GONE}
+        if now:
+            item["now_path"], item["now_line"] = now
+        named.append(item)
+    total = len(named)
+    still = sum(item["outcome"] == vocabulary.NAMED_REPORTED for item in named)
+    more = {"results": named, "still": still, "named": total}
+    if still == total:
+        return result(vocabulary.CHECK_FAILS, holds, f"{_of(still, total, 'result')} still reported at {short_sha}",
+                      **more)
+    if still:
+        return result(vocabulary.CHECK_PARTLY, holds, f"{_of(still, total, 'result')} still reported at {short_sha}",
+                      partly=True, **more)
+    return result(vocabulary.CHECK_PASSES, gone, f"{_of(0, total, 'result')} reported at {short_sha}", **more)
+
+
+def _of(count: int, total: int, noun: str = "test") -> str:
+    """"11 of 29 named tests", "1 of 1 named result"."""
+    return f"{count} of {total} named {noun}{'' if total == 1 else 's'}"
+
+
+def line_now(reader, recorded_at: str, target: str, path: str, line: int | None) -> int | None | bool:
+    """Where line ``line`` of ``path`` at ``recorded_at`` is at ``target``, by git's diff of the
+    file between them (Recheck's own line tracking): a result pushed down by lines added above it
+    is the same result. False when the file is not at ``target``; ``line`` None stays None."""
+    from engine.verification.linemaps import LineMap
+
+    new = reader.tree_entry(target, path)
+    if new is None or new.type != "blob":
+        return False
+    if line is None or recorded_at == target:
+        return line
+    old = reader.tree_entry(recorded_at, path)
+    if old is None or old.type != "blob" or old.sha == new.sha:
+        return line
+    blob = reader.read_blob(recorded_at, path)
+    if blob is None or blob.data is None:
+        return line
+    mapping = LineMap(reader.blob_line_changes(old.sha, new.sha), blob.data.count(b"\n") + 1)
+    return mapping.map(line - 1) + 1
