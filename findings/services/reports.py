@@ -22,9 +22,10 @@ from engine.reports.junit import junit_cases
 from engine.reports.sarif import placer, sarif_results
 from engine.reports.testids import bare_name, case_key
 from engine.verification.checks import MAX_APP, check_name_checked, name_problem
-from findings.models import CheckReport, ReportedResult, ReportedTest
+from findings.models import CheckReport, Evidence, ReportedResult, ReportedTest
+from findings.services.verification.run import pull_request_verify
 from reviews.mirrors import commit_resolve, repository_reader
-from reviews.models import Repository
+from reviews.models import PullRequest, Repository
 from reviews.services import commit_get_or_create, commit_sha_checked
 
 # Rows written to the database at a time while a report's test cases stream in.
@@ -133,7 +134,21 @@ def _record(*, repository, sha, check, source, actor, conclusion, file, cases, u
         if existing is None:
             raise
         return ReportRecorded(existing, created=False)
+    _verified_again(report)
     return ReportRecorded(report, created=True, notes=tally.notes)
+
+
+def _verified_again(report: CheckReport) -> None:
+    """The pull requests already verified at the report's commit with evidence of its check are
+    verified there again, without a fetch (their mirror has the commit: they were verified at it),
+    so their stored state says what the report says the moment it arrives: a report before the
+    verification and one after it give the same state."""
+    pull_requests = PullRequest.objects.filter(
+        findings__evidence__kind=Evidence.Kind.CHECK, findings__evidence__check_name=report.check_name,
+        findings__verifications__commit=report.commit,
+    ).distinct().select_related("repository")
+    for pull_request in pull_requests:
+        pull_request_verify(pull_request=pull_request, commit=report.commit, fetch=False)
 
 
 def _check_fields(*, check, source, conclusion, url, attempt, app, has_content) -> None:
