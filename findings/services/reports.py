@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from access.audit import audit_record, audit_refusal, writes
 from access.permissions import Action, actor_check
@@ -214,16 +214,24 @@ def _commit_sha(repository: Repository, sha: str) -> str:
 
 
 def _store_cases(report: CheckReport, cases: Iterable[JUnitCase]) -> None:
-    batch: list[ReportedTest] = []
-    for case in cases:
-        batch.append(ReportedTest(
-            report=report, classname=case.classname, name=case.name, file=case.file, outcome=case.outcome,
-            key=case_key(case.classname, case.name), bare_name=bare_name(case.name)[:1000],
-        ))
-        if len(batch) >= BATCH:
-            ReportedTest.objects.bulk_create(batch)
-            batch.clear()
-    ReportedTest.objects.bulk_create(batch)
+    """Write the test cases as they stream in, a batch at a time. Written with executemany rather
+    than bulk_create: a report of a hundred thousand cases spent most of its time making model
+    instances that are never used (8x a bare parse of the file on SQLite with them, see
+    bench/reports_bench.py)."""
+    columns = ("report_id", "classname", "name", "file", "key", "bare_name", "outcome")
+    quote = connection.ops.quote_name
+    sql = (f"INSERT INTO {quote(ReportedTest._meta.db_table)} ({', '.join(quote(column) for column in columns)}) "
+           f"VALUES ({', '.join(['%s'] * len(columns))})")
+    batch: list[tuple] = []
+    with connection.cursor() as cursor:
+        for case in cases:
+            batch.append((report.pk, case.classname, case.name, case.file, case_key(case.classname, case.name),
+                          bare_name(case.name)[:1000], case.outcome))
+            if len(batch) >= BATCH:
+                cursor.executemany(sql, batch)
+                batch.clear()
+        if batch:
+            cursor.executemany(sql, batch)
 
 
 def _counted(cases: Iterable[JUnitCase], tally: Tally) -> Iterable[JUnitCase]:
