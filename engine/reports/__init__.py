@@ -5,7 +5,7 @@ schema), so a report is read the same from an upload, a command or a forge."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # The largest report read, in bytes: GitLab keeps a JUnit artifact to 30 MB a file, and a report
 # that size parses in seconds. Larger is refused with its size named.
@@ -44,4 +44,3 @@ class Tally:
     skipped: int = 0
     results: int = 0
     tool: str = ""
-    notes: list[str] = field(default_factory=list)

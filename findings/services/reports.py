@@ -8,7 +8,7 @@ import datetime as dt
 import hashlib
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from django.db import IntegrityError, connection, transaction
@@ -37,12 +37,11 @@ _FAILING_LEVELS = ("error", "warning")
 
 @dataclass
 class ReportRecorded:
-    """What became of a report: the row kept, whether this call made it (False when the same
-    report had been sent before), and what was read."""
+    """What became of a report: the row kept, and whether this call made it (False when the same
+    report had been sent before)."""
 
     report: CheckReport
     created: bool
-    notes: list[str] = field(default_factory=list)
 
 
 @writes("report.record")
@@ -119,7 +118,7 @@ def _record(*, repository, sha, check, source, actor, conclusion, file, cases, u
             elif cases is not None:
                 report.format = vocabulary.REPORT_JUNIT
                 _store_cases(report, _counted(cases, tally))
-            report.conclusion = conclusion or _derived_conclusion(kind or report.format, tally)
+            report.conclusion = conclusion or _derived_conclusion(tally)
             report.tests, report.tests_failed, report.tests_skipped = tally.tests, tally.failed, tally.skipped
             report.results, report.tool = tally.results, tally.tool[:255]
             report.save(update_fields=["conclusion", "format", "tests", "tests_failed", "tests_skipped", "results",
@@ -135,7 +134,7 @@ def _record(*, repository, sha, check, source, actor, conclusion, file, cases, u
             raise
         return ReportRecorded(existing, created=False)
     _verified_again(report)
-    return ReportRecorded(report, created=True, notes=tally.notes)
+    return ReportRecorded(report, created=True)
 
 
 def _verified_again(report: CheckReport) -> None:
@@ -257,7 +256,7 @@ def _store_results(report, file: BinaryIO, tally: Tally, *, repository, sha: str
     tally.failed = sum(result.level in _FAILING_LEVELS for result in results)
 
 
-def _derived_conclusion(kind: str, tally: Tally) -> str:
+def _derived_conclusion(tally: Tally) -> str:
     return vocabulary.CONCLUSION_FAILURE if tally.failed else vocabulary.CONCLUSION_SUCCESS
 
 
