@@ -65,3 +65,19 @@ def test_the_api_verify_json_and_the_gate_say_what_was_stored(history, pull_requ
     # At the head, no report has come: waiting for CI, and the gate stays shut.
     gate = client.get("/api/repos/acme/calc/pulls/1/gate", {"commit": history.fixed}).json()
     assert gate["mergeable"] is False
+
+
+def test_sarif_out_points_a_check_item_s_result_at_where_it_is_reported_now(history, pull_request):  # noqa: F811
+    import jsonschema
+
+    from engine.reports.sarif import SARIF_SCHEMA_PATH
+    from findings.exchange.sarif import pull_request_sarif, sarif_dump
+
+    send(history, pull_request, history.partly, "lint")
+    verify(pull_request, history.partly)
+    log = json.loads(sarif_dump(pull_request_sarif(pull_request=pull_request)))
+    jsonschema.Draft7Validator(json.loads(SARIF_SCHEMA_PATH.read_text())).validate(log)
+    [lint] = [result for result in log["runs"][0]["results"] if result["message"]["text"].startswith("A password")]
+    physical = lint["locations"][0]["physicalLocation"]
+    assert (physical["artifactLocation"]["uri"], physical["region"]["startLine"]) == ("config/soak.py", 3)
+    assert lint["locations"][0]["message"]["text"] == "S105 in lint"
