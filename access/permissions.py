@@ -50,6 +50,8 @@ class Action(StrEnum):
     SETTINGS = "settings"
     # Who holds which role on a repository.
     MEMBERS = "members"
+    # Send a CI report of one of a repository's commits.
+    REPORT = "report"
 
 
 class Role(StrEnum):
@@ -69,11 +71,13 @@ ACTION_PERMISSIONS: dict[Action, str] = {
     Action.RESOLVE: "findings.resolve_finding",
     Action.SETTINGS: "reviews.change_repository",
     Action.MEMBERS: "access.change_membership",
+    # Reports feed verification: whoever may start one instance-wide may send them.
+    Action.REPORT: "findings.verify_pullrequest",
 }
 
 # What each role of a membership (access.models.Membership.Role) allows on its repository.
 _READER = {Action.READ}
-_REVIEWER = _READER | {Action.WRITE, Action.IMPORT, Action.VERIFY}
+_REVIEWER = _READER | {Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT}
 _MAINTAINER = _REVIEWER | {Action.RESOLVE}
 _ADMIN = _MAINTAINER | {Action.SETTINGS, Action.MEMBERS}
 ROLE_ACTIONS: dict[str, frozenset[Action]] = {
@@ -95,6 +99,7 @@ ACTION_ROLES: dict[Action, str] = {
     Action.RESOLVE: "Maintainer",
     Action.SETTINGS: "Admin",
     Action.MEMBERS: "Admin",
+    Action.REPORT: "Reviewer",
 }
 
 # What each action is, in a refusal ("… may not {phrase} …").
@@ -106,6 +111,7 @@ ACTION_PHRASES: dict[Action, str] = {
     Action.RESOLVE: "mark findings fixed, dismissed or open in",
     Action.SETTINGS: "change the settings of",
     Action.MEMBERS: "change who holds roles on",
+    Action.REPORT: "send CI reports to",
 }
 
 

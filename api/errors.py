@@ -17,7 +17,14 @@ from findings.services.runs import QueueUnavailable
 from core.errors import DATABASE_RETRY_AFTER_SECONDS as RETRY_AFTER_SECONDS
 from core.errors import DATABASE_UNAVAILABLE
 from core import vocabulary
-from core.errors import BundleError, EvidenceStillHolds, RecheckError, ResolutionCommitError, ResolutionError
+from core.errors import (
+    BundleError,
+    EvidenceStillHolds,
+    RecheckError,
+    ReportError,
+    ResolutionCommitError,
+    ResolutionError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +76,12 @@ def exception_handler(exc, context):
     if isinstance(exc, ResolutionError):
         set_rollback()
         return Response(_resolution_error(exc), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, ReportError):
+        set_rollback()
+        return Response(
+            {"detail": f"Nothing was kept: {exc}", "errors": _field_errors([(exc.field, exc.message)])},
+            status=exc.status,
+        )
     if isinstance(exc, RecheckError):
         set_rollback()
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)

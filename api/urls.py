@@ -13,6 +13,7 @@ from api.views import (
     gate,
     navigation,
     pull_requests,
+    reports,
     repositories,
     review_imports,
     tags,
@@ -42,6 +43,7 @@ urlpatterns = [
     path(f"repos/{REPOSITORY}/follow-ups/", RepositoryFollowUpList.as_view(), name="repository-follow-ups"),
     # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
     # the figures of group/sub/project, not a project named figures.
+    path(f"repos/{REPOSITORY}/commits/<str:sha>/reports/", reports.CommitReports.as_view(), name="commit-reports"),
     path(f"repos/{REPOSITORY}/", repositories.RepositoryDetail.as_view(), name="repository-detail"),
     path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/gate", gate.PullRequestGate.as_view(), name="pull-request-gate"),

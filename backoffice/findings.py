@@ -53,6 +53,8 @@ class EvidenceInline(admin.StackedInline):
         "text",
         ("regex", "expect", "sha"),
         ("submodule_repository", "reference_branch"),
+        ("check_name", "check_app"),
+        ("check_tests", "check_results"),
         "caption",
     ]
 

@@ -96,6 +96,19 @@ class BundleError(RecheckError):
         super().__init__(f"{field}: {message}" if field else message)
 
 
+class ReportError(RecheckError):
+    """A CI report that cannot be recorded: malformed, too large, invalid against its format, for
+    a commit the repository does not have. ``field`` names the part at fault (``file``, ``commit``,
+    ``conclusion``, ``runs[0].results[3].locations[0]``); ``status`` is the HTTP status the API
+    answers with."""
+
+    def __init__(self, field: str, message: str, *, status: int = 400) -> None:
+        self.field = field
+        self.message = message
+        self.status = status
+        super().__init__(f"{field}: {message}" if field else message)
+
+
 class FindingError(RecheckError):
     """A finding or its evidence that cannot be saved as given. ``field`` names the input at fault
     the way a bundle does (``number``, ``evidence[2].commit``)."""

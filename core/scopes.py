@@ -7,6 +7,7 @@ VERIFY = "verify"
 IMPORT = "import"
 RESOLVE = "resolve"
 SETTINGS = "settings"
+REPORTS_WRITE = "reports:write"
 
 
 
@@ -36,6 +37,9 @@ SCOPE_TABLE: tuple[Scope, ...] = (
           actions=("import", "write"), audit_action="review.import"),
     Scope(RESOLVE, "Mark findings fixed, dismissed or open (POST /api/findings/<id>/resolve)",
           actions=("resolve",), audit_action="finding.resolve"),
+    # A CI job's token: it sends the reports of a repository's commits and nothing else.
+    Scope(REPORTS_WRITE, "Send CI reports of a repository's commits (POST …/commits/<sha>/reports/)",
+          actions=("report",), audit_action="report.record"),
     # Who holds roles on a repository is one of its settings.
     Scope(SETTINGS, "Change a repository's settings (PATCH /api/repos/<owner>/<name>/publishing)",
           actions=("settings", "members"), audit_action="repository.settings"),

@@ -35,6 +35,13 @@ class EvidenceView:
     def kind(self) -> str:
         return self.evidence.kind
 
+    @cached_property
+    def check_table(self):
+        """A check item's outcomes at each pin (presentation.check_tables), read when the page shows it."""
+        from presentation.check_tables import check_table
+
+        return check_table(self.evidence) if self.evidence.kind == Evidence.Kind.CHECK else None
+
     @property
     def facts(self) -> dict:
         return self.result.facts if self.result is not None and self.result.facts else {}

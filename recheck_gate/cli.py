@@ -2,6 +2,10 @@
 blockers, and exit 0 when the pull request may merge, 1 when it may not, 2 when that could not be
 found out (Recheck unreachable, refused, or no verdict in time).
 
+`recheck-gate report` sends a CI check's report of a commit (JUnit XML, SARIF, or a bare
+conclusion), which Recheck verifies check evidence from: exit 0 when it was kept (or had been),
+2 when it could not be sent or was refused.
+
 Plain Python and the standard library only: it runs in any CI image with the project installed,
 with no database and no Django settings. It talks to Recheck's REST API (the merge gate, the
 verify action and the annotations of a commit) with a token."""
@@ -50,6 +54,23 @@ class Recheck:
             "User-Agent": "recheck-gate",
             **({"Authorization": f"Token {self.token}"} if self.token else {}),
             **({"Content-Type": "application/json"} if body is not None else {}),
+        })
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
+                return Answer(response.status, _json(response.read()))
+        except urllib.error.HTTPError as error:
+            return Answer(error.code, _json(error.read()))
+        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            return Answer(0, {"detail": f"Recheck at {self.base} could not be reached: {reason}"})
+
+    def send(self, url: str, body: bytes, content_type: str) -> Answer:
+        """POST ``body`` as it is (a report file), not as JSON."""
+        request = urllib.request.Request(url, data=body, method="POST", headers={
+            "Accept": "application/json",
+            "User-Agent": "recheck-gate",
+            "Content-Type": content_type,
+            **({"Authorization": f"Token {self.token}"} if self.token else {}),
         })
         try:
             with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
@@ -256,12 +277,96 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def parse_report_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="recheck-gate report",
+        description="Send a CI check's report of a commit to Recheck: a JUnit XML report, a SARIF log, or a bare "
+        "conclusion. Exit 0 when Recheck kept it (or already had it), 2 when it could not be sent or was refused.",
+    )
+    parser.add_argument("--url", default=os.environ.get("RECHECK_URL", ""),
+                        help="Recheck's address (env RECHECK_URL).")
+    parser.add_argument("--token", default=os.environ.get("RECHECK_TOKEN", ""),
+                        help="An API token with the reports:write scope (env RECHECK_TOKEN).")
+    parser.add_argument("--repo", required=True, help="owner/name, as on the forge.")
+    parser.add_argument("--sha", required=True, help="The commit the check ran on.")
+    parser.add_argument("--check", required=True, help="The check's name, as the CI gives it (the job's).")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--junit", metavar="FILE", help="A JUnit XML report.")
+    what.add_argument("--sarif", metavar="FILE", help="A SARIF 2.1.0 log.")
+    what.add_argument("--conclusion", choices=CONCLUSIONS, help="The check's conclusion, when it wrote no report.")
+    parser.add_argument("--run-url", default="", help="The run on the CI.")
+    parser.add_argument("--attempt", type=int, default=1, help="The run's attempt (default 1).")
+    parser.add_argument("--app", default="", help="The app or CI that made the report.")
+    parser.add_argument(
+        "--checkout-root", default=os.environ.get("GITHUB_WORKSPACE") or os.environ.get("CI_PROJECT_DIR") or "",
+        help="SARIF: the checkout directory the tool wrote absolute paths in (default: GITHUB_WORKSPACE or "
+        "CI_PROJECT_DIR); without it Recheck places each path by its longest ending that is a file of the commit.",
+    )
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give --url or set RECHECK_URL")
+    if "/" not in args.repo:
+        parser.error("--repo is owner/name")
+    return args
+
+
+# What a check may have concluded, as Recheck names it.
+CONCLUSIONS = ("success", "failure", "cancelled", "skipped", "neutral", "timed_out", "action_required", "stale")
+
+
+def send_report(args: argparse.Namespace) -> dict:
+    """Send the report the arguments name; Recheck's answer, or GateError saying why not."""
+    recheck = Recheck(args.url, args.token, args.repo, 0)
+    query = {"check": args.check, "attempt": str(args.attempt)}
+    for name, value in (("conclusion", args.conclusion), ("url", args.run_url), ("app", args.app)):
+        if value:
+            query[name] = value
+    body, content_type = b"", "application/octet-stream"
+    path = args.junit or args.sarif
+    if path:
+        try:
+            with open(path, "rb") as file:
+                body = file.read()
+        except OSError as error:
+            raise GateError(f"cannot read {path}: {error.strerror}") from None
+        content_type = "application/xml" if args.junit else "application/sarif+json"
+        if args.sarif and args.checkout_root:
+            query["checkout_root"] = args.checkout_root
+    url = (f"{recheck.repository}/commits/{urllib.parse.quote(args.sha)}/reports/?"
+           f"{urllib.parse.urlencode(query)}")
+    answer = recheck.send(url, body, content_type)
+    if answer.status == 404:
+        raise GateError(f"Recheck refused the report (404): {answer.body.get('detail') or answer.body}")
+    if answer.status not in (200, 201):
+        raise _refused(answer)
+    return answer.body
+
+
+def report_main(argv: list[str]) -> int:
+    args = parse_report_args(argv)
+    try:
+        kept = send_report(args)
+    except GateError as error:
+        log(f"recheck-gate report: {error}")
+        return UNKNOWN
+    said = f"{kept.get('check')} at {str(kept.get('commit'))[:12]}: {kept.get('conclusion')}"
+    if kept.get("format") == "junit":
+        said += f", {kept.get('tests')} tests, {kept.get('tests_failed')} failed"
+    elif kept.get("format") == "sarif":
+        said += f", {kept.get('results')} results"
+    print(("Sent " if kept.get("created") else "Already sent: ") + said)
+    return MERGEABLE
+
+
 def log(message: str) -> None:
     """Progress and errors go to stderr, so stdout carries only the report."""
     print(message, file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report"]:
+        return report_main(argv[1:])
     args = parse_args(argv)
     recheck = Recheck(args.url, args.token, args.repo, args.pr)
     try:

@@ -17,7 +17,7 @@ def test_each_role_persona_holds_its_role_and_no_more(no_role_user, reader_user,
     }
     assert held["no-role"] == set()
     assert held["a-reader"] == {Action.READ}
-    assert held["a-reviewer"] == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY}
+    assert held["a-reviewer"] == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT}
     assert held["a-maintainer"] == held["a-reviewer"] | {Action.RESOLVE}
     assert held["root"] == set(Action)
 

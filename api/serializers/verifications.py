@@ -23,8 +23,14 @@ class EvidenceSerializer(serializers.ModelSerializer):
         model = Evidence
         fields = [
             "id", "finding", "position", "kind", "commit", "path", "start_line", "end_line", "text", "regex",
-            "expect", "sha", "submodule_repository", "reference_branch", "caption", "permalink",
+            "expect", "sha", "submodule_repository", "reference_branch", "check_name", "check_app", "check_tests",
+            "check_results", "caption", "permalink",
         ]
+        extra_kwargs = {
+            "check_tests": {"help_text": "Check evidence: the test ids inside the check it names."},
+            "check_results": {"help_text": "Check evidence: the scanner results inside the check, as "
+                              "{rule, path, start_line} where each was reported at the item's commit."},
+        }
 
 
 class RecordedLinesSerializer(serializers.Serializer):

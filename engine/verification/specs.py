@@ -9,7 +9,8 @@ PATTERN = "pattern"
 PATH = "path"
 GITLINK = "gitlink"
 NOTE = "note"
-KINDS = (SNIPPET, PATTERN, PATH, GITLINK, NOTE)
+CHECK = "check"
+KINDS = (SNIPPET, PATTERN, PATH, GITLINK, NOTE, CHECK)
 
 PRESENT, ABSENT = "present", "absent"  # pattern expectations
 EXISTS, MISSING = "exists", "missing"  # path expectations
@@ -18,6 +19,9 @@ EXISTS, MISSING = "exists", "missing"  # path expectations
 # at the PR's base drops commits.
 PINNED_AT, OFF_BRANCH, NOT_FAST_FORWARD = "pinned_at", "off_branch", "not_fast_forward"
 GITLINK_EXPECTATIONS = (PINNED_AT, OFF_BRANCH, NOT_FAST_FORWARD)
+# A check's expectation: it holds while the check (or the tests and results it names) fails.
+FAILED = "failed"
+CHECK_EXPECTATIONS = (FAILED,)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class EvidenceSpec:
       pinned_at (the default), off_branch, not_fast_forward. ``submodule`` is where its history
       is read, ``base_commit`` the PR's base commit (its pin is the one a move starts from).
     - note: free text, not checkable by machine.
+    - check: a CI check by ``check`` (the name its CI gives it), failing at ``commit``; ``tests``
+      names test cases inside it and ``results`` scanner results (``CheckResultRef``), else the
+      whole check's conclusion is meant; ``app`` the app its reports must come from, any if empty.
 
     ``commit`` (full SHA, or None) is where the evidence was recorded; it lets
     checks follow renames and moves between that commit and the target.
@@ -67,3 +74,17 @@ class EvidenceSpec:
     sha: str | None = None
     submodule: SubmoduleSource | None = None
     base_commit: str | None = None
+    check: str = ""
+    tests: tuple[str, ...] = ()
+    results: tuple[CheckResultRef, ...] = ()
+    app: str = ""
+
+
+@dataclass(frozen=True)
+class CheckResultRef:
+    """A scanner's result a check item names: its rule, and where it was reported at the item's
+    commit (``start_line`` None for a result about a whole file)."""
+
+    rule: str
+    path: str
+    start_line: int | None = None

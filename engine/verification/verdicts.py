@@ -20,8 +20,10 @@ def verdict_for(results: Iterable[CheckResult]) -> str:
     Any error wins ("error"), so a check that failed is never read as a fix.
     With nothing checkable (only notes, or no evidence) it is "unverifiable";
     otherwise "present" when every checked item holds, "likely_fixed" when
-    none does and "partly_fixed" in between.
+    none does and "partly_fixed" in between, or when every item holds but one of them only in
+    part (a check item some of whose named tests now pass: `partly` in its facts).
     """
+    results = list(results)
     states = [result.state for result in results]
     if ERROR in states:
         return ERRORED
@@ -30,7 +32,8 @@ def verdict_for(results: Iterable[CheckResult]) -> str:
         return UNVERIFIABLE
     holding = checked.count(HOLDS)
     if holding == len(checked):
-        return PRESENT
+        partly = any(result.state == HOLDS and result.facts.get("partly") for result in results)
+        return PARTLY_FIXED if partly else PRESENT
     if holding == 0:
         return LIKELY_FIXED
     return PARTLY_FIXED

@@ -137,6 +137,10 @@ def _evidence(evidence: Evidence) -> dict:
             "caption": evidence.caption,
             "submodule": _repository(submodule) if submodule else None,
             "branch": evidence.reference_branch,
+            "check": evidence.check_name,
+            "tests": evidence.check_tests,
+            "results": [_without_empty(result) for result in evidence.check_results],
+            "app": evidence.check_app,
         }
     )
 

@@ -147,23 +147,40 @@ def _places(finding: Finding, verification: Verification | None) -> list[tuple[s
     """Where the finding is: where its evidence holds at the verified commit; else where the
     evidence was recorded; else the finding's own location."""
     if verification is not None:
-        holding = [
-            (result.path, result.start_line, result.end_line, result.evidence.caption)
-            for result in verification.results.all()
-            if result.state == EvidenceResult.State.HOLDS and _is_place(result.evidence, result.path)
-        ]
+        holding = []
+        for result in verification.results.all():
+            if result.state != EvidenceResult.State.HOLDS:
+                continue
+            if result.evidence.kind == Evidence.Kind.CHECK:
+                holding += _check_places(result.evidence, result.facts or {})
+            elif _is_place(result.evidence, result.path):
+                holding.append((result.path, result.start_line, result.end_line, result.evidence.caption))
         if holding:
             return holding
-    recorded = [
-        (evidence.path, evidence.start_line, evidence.end_line, evidence.caption)
-        for evidence in finding.evidence.all()
-        if _is_place(evidence, evidence.path)
-    ]
+    recorded = []
+    for evidence in finding.evidence.all():
+        if evidence.kind == Evidence.Kind.CHECK:
+            recorded += _check_places(evidence)
+        elif _is_place(evidence, evidence.path):
+            recorded.append((evidence.path, evidence.start_line, evidence.end_line, evidence.caption))
     if recorded:
         return recorded
     if finding.path:
         return [(finding.path, finding.line, finding.line, "")]
     return []
+
+
+def _check_places(evidence: Evidence, facts: dict | None = None) -> list[tuple[str, int | None, int | None, str]]:
+    """A check item's named scanner results: where each is still reported at the verified commit
+    (its `facts`), or where it was reported when the item was recorded."""
+    def caption(rule: str) -> str:
+        return evidence.caption or f"{rule} in {evidence.check_name}"
+
+    if facts is not None:
+        return [(item["now_path"], item.get("now_line"), item.get("now_line"), caption(item["rule"]))
+                for item in facts.get("results", []) if item.get("now_path")]
+    return [(item["path"], item.get("start_line"), item.get("start_line"), caption(item["rule"]))
+            for item in evidence.check_results]
 
 
 def _is_place(evidence: Evidence, path: str) -> bool:

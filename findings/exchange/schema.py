@@ -7,6 +7,7 @@ from rest_framework import serializers
 from findings.models import Evidence, Finding, FindingLink
 from core.names import finding_parse_reference, tag_slug_validate
 from core.errors import FindingError, RecheckError
+from engine.verification.checks import MAX_APP, MAX_CHECK_NAME, MAX_NAMED, MAX_RULE, MAX_TEST_ID
 from engine.verification.rules import evidence_problems
 from engine.git import validate_revision
 from core.forges import FORGE_NAMES, SLUG_MAX_LENGTH, slug_problem
@@ -159,6 +160,26 @@ def _validate_branch(value: str) -> str:
         raise serializers.ValidationError("A branch name, e.g. main.") from None
 
 
+class CheckResultSerializer(serializers.Serializer):
+    """A scanner's result a check item names, where it was reported at the item's commit."""
+
+    rule = serializers.CharField(max_length=MAX_RULE, help_text="The rule's id, as the tool reports it (S105).")
+    path = serializers.CharField(max_length=500, help_text="The file, relative to the repository.")
+    start_line = serializers.IntegerField(
+        min_value=1, max_value=MAX_NUMBER, required=False, allow_null=True, default=None,
+        help_text="The line the result starts at; left out for a result about a whole file.",
+    )
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields)
+            if unknown:
+                raise serializers.ValidationError(
+                    {key: f"Unknown field {key!r}; a result takes: rule, path, start_line." for key in unknown}
+                )
+        return dict(super().to_internal_value(data))
+
+
 class EvidenceSerializer(KnownKeysSerializer):
     kind = serializers.ChoiceField(choices=Evidence.Kind.choices)
     commit = ShaField(required=False)
@@ -173,6 +194,25 @@ class EvidenceSerializer(KnownKeysSerializer):
     # Gitlink evidence: the submodule's repository and the branch its pins are measured against.
     submodule = RepositorySerializer(required=False)
     branch = serializers.CharField(required=False, max_length=200, validators=[_validate_branch])
+    # Check evidence: a CI check by its name, and what inside it the finding is about.
+    check = serializers.CharField(
+        required=False, max_length=MAX_CHECK_NAME,
+        help_text="Check evidence: the check's name, as its CI gives it (a GitHub check run's name or a "
+        "status's context, a GitLab job's name, the name a report is uploaded under).",
+    )
+    tests = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_TEST_ID), required=False, max_length=MAX_NAMED,
+        help_text="Check evidence: test ids inside the check (tests/test_calc.py::test_div, "
+        "classname::name or classname.name).",
+    )
+    results = CheckResultSerializer(
+        many=True, required=False, max_length=MAX_NAMED,
+        help_text="Check evidence: scanner results inside the check, where each was reported at the item's commit.",
+    )
+    app = serializers.CharField(
+        required=False, max_length=MAX_APP,
+        help_text="Check evidence: the app the check's reports must come from; reports from any other are not read.",
+    )
 
     def validate(self, attrs):
         # The kind rules live with the engine (engine.verification.rules): one statement of them

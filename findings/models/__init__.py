@@ -14,6 +14,7 @@ other packages use) is imported from here, `findings.models`, as Django expects 
 - `findings.models.state`: a pull request's review state, stored per generation
 - `findings.models.webhooks`: forge webhook deliveries
 - `findings.models.follow_ups`: what a merged pull request left to do, checked on the default branch
+- `findings.models.reports`: CI reports of a repository's commits, with their tests and scanner results
 """
 from findings.models.companion import CompanionPages
 from findings.models.evidence import Evidence
@@ -21,12 +22,14 @@ from findings.models.follow_ups import FollowUp, FollowUpEvent, FollowUpSweep
 from findings.models.findings import Finding, FindingLink, FindingSearchEntry, Tag, TagDescription
 from findings.models.history import FindingEvent
 from findings.models.import_jobs import ImportJob
+from findings.models.reports import CheckReport, ReportedResult, ReportedTest
 from findings.models.runs import VerificationRun
 from findings.models.state import FindingListState, PullRequestGate, PullRequestState
 from findings.models.verifications import EvidenceResult, Verdict, Verification, latest_verified_commit_id
 from findings.models.webhooks import WebhookDelivery
 
 __all__ = [
+    "CheckReport",
     "CompanionPages",
     "Evidence",
     "EvidenceResult",
@@ -41,6 +44,8 @@ __all__ = [
     "ImportJob",
     "PullRequestGate",
     "PullRequestState",
+    "ReportedResult",
+    "ReportedTest",
     "Tag",
     "TagDescription",
     "Verdict",

@@ -1,8 +1,9 @@
-"""A finding's evidence: the snippets, patterns, paths, submodule pins and notes that say where
-the problem is, each recorded at a commit."""
+"""A finding's evidence: the snippets, patterns, paths, submodule pins, CI checks and notes that say
+where the problem is, each recorded at a commit."""
 from django.db import models
 from django.db.models import Q
 
+from core.vocabulary import check_description
 from findings.models.querysets import FindingRowQuerySet
 from reviews.models import SHA_RE, Commit, Repository
 
@@ -14,6 +15,7 @@ class Evidence(models.Model):
         PATH = "path", "Path"
         GITLINK = "gitlink", "Submodule pin"
         NOTE = "note", "Note"
+        CHECK = "check", "CI check"
 
     class Expect(models.TextChoices):
         PRESENT = "present", "Matches"
@@ -24,6 +26,8 @@ class Evidence(models.Model):
         PINNED_AT = "pinned_at", "Is pinned at"
         OFF_BRANCH = "off_branch", "Is off its branch"
         NOT_FAST_FORWARD = "not_fast_forward", "Does not fast-forward"
+        # A check's expectation: it holds while the check, or what it names, fails.
+        FAILED = "failed", "Fails"
 
     # Named, not imported: findings.models.findings imports this module for Finding's queryset.
     finding = models.ForeignKey("Finding", on_delete=models.CASCADE, related_name="evidence")
@@ -52,6 +56,15 @@ class Evidence(models.Model):
         max_length=200, blank=True, help_text="The submodule's branch pins are measured against."
     )
     caption = models.CharField(max_length=500, blank=True)
+    # Check evidence: the check by the name its CI gives it, the app its reports must come from
+    # (any when empty), and what inside it the finding is about: test ids, or scanner results as
+    # {rule, path, start_line}. Neither: the whole check's conclusion.
+    check_name = models.CharField(max_length=255, blank=True, help_text="A CI check's name (check evidence).")
+    check_app = models.CharField(
+        max_length=255, blank=True, help_text="The app a check's reports must come from; any when empty."
+    )
+    check_tests = models.JSONField(default=list, blank=True, help_text="Test ids inside the check.")
+    check_results = models.JSONField(default=list, blank=True, help_text="Scanner results inside the check.")
 
     objects = FindingRowQuerySet.as_manager()
 
@@ -75,7 +88,8 @@ class Evidence(models.Model):
                     & Q(expect__in=["", "pinned_at", "off_branch", "not_fast_forward"])
                     & ~Q(path="")
                 )
-                | (Q(kind="note") & ~Q(text="")),
+                | (Q(kind="note") & ~Q(text=""))
+                | (Q(kind="check", commit__isnull=False, expect__in=["", "failed"]) & ~Q(check_name="")),
                 name="evidence_fields_match_kind",
                 violation_error_message="Evidence is missing a field its kind needs.",
             ),
@@ -101,13 +115,15 @@ class Evidence(models.Model):
             if self.expect == self.Expect.NOT_FAST_FORWARD:
                 return f"{self.path} pinned at {self.sha[:12]}, not a fast-forward"
             return f"{self.path} pinned at {self.sha[:12]}"
+        if self.kind == self.Kind.CHECK:
+            return check_description(self.check_name, self.check_tests, self.check_results)
         return self.text[:80]
 
     def permalink(self) -> str:
         """Where the evidence is on the forge, once a fetch has resolved its commit: before that
         its path is only as the review wrote it (often shortened), never checked against the
         repository, and a link to it would lead nowhere."""
-        if self.commit is None or not self.commit.resolved or not self.path or self.kind == self.Kind.NOTE:
+        if self.commit is None or not self.commit.resolved or not self.path or self.kind in (self.Kind.NOTE, self.Kind.CHECK):
             return ""
         repository = self.finding.pull_request.repository
         if self.kind == self.Kind.SNIPPET:

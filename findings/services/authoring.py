@@ -285,6 +285,10 @@ def _evidence_apply(evidence_list: EvidenceList, existing: dict[int, Evidence], 
                 item["submodule"], actor=actor, where=f"evidence[{position}].submodule", notes=notes,
             ) if item.get("submodule") else None,
             "reference_branch": item.get("branch", ""),
+            "check_name": item.get("check", ""),
+            "check_app": item.get("app", ""),
+            "check_tests": list(item.get("tests", [])),
+            "check_results": [dict(result) for result in item.get("results", [])],
         }
         evidence = existing.pop(position, None)
         if evidence is None:

@@ -36,8 +36,8 @@ def test_each_role_of_a_membership_holds_its_actions_on_its_repository_only(sett
     mine, other = RepositoryFactory(visibility=PRIVATE), RepositoryFactory(visibility=PRIVATE)
     expected = {
         "reader": {Action.READ},
-        "reviewer": {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY},
-        "maintainer": {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.RESOLVE},
+        "reviewer": {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT},
+        "maintainer": {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT, Action.RESOLVE},
         "admin": set(Action),
     }
     for role, actions in expected.items():
@@ -56,7 +56,7 @@ def test_a_groups_membership_is_every_members_and_the_higher_role_wins():
     user.groups.add(team)
     Membership.objects.create(repository=repository, group=team, role="maintainer")
     Membership.objects.create(repository=repository, user=user, role="reader")
-    assert holds(fresh(user), repository) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.RESOLVE}
+    assert holds(fresh(user), repository) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT, Action.RESOLVE}
     assert list(readable_repositories(fresh(user))) == [repository]
 
 
@@ -76,7 +76,7 @@ def test_an_instance_wide_role_holds_its_actions_on_every_repository_private_one
     settings.RECHECK_PUBLIC_READ = False
     private = RepositoryFactory(visibility=PRIVATE)
     reviewer = UserFactory(groups=["Reviewer"])
-    assert holds(reviewer, private) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY}
+    assert holds(reviewer, private) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT}
     assert set(readable_repositories(reviewer)) == {private}
     assert holds(UserFactory(is_superuser=True), private) == set(Action)
 
@@ -93,7 +93,7 @@ def test_a_private_repository_is_read_only_with_a_role_and_a_public_one_as_the_s
     assert list(readable_repositories(AnonymousUser())) == []
     # A role on a public repository is not needed to read it, and gives writes.
     Membership.objects.create(repository=public, user=nobody, role="reviewer")
-    assert holds(fresh(nobody), public) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY}
+    assert holds(fresh(nobody), public) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT}
 
 
 def test_readable_repositories_is_one_query_whatever_the_memberships(django_assert_num_queries):
@@ -186,7 +186,7 @@ def test_create_api_token_gives_by_default_the_writes_the_user_holds_on_its_repo
     Membership.objects.create(repository=repository, user=user, role="maintainer")
     call_command("create_api_token", "cmduser", "--repository", "open/cmd")
     token = ApiToken.objects.get(user=user)
-    assert token.scopes == ["read", "verify", "import", "resolve"]
+    assert token.scopes == ["read", "verify", "import", "resolve", "reports:write"]
     assert list(token.repositories.all()) == [repository]
 
 

@@ -23,8 +23,8 @@ def test_each_role_holds_what_its_name_says(settings):
     repository = RepositoryFactory()
     reader, reviewer, maintainer = (UserFactory(groups=[role]) for role in ("Reader", "Reviewer", "Maintainer"))
     assert holds(reader, repository) == {Action.READ}
-    assert holds(reviewer, repository) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY}
-    assert holds(maintainer, repository) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.RESOLVE}
+    assert holds(reviewer, repository) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT}
+    assert holds(maintainer, repository) == {Action.READ, Action.WRITE, Action.IMPORT, Action.VERIFY, Action.REPORT, Action.RESOLVE}
 
 
 def test_staff_status_alone_grants_nothing_and_a_superuser_everything(settings):

@@ -320,3 +320,31 @@ def test_a_number_too_large_for_the_database_is_refused_with_its_field(token_wit
     response = token_with_permission.post("/api/reviews/import", too_large, format="json")
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "findings[0].evidence[0].end_line"
+
+
+def test_a_ci_check_is_imported_through_the_api_and_read_back_as_the_evidence_it_is(token_with_permission, db):
+    data = bundle()
+    data["findings"][0]["evidence"] = [
+        {"kind": "check", "check": "unit-tests", "app": "github-actions",
+         "tests": ["tests/test_importer.py::test_drops[2]", "tests.test_importer::test_keeps"]},
+        {"kind": "check", "check": "secrets", "results": [{"rule": "S105", "path": "./config/soak.yaml", "start_line": 104}]},
+    ]
+    response = token_with_permission.post("/api/reviews/import", data, format="json")
+    assert response.status_code == 201, response.json()
+    listed = token_with_permission.get("/api/evidence/").json()["results"]
+    assert [(item["kind"], item["check_name"], item["check_app"], item["check_tests"], item["check_results"],
+             item["commit"], item["permalink"]) for item in listed] == [
+        ("check", "unit-tests", "github-actions", ["tests/test_importer.py::test_drops[2]", "tests.test_importer::test_keeps"],
+         [], "a" * 40, ""),
+        ("check", "secrets", "", [], [{"rule": "S105", "path": "config/soak.yaml", "start_line": 104}], "a" * 40, ""),
+    ]
+
+
+def test_a_check_item_with_a_control_character_in_its_name_is_a_400_naming_the_field(token_with_permission, db):
+    data = bundle()
+    data["findings"][0]["evidence"] = [{"kind": "check", "check": "unit-tests\u001b[31m"}]
+    response = token_with_permission.post("/api/reviews/import", data, format="json")
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == "findings[0].evidence[0].check" and "control characters" in error["message"]
+    assert not PullRequest.objects.exists()

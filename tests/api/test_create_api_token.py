@@ -22,7 +22,7 @@ def test_it_creates_a_token_user_with_the_permissions_asked_for_and_prints_only_
     assert token.user.username == "ci-bot" and not token.user.has_usable_password()
     assert token.user.has_perm("findings.verify_pullrequest") and token.user.has_perm("findings.import_review")
     assert not token.user.has_perm("findings.resolve_finding")
-    assert token.scopes == ["read", "verify", "import"]
+    assert token.scopes == ["read", "verify", "import", "reports:write"]
     assert key.startswith("rck_") and key.startswith(token.token_key)
     assert [(entry.action, entry.source) for entry in AuditEntry.objects.order_by("id")] == [
         ("user.add", "command"), ("user.edit", "command"), ("token.create", "command")
@@ -43,7 +43,7 @@ def test_each_run_prints_a_new_token_and_rotate_revokes_the_others():
     rotated = run("merge-bot", "--rotate", "--grant", "all")
     assert rotated not in (first, second)
     live = ApiToken.objects.get(user=user, revoked_at__isnull=True)
-    assert rotated.startswith(live.token_key) and live.scopes == ["read", "verify", "import", "resolve"]
+    assert rotated.startswith(live.token_key) and live.scopes == ["read", "verify", "import", "resolve", "reports:write"]
     assert user.has_perm("findings.resolve_finding")
     assert AuditEntry.objects.filter(action="token.revoke", outcome="done", source="command").count() == 2
 

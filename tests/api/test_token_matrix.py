@@ -74,7 +74,7 @@ def targets(review, secret=None, *, user=None) -> dict:
             "thread_id": thread.root_comment_id,
             "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk, "pulls": pull_request.pk,
             "imports": job.pk, "links": link.pk, "files": "src/loader.py",
-            "tags": tag.slug}
+            "tags": tag.slug, "sha": run.commit.sha}
 
 
 def operations(client) -> list[tuple[str, str, dict]]:
@@ -115,6 +115,8 @@ def body_for(path: str, repository_slug: str) -> dict:
 
 
 def call(client, method: str, url: str, body: dict):
+    if url.endswith("/reports/"):
+        url += "?check=unit-tests&conclusion=failure"  # a report's parameters are its query
     return client.get(url) if method == "get" else getattr(client, method)(url, body, format="json")
 
 
@@ -132,7 +134,7 @@ def bot(db):
     )
 
 
-ALL_SCOPES = ["read", "verify", "import", "resolve", "settings"]
+ALL_SCOPES = ["read", "verify", "import", "resolve", "reports:write", "settings"]
 
 
 @pytest.mark.parametrize("persona", ["expired", "revoked"])

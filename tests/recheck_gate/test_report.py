@@ -1,35 +1,86 @@
-"""recheck-gate's text report of a gate answer the API gave: the listed blockers, and a line for
-those the answer counts but does not list, pointing to where they all are."""
+"""recheck-gate report against a live Recheck, run as a CI job runs it: its own Python process with
+no Django settings, sending a real JUnit report (pytest's, made in the test), a real SARIF log
+(ruff's, with the absolute paths of the job's checkout) and a bare conclusion."""
+import os
+import subprocess
+import sys
+
 import pytest
 
-from findings.state.stored import GATE_LISTED, pull_request_state_derive
-from recheck_gate.cli import text_report
-from tests.api.test_gate_state import big_pull_request
+from core import vocabulary
+from findings.models import CheckReport, ReportedResult
+from recheck_gate import cli
+from reviews.mirrors import repository_fetch
+from tests.factories import RepositoryFactory, UserFactory, make_api_token
+from tests.gitrepo import GitRepoBuilder
+from tests.personas import member_of
+from tests.reports import CALC, TESTS, pytest_junit, ruff_sarif
 
-pytestmark = pytest.mark.django_db
-
-
-def test_blockers_past_those_listed_are_counted_with_where_to_read_them(client):
-    pull_request, _ = big_pull_request(600)  # 60 open blockers
-    pull_request_state_derive(pull_request_id=pull_request.pk)
-    answer = client.get("/api/repos/acme/big/pulls/1/gate").json()
-
-    lines = text_report(answer).splitlines()
-
-    assert lines[0] == answer["reason"] and "60 open blocker(s)" in lines[0]
-    blockers = [line for line in lines if line.startswith("  B") and "looks regressed" not in line]
-    assert len(blockers) == GATE_LISTED
-    assert lines[1 + GATE_LISTED] == f"  ... and 10 more open blocker(s): {answer['open_blockers_url']}"
-    regressed = lines[2 + GATE_LISTED:]
-    assert len(regressed) == answer["possibly_regressed_count"] > 0
-    assert all("marked fixed, looks regressed" in line for line in regressed)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_short_answer_has_no_line_for_more(client):
-    pull_request, _ = big_pull_request(40)
-    pull_request_state_derive(pull_request_id=pull_request.pk)
-    answer = client.get("/api/repos/acme/big/pulls/1/gate").json()
+@pytest.fixture
+def calc(tmp_path):
+    repo = GitRepoBuilder(tmp_path, "calc")
+    repo.sha = (repo.write("calc.py", CALC).write("tests/__init__.py", "").write("tests/test_calc.py", TESTS)
+                .write("config/soak.py", 'password = "hunter2"\n').commit("calc"))
+    repository = RepositoryFactory(slug="acme/calc", clone_url=repo.url)
+    repository_fetch(repository=repository)
+    repository.repo = repo
+    return repository
 
-    assert "more open blocker" not in text_report(answer)
-    lines = text_report(answer).splitlines()
-    assert len(lines) == 1 + answer["open_blockers_count"] + answer["possibly_regressed_count"] == 7
+
+@pytest.fixture
+def ci_token(calc):
+    user = member_of(calc, UserFactory(username="ci"), "reviewer")
+    return make_api_token(user, scopes=["reports:write"], repositories=[calc], name="CI reports")
+
+
+def report(live_server, token, calc, *args, env_extra=None):
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "DATABASE_"))}
+    env.pop("GITHUB_WORKSPACE", None)
+    env.pop("CI_PROJECT_DIR", None)
+    env.update(RECHECK_TOKEN=token, **(env_extra or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "recheck_gate", "report", "--url", live_server.url, "--repo", "acme/calc",
+         "--sha", calc.repo.sha, *args],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+
+
+def test_a_junit_report_is_sent_and_sending_it_again_says_so(live_server, ci_token, calc, tmp_path):
+    junit = tmp_path / "junit.xml"
+    pytest_junit(calc.repo.path, junit)
+    sent = report(live_server, ci_token, calc, "--check", "unit-tests", "--junit", str(junit),
+                  "--run-url", "https://ci.example.com/runs/9")
+    assert sent.returncode == 0, sent.stderr
+    assert sent.stdout == f"Sent unit-tests at {calc.repo.sha[:12]}: failure, 4 tests, 2 failed\n"
+    again = report(live_server, ci_token, calc, "--check", "unit-tests", "--junit", str(junit),
+                   "--run-url", "https://ci.example.com/runs/9")
+    assert again.returncode == 0 and again.stdout.startswith("Already sent: unit-tests")
+    assert CheckReport.objects.get().url == "https://ci.example.com/runs/9"
+
+
+def test_a_sarif_log_takes_the_job_s_checkout_from_the_ci_s_environment(live_server, ci_token, calc):
+    sarif = calc.repo.path.parent / "ruff.sarif"
+    sarif.write_bytes(ruff_sarif(calc.repo.path, "config/soak.py"))
+    sent = report(live_server, ci_token, calc, "--check", "lint", "--sarif", str(sarif),
+                  env_extra={"GITHUB_WORKSPACE": str(calc.repo.path)})
+    assert sent.returncode == 0, sent.stderr
+    assert list(ReportedResult.objects.values_list("rule", "path", "start_line")) == [("S105", "config/soak.py", 1)]
+
+
+def test_a_bare_conclusion_is_sent_and_a_refusal_exits_2_saying_why(live_server, ci_token, calc):
+    sent = report(live_server, ci_token, calc, "--check", "fast-forward", "--conclusion", "failure")
+    assert sent.returncode == 0 and sent.stdout.endswith(": failure\n")
+    refused = report(live_server, "not-a-token", calc, "--check", "fast-forward", "--conclusion", "failure")
+    assert refused.returncode == 2 and "401" in refused.stderr
+    broken = calc.repo.path.parent / "broken.xml"
+    broken.write_bytes(b"<testsuite><testcase")
+    refused = report(live_server, ci_token, calc, "--check", "unit-tests", "--junit", str(broken))
+    assert refused.returncode == 2 and "Not well-formed XML" in refused.stderr
+    assert CheckReport.objects.count() == 1
+
+
+def test_the_gate_names_conclusions_as_recheck_does():
+    assert cli.CONCLUSIONS == vocabulary.CONCLUSIONS

@@ -405,3 +405,58 @@ def test_a_form_sent_back_with_errors_is_unsaved_from_the_start_for_the_leaving_
     refused = reviewer.post(url("finding_new", review), new_finding_post(review, title=""))
     assert refused.status_code == 400
     assert "data-unsaved" in refused.content.decode().split('id="finding-editor"', 1)[1].split(">", 1)[0]
+
+
+def check_item_post(pull_request, **fields) -> dict:
+    """The editor's form with one check item (a test id a line, a result as `rule path:line`)."""
+    return new_finding_post(pull_request, **{
+        "evidence-0-kind": "check", "evidence-0-path": "", "evidence-0-start_line": "", "evidence-0-end_line": "",
+        "evidence-0-check": "unit-tests", **{f"evidence-0-{name}": value for name, value in fields.items()},
+    })
+
+
+def test_a_reviewer_records_a_ci_check_with_its_failing_tests_and_the_form_shows_them_again(review):
+    reviewer = login("rae", "Reviewer")
+    response = reviewer.post(url("finding_new", review), check_item_post(
+        review, tests="tests/test_calc.py::test_div[6-3-2]\r\n\r\n  tests.test_calc.TestDiv::test_zero \r\n",
+        app="github-actions", caption="The lane that collects the PR's tests",
+    ))
+    assert response.status_code == 302
+    evidence = Evidence.objects.get()
+    assert (evidence.kind, evidence.check_name, evidence.check_app, evidence.commit.sha) == (
+        "check", "unit-tests", "github-actions", review.reviewed,
+    )
+    assert evidence.check_tests == ["tests/test_calc.py::test_div[6-3-2]", "tests.test_calc.TestDiv::test_zero"]
+    page = reviewer.get(url("finding_edit", review, finding_number=1)).content.decode()
+    assert "tests/test_calc.py::test_div[6-3-2]\ntests.test_calc.TestDiv::test_zero</textarea>" in page
+    shown = reviewer.get(evidence.finding.get_absolute_url()).content.decode()
+    assert "<code class=\"check-name\">unit-tests</code> fails" in shown and "these 2 tests failing" in shown
+
+
+def test_a_check_item_s_results_are_typed_as_rule_path_and_line(review):
+    reviewer = login("rae", "Reviewer")
+    response = reviewer.post(url("finding_new", review), check_item_post(
+        review, check="secrets", results="S105 config/soak.yaml:104\nS105 config/soak.yaml:109\nE501 README.md",
+    ))
+    assert response.status_code == 302
+    assert Evidence.objects.get().check_results == [
+        {"rule": "S105", "path": "config/soak.yaml", "start_line": 104},
+        {"rule": "S105", "path": "config/soak.yaml", "start_line": 109},
+        {"rule": "E501", "path": "README.md", "start_line": None},
+    ]
+    page = reviewer.get(url("finding_edit", review, finding_number=1)).content.decode()
+    assert "S105 config/soak.yaml:104\nS105 config/soak.yaml:109\nE501 README.md</textarea>" in page
+
+
+def test_a_check_name_with_control_characters_or_a_result_outside_the_repository_is_refused_beside_its_box(review):
+    reviewer = login("rae", "Reviewer")
+    response = reviewer.post(url("finding_new", review), check_item_post(
+        review, check="unit\u0007tests", results="S105 ../../etc/passwd:1",
+    ))
+    assert response.status_code == 400
+    errors = response.context["errors"]
+    assert "control characters" in errors["evidence[0].check"]
+    assert "'..'" in errors["evidence[0].results"]
+    row = response.context["rows"][0]
+    assert "control characters" in row["errors"]["check"] and "results[0].path" in row["errors"]["results"]
+    assert not Finding.objects.exists()

@@ -51,7 +51,7 @@ def test_a_user_makes_a_token_sees_it_once_and_it_works(client, reviewer):
 
 def test_the_form_offers_only_the_scopes_the_user_may_hold(client, reviewer):
     offered = [value for value, _ in client.get(URL).context["form"].fields["scopes"].choices]
-    assert offered == ["read", "verify"]
+    assert offered == ["read", "verify", "reports:write"]
     page = client.get(URL).content.decode()
     assert 'value="verify"' in page and 'value="resolve"' not in page and 'value="settings"' not in page
 
@@ -59,7 +59,7 @@ def test_the_form_offers_only_the_scopes_the_user_may_hold(client, reviewer):
 def test_a_member_is_offered_the_scopes_of_their_role_and_a_user_without_a_role_only_reading(client):
     client.force_login(member_of(RepositoryFactory(slug="acme/loader"), UserFactory(username="mia"), "maintainer"))
     assert [value for value, _ in client.get(URL).context["form"].fields["scopes"].choices] == [
-        "read", "verify", "import", "resolve",
+        "read", "verify", "import", "resolve", "reports:write",
     ]
     client.force_login(UserFactory(username="nobody"))
     assert [value for value, _ in client.get(URL).context["form"].fields["scopes"].choices] == ["read"]

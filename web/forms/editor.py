@@ -22,9 +22,13 @@ KIND_FIELDS = {
     Evidence.Kind.PATH: ("commit", "path", "expect", "caption"),
     Evidence.Kind.GITLINK: ("commit", "path", "sha", "expect", "branch", "caption"),
     Evidence.Kind.NOTE: ("text", "caption"),
+    Evidence.Kind.CHECK: ("commit", "check", "expect", "tests", "results", "app", "caption"),
 }
 EVIDENCE_FIELDS = ("kind", "commit", "path", "start_line", "end_line", "text", "regex", "expect", "sha", "branch",
-                   "caption")
+                   "check", "tests", "results", "app", "caption")
+# A check item's tests and results are typed one a line: a test id, or `rule path:line`.
+LISTED = ("tests", "results")
+RESULT_LINE = re.compile(r"^(?P<rule>\S+)\s+(?P<path>.+?)(?::(?P<line>\d{1,9}))?$")
 # Fields whose whitespace is the content (code, a regex): never trimmed.
 VERBATIM = ("text", "regex")
 FINDING_TEXT_FIELDS = ("kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url")
@@ -42,9 +46,30 @@ def evidence_item(values: dict) -> dict:
     for name in KIND_FIELDS.get(kind, ()):
         value = values.get(name, "")
         value = value if name in VERBATIM else value.strip()
-        if value != "":
+        if name in LISTED:
+            lines = [line.strip() for line in value.splitlines() if line.strip()]
+            if lines:
+                item[name] = lines if name == "tests" else [result_item(line) for line in lines]
+        elif value != "":
             item[name] = value.replace("\r\n", "\n") if name in VERBATIM else value
     return item
+
+
+def result_item(line: str) -> dict:
+    """`S105 config/soak.yaml:104` as a result; a line that does not read so is passed on whole as
+    the path, for the bundle format to say what is wrong with it."""
+    match = RESULT_LINE.match(line)
+    if not match:
+        return {"rule": line, "path": ""}
+    result = {"rule": match.group("rule"), "path": match.group("path")}
+    if match.group("line"):
+        result["start_line"] = int(match.group("line"))
+    return result
+
+
+def result_line(result: dict) -> str:
+    place = f"{result['path']}:{result['start_line']}" if result.get("start_line") else result["path"]
+    return f"{result['rule']} {place}"
 
 
 def evidence_forms(post) -> list[dict]:
@@ -108,6 +133,10 @@ def evidence_form_values(evidence: Evidence) -> dict:
         expect=evidence.expect,
         sha=evidence.sha,
         branch=evidence.reference_branch,
+        check=evidence.check_name,
+        tests="\n".join(evidence.check_tests),
+        results="\n".join(result_line(result) for result in evidence.check_results),
+        app=evidence.check_app,
         caption=evidence.caption,
     )
     return values

@@ -103,7 +103,12 @@ def _editor(request, pull_request, *, finding=None, values, rows, errors=None, n
 
 def _row_errors(errors: dict, index: int) -> dict:
     prefix = f"evidence[{index}]."
-    found = {name[len(prefix):]: message for name, message in errors.items() if name.startswith(prefix)}
+    found = {}
+    for name, message in errors.items():
+        if name.startswith(prefix):
+            # A check item's list fields are one box each: `tests[2]` and `results[0].path` show on it.
+            field = name[len(prefix):]
+            found.setdefault(field.split("[")[0], f"{field}: {message}" if "[" in field else message)
     if f"evidence[{index}]" in errors:
         found["item"] = errors[f"evidence[{index}]"]
     return found

@@ -8,7 +8,9 @@ from engine.git import GitReader
 from engine.git.history import merge_base
 from engine.verification import CheckResult, EvidenceChecks, EvidenceSpec, Prepared, snippet_text_at
 from findings.models import Evidence
+from engine.verification.specs import CheckResultRef
 from findings.services.submodules import SubmoduleMirrors
+from findings.services.verification.check_reports import CheckReadings
 from findings.services.verification.rows import EvidenceRow
 from reviews.models import PinnedCommit, PullRequest
 
@@ -26,6 +28,11 @@ class _Context:
     fetch_problem: str = ""
     # Snippet texts read from the repository, (evidence id, text), stored together afterwards.
     texts_read: list[tuple[int, str]] = field(default_factory=list)
+
+    @cached_property
+    def check_readings(self) -> CheckReadings:
+        # Only check items read reports: loaded the first time one asks.
+        return CheckReadings(self.pull_request, self.reader, self.target)
 
     @cached_property
     def base_commit(self) -> str | None:
@@ -62,6 +69,17 @@ def _prepare(context: _Context, evidence: EvidenceRow) -> Prepared:
             # Not the SHA's fault: the mirror could not be brought up to date.
             return _unusable(evidence, f"Repository unreachable: {context.fetch_problem}")
         return _unusable(evidence, f"The commit this evidence was recorded at is unusable: {error}")
+    if evidence.kind == Evidence.Kind.CHECK:
+        spec = EvidenceSpec(
+            kind=evidence.kind, commit=recorded_at, check=evidence.check_name, app=evidence.check_app,
+            tests=tuple(evidence.check_tests),
+            results=tuple(CheckResultRef(result["rule"], result["path"], result.get("start_line"))
+                          for result in evidence.check_results),
+        )
+        try:
+            return Prepared(spec, failed=context.check_readings.result(spec))
+        except RecheckError as error:
+            return _unusable(evidence, f"The check's reports could not be read: {error}")
     text = evidence.text
     if evidence.kind == Evidence.Kind.SNIPPET and not text:
         # Bundles may leave the snippet's text out: read it where the reviewer pinned it.

@@ -55,6 +55,8 @@ def _evidence_check(reader: GitReader, pull_request, item: dict, target: str, re
         start_line=item.get("start_line"), end_line=item.get("end_line"), text=item.get("text", ""),
         regex=item.get("regex", ""), expect=item.get("expect", ""), sha=item.get("sha", ""),
         submodule_repository_id=None, reference_branch=item.get("branch", ""),
+        check_name=item.get("check", ""), check_app=item.get("app", ""), check_tests=list(item.get("tests", [])),
+        check_results=[dict(result) for result in item.get("results", [])],
     )
     # A live check reads submodules' mirrors as they are, like the repository's own.
     checks = EvidenceChecks(reader, target)

@@ -35,6 +35,10 @@ class EvidenceRow(NamedTuple):
     sha: str
     submodule_repository_id: int | None
     reference_branch: str
+    check_name: str = ""
+    check_app: str = ""
+    check_tests: list = []
+    check_results: list = []
 
 
 @dataclass
@@ -57,7 +61,8 @@ def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[E
         Evidence.objects.filter(finding__pull_request=pull_request)
         .order_by("finding_id", "position")
         .values_list("pk", "finding_id", "kind", "commit__sha", "path", "start_line", "end_line", "text", "regex",
-                     "expect", "sha", "submodule_repository_id", "reference_branch")
+                     "expect", "sha", "submodule_repository_id", "reference_branch", "check_name", "check_app",
+                     "check_tests", "check_results")
     )
     for row in rows:
         item = EvidenceRow(*row)

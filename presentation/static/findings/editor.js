@@ -90,10 +90,10 @@
   });
 
   // --- Evidence rows ---------------------------------------------------------------------
-  var defaultExpect = { pattern: "present", path: "exists", gitlink: "pinned_at" };
+  var defaultExpect = { pattern: "present", path: "exists", gitlink: "pinned_at", check: "failed" };
   var expectFor = {
     pattern: ["present", "absent"], path: ["exists", "missing"],
-    gitlink: ["pinned_at", "off_branch", "not_fast_forward"],
+    gitlink: ["pinned_at", "off_branch", "not_fast_forward"], check: ["failed"],
   };
 
   function showKind(row) {

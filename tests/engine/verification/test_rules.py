@@ -31,6 +31,22 @@ def test_each_kind_names_what_it_is_missing(kind):
         ({"kind": "pattern", "path": "src/**/*.py", "regex": "(", "expect": "present"}, "regex",
          "not a valid regular expression"),
         ({"kind": "kind-of", "path": "a.py"}, "kind", "Unknown kind"),
+        ({"kind": "check", "check": "unit\x1btests"}, "check", "control characters"),
+        ({"kind": "check", "check": "unit\u202etests"}, "check", "control characters"),
+        ({"kind": "check", "check": "x" * 256}, "check", "at most 255 characters; this one has 256"),
+        ({"kind": "check", "check": "lint", "path": "a.py"}, "path", "points at no file"),
+        ({"kind": "check", "check": "lint", "tests": ["a::b", "a::b"]}, "tests", "'a::b' is named twice"),
+        ({"kind": "check", "check": "lint", "tests": ["a::b\n"]}, "tests", "tests[0]"),
+        ({"kind": "check", "check": "lint", "results": [{"rule": "S1", "path": "/etc/passwd"}]}, "results",
+         "results[0].path"),
+        ({"kind": "check", "check": "lint", "results": [{"rule": "S1", "path": "a.py", "start_line": 0}]}, "results",
+         "a line number"),
+        ({"kind": "check", "check": "lint", "tests": ["a"], "results": [{"rule": "S1", "path": "a.py"}]}, "results",
+         "not both"),
+        ({"kind": "check", "check": "lint", "app": "github\x00actions"}, "app", "control characters"),
+        ({"kind": "check", "check": "lint", "expect": "present"}, "expect", "failed"),
+        ({"kind": "snippet", "path": "a.py", "start_line": 1, "end_line": 2, "check": "lint"}, "check",
+         "Only check evidence"),
     ],
 )
 def test_an_unsound_item_is_refused_naming_the_field(fields, field, message):
@@ -41,3 +57,11 @@ def test_an_unsound_item_is_refused_naming_the_field(fields, field, message):
 def test_a_sound_item_comes_back_with_its_path_normalised():
     problems, cleaned = evidence_problems({"kind": "pattern", "path": "./src//**/*.py", "regex": "x", "expect": "absent"})
     assert problems == {} and cleaned["path"] == "src/**/*.py"
+
+
+def test_a_check_item_s_results_come_back_with_their_paths_normalised():
+    problems, cleaned = evidence_problems(
+        {"kind": "check", "check": "secrets", "results": [{"rule": "S105", "path": "./config//soak.yaml", "start_line": 104}]}
+    )
+    assert problems == {}
+    assert cleaned["results"] == [{"rule": "S105", "path": "config/soak.yaml", "start_line": 104}]

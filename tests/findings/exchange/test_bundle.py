@@ -42,7 +42,8 @@ def review_rows(pull_request: PullRequest) -> dict:
                     (
                         evidence.position, evidence.kind, evidence.commit.sha if evidence.commit else None,
                         evidence.path, evidence.start_line, evidence.end_line, evidence.text, evidence.regex,
-                        evidence.expect, evidence.sha, evidence.caption,
+                        evidence.expect, evidence.sha, evidence.caption, evidence.check_name, evidence.check_app,
+                        evidence.check_tests, evidence.check_results,
                     )
                     for evidence in finding.evidence.order_by("position")
                 ],
@@ -167,7 +168,30 @@ def evidence(commits: list[str]):
         ),
         st.fixed_dictionaries({"kind": st.just("note"), "text": prose.filter(str.strip)},
                               optional={"commit": commit, **caption}),
+        st.fixed_dictionaries(
+            {"kind": st.just("check"), "commit": commit, "check": one_line},
+            optional={"app": word, "expect": st.just("failed"), **caption},
+        ),
+        st.fixed_dictionaries(
+            {"kind": st.just("check"), "commit": commit, "check": one_line,
+             "tests": st.lists(st.sampled_from(TEST_IDS), min_size=1, max_size=4, unique=True)},
+            optional=caption,
+        ),
+        st.fixed_dictionaries(
+            {"kind": st.just("check"), "commit": commit, "check": one_line,
+             "results": st.lists(
+                 st.fixed_dictionaries({"rule": word, "path": file_path}, optional={"start_line": line}),
+                 min_size=1, max_size=3, unique_by=lambda result: (result["rule"], result["path"],
+                                                                   result.get("start_line")))},
+            optional=caption,
+        ),
     )
+
+
+# Test ids in the forms runners write them: pytest's node id, JUnit's classname::name and
+# classname.name, Go's package path with a subtest.
+TEST_IDS = ["tests/test_calc.py::test_div[6-3-2]", "tests.test_calc.TestDiv::test_zero", "com.acme.CalcTest.divides",
+            "github.com/acme/calc/TestDiv/by_zero", "Calc divides by zero"]
 
 
 def status(commits: list[str]):
@@ -294,6 +318,19 @@ def test_export_then_import_is_exact_for_any_review(data):
         ({"findings.1.status": "fixed", "findings.1.resolution": {"commit": "d044f40", "at": "yesterday"}},
          "findings[1].resolution.at"),
         ({"findings.1.status": "fixed", "findings.1.resolution": "in d044f40"}, "findings[1].resolution"),
+        ({"findings.0.evidence.5": {"kind": "check", "check": "unit\ntests"}}, "findings[0].evidence[5].check"),
+        ({"findings.0.evidence.5": {"kind": "check", "check": "lint", "path": "a.py"}}, "findings[0].evidence[5].path"),
+        ({"findings.0.evidence.5": {"kind": "check", "check": "lint", "tests": ["a", "a"]}},
+         "findings[0].evidence[5].tests"),
+        ({"findings.0.evidence.5": {"kind": "check", "check": "secrets",
+                                    "results": [{"rule": "S105", "path": "../etc/passwd", "start_line": 3}]}},
+         "findings[0].evidence[5].results"),
+        ({"findings.0.evidence.5": {"kind": "check", "check": "secrets",
+                                    "results": [{"rule": "S105", "file": "a.py"}]}},
+         "findings[0].evidence[5].results[0].file"),
+        ({"findings.0.evidence.5": {"kind": "check", "check": "lint", "expect": "present"}},
+         "findings[0].evidence[5].expect"),
+        ({"findings.0.evidence.0.tests": ["tests/a.py::test_b"]}, "findings[0].evidence[0].tests"),
         # Valid in form, refused by the service: fixing names a commit, and the whole import is undone.
         ({"findings.1.status": "fixed"}, "findings[1].status"),
     ],

@@ -1,11 +1,11 @@
 """SARIF export: valid against the official 2.1.0 schema, one result per open finding."""
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
 
 from findings.exchange.sarif import finding_fingerprint, pull_request_sarif, repository_uri_of, sarif_dump
+from engine.reports.sarif import SARIF_SCHEMA_PATH
 from findings.models import EvidenceResult, Verification
 from reviews.models import Repository
 from tests.factories import EvidenceFactory, EvidenceResultFactory, VerificationFactory
@@ -13,7 +13,8 @@ from tests.findings.exchange_data import build_review
 
 pytestmark = pytest.mark.django_db
 
-SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text())
+# The OASIS schema vendored with the report reader, which validates uploads against it.
+SCHEMA = json.loads(SARIF_SCHEMA_PATH.read_text())
 
 
 def validate(log: dict) -> None:

@@ -32,6 +32,7 @@ BUNDLE = {
                 {"kind": "path", "path": "examples/n16soak.yaml", "expect": "exists"},
                 {"kind": "gitlink", "commit": "5ed97996", "path": "3rdparty/Megatron-Bridge", "sha": "3961f399"},
                 {"kind": "note", "text": "Three of us ran the suite."},
+                {"kind": "check", "check": "unit-tests (3.11)", "tests": ["tests/test_sft.py::test_tolerance"]},
             ],
         },
         {"number": 10, "kind": "cleanup", "title": "Rename the cooker"},
@@ -60,11 +61,17 @@ def test_it_imports_a_bundle_with_every_kind_of_evidence():
     assert pull_request.status_note == "Open."
     finding = pull_request.findings.get(number=4)
     assert (finding.path, finding.line) == ("nemo_rl/data/generic_sft.py", 259)
-    assert list(finding.evidence.values_list("kind", flat=True)) == ["snippet", "pattern", "path", "gitlink", "note"]
+    assert list(finding.evidence.values_list("kind", flat=True)) == [
+        "snippet", "pattern", "path", "gitlink", "note", "check",
+    ]
     snippet = finding.evidence.get(kind="snippet")
     assert snippet.commit.sha == REVIEWED and not snippet.commit.resolved
     assert finding.evidence.get(kind="gitlink").commit.sha == "5ed97996"
     assert finding.evidence.get(kind="note").commit is None
+    check = finding.evidence.get(kind="check")
+    assert (check.commit.sha, check.check_name, check.check_tests) == (
+        REVIEWED, "unit-tests (3.11)", ["tests/test_sft.py::test_tolerance"]
+    )
     assert PinnedCommit.objects.get().role == "reviewed"
 
 

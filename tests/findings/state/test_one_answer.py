@@ -1,7 +1,8 @@
 """One answer everywhere: random histories of a review (imports, verifications at new commits
-where the evidence moved, was fixed or broke again, fixed, fixed anyway, dismissed, reopened,
-evidence edited), and after every step every interface reports what the pull request's stored
-state says, and the stored state is what a fresh derivation makes of the facts.
+where the evidence moved, was fixed or broke again, CI reports of a check item's check arriving
+before or after them, fixed, fixed anyway, dismissed, reopened, evidence edited), and after every
+step every interface reports what the pull request's stored state says, and the stored state is
+what a fresh derivation makes of the facts.
 
 The interfaces: the three companion pages, each finding's page, the site's search (by verdict and
 the flags of every result), the file page, the needs-a-decision page, the admin's changelist and
@@ -22,6 +23,7 @@ from findings.exchange.markdown import pull_request_markdown
 from findings.exchange.sarif import pull_request_sarif
 from findings.models import Finding
 from findings.services.authoring import finding_evidence_set
+from findings.services.reports import check_report_record
 from findings.services.resolution import finding_resolve
 from findings.services.review_import import review_import
 from findings.services.verification.run import pull_request_verify
@@ -58,7 +60,8 @@ def bundle(repo, *, variant: int) -> dict:
             {"number": 1, "kind": "blocker", "title": TITLES[1], "tags": ["loader"],
              "evidence": [{"kind": "snippet", "path": "src/loader.py", "start_line": 10, "end_line": 10}]},
             {"number": 2, "kind": "blocker", "title": TITLES[2] + (" (again)" if variant else ""),
-             "evidence": [{"kind": "path", "path": "config.yaml", "expect": "exists"}]},
+             "evidence": [{"kind": "path", "path": "config.yaml", "expect": "exists"},
+                          {"kind": "check", "check": "config-lint"}]},
             {"number": 3, "kind": "cleanup", "title": TITLES[3], "tags": ["loader"],
              "evidence": [{"kind": "pattern", "path": "src/*.py", "regex": "tolerance = 0",
                            "expect": "present", "caption": f"variant {variant}"}]},
@@ -122,6 +125,13 @@ class OneAnswer(RuleBasedStateMachine):
         pull_request_pin_commit(pull_request=self.pull_request, commit=commit, role="head")
         pull_request_verify(pull_request=self.pull_request, commit=commit)
         self.head = commit
+
+    @rule(conclusion=st.sampled_from(["failure", "success", "cancelled"]), attempt=st.sampled_from([1, 2]))
+    def report_arrives(self, conclusion, attempt):
+        # A CI report of the head, before or after its verification: the state follows at once.
+        if self.head is not None:
+            check_report_record(repository=self.pull_request.repository, sha=self.head.sha, check="config-lint",
+                                source="upload", conclusion=conclusion, attempt=attempt)
 
     @rule(number=st.sampled_from([1, 2, 3]))
     def mark_fixed_anyway(self, number):

@@ -124,3 +124,28 @@ def test_the_editor_previews_diagrams_with_the_pages_renderer_and_shows_a_broken
         page.wait_for_selector("#fix-preview .mermaid-diagram[data-state=error]", timeout=30_000)
         assert "could not be drawn" in page.locator("#fix-preview .mermaid-error").inner_text()
         shoot(page, "editor-diagram-preview")
+
+
+@pytest.mark.usefixtures("eager_tasks")
+def test_a_reviewer_records_a_ci_check_with_its_failing_tests_and_its_page_waits_for_ci(live_server, tmp_path):
+    with chromium() as browser:
+        page = editor_page(live_server, tmp_path, browser)
+        page.fill("input[name=title]", "The lane that collects the tests is red")
+        page.click("#add-evidence")
+        row = page.locator(".evidence-form").first
+        row.locator(".evidence-kind-select").select_option("check")
+        # Only what a check item takes is offered: no path, no lines, no code.
+        assert row.locator("input[name$='-path']").is_hidden() and row.locator("textarea[name$='-text']").is_hidden()
+        assert row.locator("select[name$='-expect']").input_value() == "failed"
+        row.locator("input[name$='-check']").fill("unit-tests")
+        row.locator("textarea[name$='-tests']").fill("tests/test_calc.py::test_div[1-0-0]\ntests/test_calc.py::test_floor")
+        page.click("#save-finding")
+        page.wait_for_url(f"{live_server.url}/acme/rl/pull/7/findings/1/")
+        evidence = page.locator(".evidence-check")
+        assert "unit-tests" in evidence.locator(".check-name").inner_text()
+        assert "Waiting for CI" in evidence.inner_text()
+        shoot(page, "editor-check-evidence-waiting-for-ci")
+
+    [evidence] = Finding.objects.get().evidence.all()
+    assert (evidence.kind, evidence.check_name, evidence.expect) == ("check", "unit-tests", "failed")
+    assert evidence.check_tests == ["tests/test_calc.py::test_div[1-0-0]", "tests/test_calc.py::test_floor"]

@@ -1,0 +1,279 @@
+"""A CI report of a commit arrives: the one service every source calls (the upload API, the
+command, the gate client through the API, and the forges' check runs, statuses, pipelines and
+test reports), which checks the actor, reads the report with the plain readers
+(`engine.reports`), keeps it once however often it is sent, and audits it."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from django.db import IntegrityError, connection, transaction
+
+from access.audit import audit_record, audit_refusal, writes
+from access.permissions import Action, actor_check
+from core import vocabulary
+from core.errors import RecheckError, ReportError
+from engine.reports import MAX_REPORT_BYTES, JUnitCase, Tally
+from engine.reports.junit import junit_cases
+from engine.reports.sarif import placer, sarif_results
+from engine.reports.testids import bare_name, case_key
+from engine.verification.checks import MAX_APP, check_name_checked, name_problem
+from findings.models import CheckReport, Evidence, ReportedResult, ReportedTest
+from findings.services.verification.run import pull_request_verify
+from reviews.mirrors import commit_resolve, repository_reader
+from reviews.models import PullRequest, Repository
+from reviews.services import commit_get_or_create, commit_sha_checked
+
+# Rows written to the database at a time while a report's test cases stream in.
+BATCH = 2000
+_READ_CHUNK = 1 << 20
+# SARIF levels that make a scanner's check fail when no conclusion is given ("note" and "none" do not).
+_FAILING_LEVELS = ("error", "warning")
+
+
+@dataclass
+class ReportRecorded:
+    """What became of a report: the row kept, and whether this call made it (False when the same
+    report had been sent before)."""
+
+    report: CheckReport
+    created: bool
+
+
+@writes("report.record")
+def check_report_record(
+    *,
+    repository: Repository,
+    sha: str,
+    check: str,
+    source: str,
+    actor=None,
+    conclusion: str = "",
+    file: BinaryIO | bytes | None = None,
+    cases: Iterable[JUnitCase] | None = None,
+    url: str = "",
+    attempt: int = 1,
+    completed_at: dt.datetime | None = None,
+    app: str = "",
+    checkout_root: str = "",
+) -> ReportRecorded:
+    """Record the report of ``check`` at the commit ``sha`` names in ``repository``.
+
+    What it carries is one of: a ``file`` (JUnit XML or a SARIF 2.1.0 log, told apart by its first
+    character, at most `MAX_REPORT_BYTES`), test ``cases`` a forge has already parsed, or
+    nothing but the ``conclusion``. Without a conclusion a JUnit report fails when a test failed
+    and a SARIF log when it has an error or a warning. ``checkout_root`` is the CI's checkout
+    directory, taken off the SARIF paths written absolute to it (else each is placed by the
+    longest ending of it that names a file at the commit).
+
+    The same report sent again (the same commit, check, app, attempt and content) is the one
+    already kept: ``created`` is False and nothing is written. Raises ActionRefused when the actor
+    may not send reports to the repository, ReportError naming the part at fault for anything
+    else, with nothing kept. None is the operator or a forge's signed delivery."""
+    target = f"{repository.slug}@{sha} {check}"
+    actor_check(actor, Action.REPORT, repository, audit_action="report.record", target=target)
+    try:
+        return _record(
+            repository=repository, sha=sha, check=check, source=source, actor=actor, conclusion=conclusion,
+            file=file, cases=cases, url=url, attempt=attempt, completed_at=completed_at, app=app,
+            checkout_root=checkout_root,
+        )
+    except ReportError as error:
+        audit_refusal(action="report.record", actor=actor, target=target, repository=repository, message=str(error))
+        raise
+
+
+def _record(*, repository, sha, check, source, actor, conclusion, file, cases, url, attempt, completed_at, app,
+            checkout_root) -> ReportRecorded:
+    _check_fields(check=check, source=source, conclusion=conclusion, url=url, attempt=attempt, app=app,
+                  has_content=file is not None or cases is not None)
+    if isinstance(file, bytes):
+        file = io.BytesIO(file)
+    size, digest, kind = _measure(file, conclusion)
+    full_sha = _commit_sha(repository, sha)
+    commit = commit_get_or_create(repository=repository, sha=full_sha)
+    once = {"commit": commit, "check_name": check, "app": app, "attempt": attempt}
+    if cases is not None:
+        # A forge's parsed cases have no bytes of their own: they are kept once per attempt.
+        digest = hashlib.sha256(f"cases\n{conclusion}".encode()).hexdigest()
+    existing = CheckReport.objects.filter(**once, digest=digest).first()
+    if existing is not None:
+        return ReportRecorded(existing, created=False)
+    try:
+        with transaction.atomic():
+            report = CheckReport.objects.create(
+                **once, repository=repository, digest=digest, size=size, source=source,
+                conclusion=conclusion or vocabulary.CONCLUSION_SUCCESS, format=kind if kind else "",
+                url=url, completed_at=completed_at, received_by=actor if getattr(actor, "pk", None) else None,
+            )
+            tally = Tally()
+            if kind == vocabulary.REPORT_JUNIT:
+                _store_cases(report, junit_cases(file, tally))
+            elif kind == vocabulary.REPORT_SARIF:
+                _store_results(report, file, tally, repository=repository, sha=full_sha, checkout_root=checkout_root)
+            elif cases is not None:
+                report.format = vocabulary.REPORT_JUNIT
+                _store_cases(report, _counted(cases, tally))
+            report.conclusion = conclusion or _derived_conclusion(tally)
+            report.tests, report.tests_failed, report.tests_skipped = tally.tests, tally.failed, tally.skipped
+            report.results, report.tool = tally.results, tally.tool[:255]
+            report.save(update_fields=["conclusion", "format", "tests", "tests_failed", "tests_skipped", "results",
+                                       "tool"])
+            audit_record(
+                action="report.record", actor=actor, target=f"{repository.slug}@{full_sha[:12]} {check}",
+                repository=repository, message=_summary(report),
+            )
+    except IntegrityError:
+        # The same report sent twice at once: the other request kept it.
+        existing = CheckReport.objects.filter(**once, digest=digest).first()
+        if existing is None:
+            raise
+        return ReportRecorded(existing, created=False)
+    _verified_again(report)
+    return ReportRecorded(report, created=True)
+
+
+def _verified_again(report: CheckReport) -> None:
+    """The pull requests already verified at the report's commit with evidence of its check are
+    verified there again, without a fetch (their mirror has the commit: they were verified at it),
+    so their stored state says what the report says the moment it arrives: a report before the
+    verification and one after it give the same state."""
+    pull_requests = PullRequest.objects.filter(
+        findings__evidence__kind=Evidence.Kind.CHECK, findings__evidence__check_name=report.check_name,
+        findings__verifications__commit=report.commit,
+    ).distinct().select_related("repository")
+    for pull_request in pull_requests:
+        pull_request_verify(pull_request=pull_request, commit=report.commit, fetch=False)
+
+
+def _check_fields(*, check, source, conclusion, url, attempt, app, has_content) -> None:
+    try:
+        check_name_checked(check)
+    except RecheckError as error:
+        raise ReportError("check", str(error)) from None
+    if source not in vocabulary.REPORT_SOURCES:
+        raise ReportError("source", f"Unknown source {source!r}: use one of {', '.join(vocabulary.REPORT_SOURCES)}.")
+    if conclusion and conclusion not in vocabulary.CONCLUSIONS:
+        raise ReportError(
+            "conclusion", f"Unknown conclusion {conclusion!r}: use one of {', '.join(vocabulary.CONCLUSIONS)}."
+        )
+    if not conclusion and not has_content:
+        raise ReportError("conclusion", "Give the check's conclusion, or a JUnit or SARIF report to read it from.")
+    if url and (len(url) > 500 or not url.startswith(("https://", "http://"))):
+        raise ReportError("url", "The run's URL is an http(s) address of at most 500 characters.")
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or not 1 <= attempt <= 2_147_483_647:
+        raise ReportError("attempt", "The attempt is a whole number, 1 or more.")
+    if app:
+        problem = name_problem(app, what="app", limit=MAX_APP)
+        if problem:
+            raise ReportError("app", problem)
+
+
+def _measure(file: BinaryIO | None, conclusion: str) -> tuple[int, str, str]:
+    """The report's size, digest and format (junit, sarif), read once before it is parsed."""
+    digest = hashlib.sha256(f"{conclusion}\n".encode())
+    if file is None:
+        return 0, digest.hexdigest(), ""
+    size, first = 0, b""
+    while chunk := file.read(_READ_CHUNK):
+        size += len(chunk)
+        if size > MAX_REPORT_BYTES:
+            raise ReportError(
+                "file", f"The report is over {MAX_REPORT_BYTES:,} bytes ({MAX_REPORT_BYTES // (1024 * 1024)} MB), "
+                f"the most Recheck reads; {size:,} bytes were read before stopping. Split it, or send what failed.",
+                status=413,
+            )
+        if not first:
+            first = chunk.lstrip()[:1]
+        digest.update(chunk)
+    file.seek(0)
+    if first == b"<":
+        return size, digest.hexdigest(), vocabulary.REPORT_JUNIT
+    if first == b"{":
+        return size, digest.hexdigest(), vocabulary.REPORT_SARIF
+    if size == 0:
+        raise ReportError("file", "The report is empty.")
+    raise ReportError("file", "Neither JUnit XML nor a SARIF log: a report starts with < (XML) or { (JSON).")
+
+
+def _commit_sha(repository: Repository, sha: str) -> str:
+    """The full SHA of a commit of the repository, fetching once when the mirror does not know it."""
+    try:
+        sha = commit_sha_checked(sha)
+        try:
+            return commit_resolve(repository=repository, sha=sha, fetch=False)
+        except RecheckError:
+            return commit_resolve(repository=repository, sha=sha, fetch=True)
+    except RecheckError as error:
+        raise ReportError("commit", f"No report is kept for {sha}: {error}", status=404) from None
+
+
+def _store_cases(report: CheckReport, cases: Iterable[JUnitCase]) -> None:
+    """Write the test cases as they stream in. Not through model instances and bulk_create: a
+    report of a hundred thousand cases spent most of its time making instances that are never
+    used (8x a bare parse of the file on SQLite, see bench/reports_bench.py). PostgreSQL takes
+    them through COPY (executemany there is a round trip a row: 13x); SQLite, in-process, through
+    executemany a batch at a time."""
+    columns = ("report_id", "classname", "name", "file", "key", "bare_name", "outcome")
+    quote = connection.ops.quote_name
+    table = f"{quote(ReportedTest._meta.db_table)} ({', '.join(quote(column) for column in columns)})"
+    rows = (
+        (report.pk, case.classname, case.name, case.file, case_key(case.classname, case.name),
+         bare_name(case.name)[:1000], case.outcome)
+        for case in cases
+    )
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        sql = f"INSERT INTO {table} VALUES ({', '.join(['%s'] * len(columns))})"
+        batch: list[tuple] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= BATCH:
+                cursor.executemany(sql, batch)
+                batch.clear()
+        if batch:
+            cursor.executemany(sql, batch)
+
+
+def _counted(cases: Iterable[JUnitCase], tally: Tally) -> Iterable[JUnitCase]:
+    for case in cases:
+        tally.tests += 1
+        tally.failed += case.outcome == vocabulary.TEST_FAILED
+        tally.skipped += case.outcome == vocabulary.TEST_SKIPPED
+        yield case
+
+
+def _store_results(report, file: BinaryIO, tally: Tally, *, repository, sha: str, checkout_root: str) -> None:
+    with repository_reader(repository) as reader:
+        place = placer(files=lambda: frozenset(reader.list_paths(sha)), checkout_root=checkout_root)
+        results = sarif_results(file.read(), tally, place=place)
+    ReportedResult.objects.bulk_create(
+        [
+            ReportedResult(report=report, rule=result.rule, path=result.path, start_line=result.start_line,
+                           level=result.level, message=result.message, fingerprint=result.fingerprint)
+            for result in results
+        ],
+        batch_size=BATCH,
+    )
+    tally.failed = sum(result.level in _FAILING_LEVELS for result in results)
+
+
+def _derived_conclusion(tally: Tally) -> str:
+    return vocabulary.CONCLUSION_FAILURE if tally.failed else vocabulary.CONCLUSION_SUCCESS
+
+
+def _summary(report: CheckReport) -> str:
+    said = f"{report.check_name}: {vocabulary.conclusion_label(report.conclusion).lower()}"
+    if report.format == vocabulary.REPORT_JUNIT:
+        return f"{said}, {report.tests} tests, {report.tests_failed} failed, {report.tests_skipped} skipped"
+    if report.format == vocabulary.REPORT_SARIF:
+        return f"{said}, {report.results} results from {report.tool or 'a scanner'}"
+    return said
