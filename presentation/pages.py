@@ -271,7 +271,7 @@ def pull_request_page(
     its three pages."""
     links = Links(pull_request=pull_request, static=static)
     # The counts, verdicts and flags every page shows come from the PR's stored state.
-    state = pull_request_state(pull_request_id=pull_request.pk)
+    state = stored = pull_request_state(pull_request_id=pull_request.pk)
     pins = pull_request_pins(pull_request)
     counts = state["pin_verdicts"]
     chosen = pin_chosen(pull_request, pins, at) if at and not static else None
@@ -299,7 +299,9 @@ def pull_request_page(
         if shown_ids is not None:
             findings = findings.filter(pk__in=shown_ids)
         cards = finding_views(
-            sorted(findings, key=page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
+            sorted(findings, key=page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers,
+            # The stored state read above (at an earlier pin the cards keep today's, as before).
+            state=stored if chosen is None else None,
         )
     return PullRequestPage(
         pull_request=pull_request,

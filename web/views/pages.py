@@ -39,6 +39,7 @@ from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
+from web.pagecache import PageKey, kept_query, page_served, reader_visibility
 from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
@@ -48,6 +49,7 @@ from forge.selectors import follow_up_issue_history, pull_request_failed_calls, 
 from forge.thread_selectors import finding_threads
 from forge.services import github_call_resend
 from reviews.models import Repository
+from reviews.selectors import pull_request_generation_is
 
 SEARCH_PAGE_SIZE = 25
 
@@ -152,25 +154,47 @@ def file_page(request, owner: str, name: str, path: str):
     return render(request, "findings/file.html", {"repository": repository, "file": found})
 
 
+def _failures_shown(failures) -> tuple:
+    """What a page shows of the failed calls to the forge, which no generation follows: part of
+    its key."""
+    return tuple((call.pk, call.kind, call.state, call.sha, call.attempts, call.response_status,
+                  call.response_message, call.hint, call.forge) for call in failures)
+
+
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     pull_request = pull_request_for(request, owner, name, number)
-    try:
-        page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
-                                 at=request.GET.get("commit", ""))
-    except PinUnknown as problem:
-        pins = [(pin, f"{request.path}?commit={pin.commit.sha}") for pin in problem.pins]
-        return render(request, "findings/pull_request/unknown_commit.html",
-                      {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
-    context = page_context(page, current=current)
-    context.update(
-        run=pull_request_active_run(pull_request),
-        last_run=pull_request_last_finished_run(pull_request),
-        can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
-        can_write=user_may(request.user, Action.WRITE, pull_request.repository),
-        can_resolve=user_may(request.user, Action.RESOLVE, pull_request.repository),
-        github_failures=pull_request_failed_calls(pull_request),
+    generation = pull_request.generation
+    run = pull_request_active_run(pull_request)
+    failures = pull_request_failed_calls(pull_request)
+    reader = reader_visibility(request.user, pull_request.repository)
+    key = PageKey(
+        page=f"pull_request:{current}", path=request.path, reads=("pull_request", pull_request.pk, generation),
+        reader=reader, query=kept_query(request), extra=_failures_shown(failures),
+        # A run under way shows its progress, which moves without a write the generation follows.
+        keep=run is None,
+        still_current=lambda: pull_request_generation_is(pull_request.pk, generation),
     )
-    return render(request, f"findings/pull_request/{current}.html", context)
+
+    def build():
+        try:
+            page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
+                                     at=request.GET.get("commit", ""))
+        except PinUnknown as problem:
+            pins = [(pin, f"{request.path}?commit={pin.commit.sha}") for pin in problem.pins]
+            return render(request, "findings/pull_request/unknown_commit.html",
+                          {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
+        context = page_context(page, current=current)
+        context.update(
+            run=run,
+            last_run=pull_request_last_finished_run(pull_request),
+            can_verify=reader.may(Action.VERIFY),
+            can_write=reader.may(Action.WRITE),
+            can_resolve=reader.may(Action.RESOLVE),
+            github_failures=failures,
+        )
+        return f"findings/pull_request/{current}.html", context
+
+    return page_served(request, key, build)
 
 
 @require_GET
