@@ -40,8 +40,9 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 
-from access.permissions import Action, user_may
+from access.permissions import Action, reads_everything, user_may
 from presentation.versions import render_version
+from reviews.selectors import readable_repositories
 
 # A bound on how long a page nobody asks for again is kept: staleness is ruled out by the key, and
 # this only lets memory go (every entry expires, so a full Redis drops pages before tasks).
@@ -82,6 +83,17 @@ def reader_visibility(user, repository) -> Visibility:
         repository=repository.visibility,
         actions=tuple(action.value for action in Action if user_may(user, action, repository)),
     )
+
+
+def reader_scope(user) -> tuple:
+    """What `user` may read across repositories, for a page that shows findings of other
+    repositories than its own (a finding's related findings): everything, the public ones, or the
+    ids of those they read (one query). A role granted or taken away makes another scope."""
+    if reads_everything(user):
+        return ("everything",)
+    if not user.is_authenticated:
+        return ("public",)
+    return tuple(readable_repositories(user).order_by("pk").values_list("pk", flat=True))
 
 
 def kept_query(request) -> tuple | None:

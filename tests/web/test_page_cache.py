@@ -237,3 +237,64 @@ def test_with_the_cache_down_a_page_is_rendered_and_served(client, data, setting
         response = client.get(url_of(data, page))
         assert response.status_code == 200 and "What" in response.content.decode()
     assert "cache unavailable" in caplog.text
+
+
+def finding_url(data, number: int = 1) -> str:
+    return f"{data.pull_request.get_absolute_url()}findings/{number}/"
+
+
+def test_a_finding_page_is_kept_and_revalidated(client, data, django_assert_max_num_queries):
+    first = client.get(finding_url(data))
+    assert first.status_code == 200 and first["ETag"]
+    # The finding (with whether threads or a follow-up show), every PR's version, a run under way.
+    with django_assert_max_num_queries(3):
+        assert client.get(finding_url(data)).content == first.content
+    with django_assert_max_num_queries(3):
+        assert client.get(finding_url(data), HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+
+def test_a_finding_page_never_carries_a_maintainers_buttons_to_a_reader(data, reader_user, maintainer_user):
+    assert "Mark fixed" in site_client(maintainer_user).get(finding_url(data)).content.decode()
+    assert "Mark fixed" not in site_client(reader_user).get(finding_url(data)).content.decode()
+
+
+def test_a_link_made_to_a_finding_shows_on_its_kept_page(client, data):
+    from findings.models import FindingLink
+
+    etag = client.get(finding_url(data, 2))["ETag"]
+    source = Finding.objects.get(pull_request=data.pull_request, number=1)
+    target = Finding.objects.get(pull_request=data.pull_request, number=2)
+    FindingLink.objects.create(source=source, target=target, kind=FindingLink.Kind.values[0])
+    response = client.get(finding_url(data, 2), HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200 and source.title in response.content.decode()
+
+
+def test_a_related_finding_of_a_private_repository_stays_with_who_may_read_it(data, settings):
+    """Finding 1's page lists a finding of another, private repository on the same tag: its member
+    sees it there; a reader without a role on it, served after the member, does not."""
+    from findings.models import Tag
+
+    other = reviewed_pull_request(blockers=1, cleanups=0, slug="acme/secret", number=9)
+    secret = Finding.objects.get(pull_request=other.pull_request, number=1)
+    secret.title = "A secret finding on the same tag"
+    secret.save()
+    tag = Tag.objects.create(slug="shared-tag")
+    secret.tags.add(tag)
+    Finding.objects.get(pull_request=data.pull_request, number=1).tags.add(tag)
+    Repository.objects.filter(pk=other.pull_request.repository_id).update(visibility="private")
+    PullRequest.objects.filter(pk=other.pull_request.pk).update(generation=10_000)
+    member, outsider = UserFactory(username="member"), UserFactory(username="outsider")
+    member_of(other.pull_request.repository, member, "reader")
+    assert secret.title in site_client(member).get(finding_url(data)).content.decode()
+    assert secret.title not in site_client(outsider).get(finding_url(data)).content.decode()
+    assert secret.title not in Client().get(finding_url(data)).content.decode()
+
+
+def test_a_finding_page_with_review_threads_is_rendered_for_each_request(client, data):
+    from forge.thread_models import ReviewThread
+
+    finding = Finding.objects.get(pull_request=data.pull_request, number=1)
+    ReviewThread.objects.create(pull_request=data.pull_request, finding=finding, root_comment_id=9001,
+                                path="src/loader.py", original_line=3)
+    response = client.get(finding_url(data))
+    assert response.status_code == 200 and not response.has_header("ETag")

@@ -3,13 +3,13 @@
 `presentation.paging`)."""
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, prefetch_related_objects
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
-from findings.models import Evidence, Finding, TagDescription
+from findings.models import Evidence, Finding, FollowUp, TagDescription
 from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
@@ -39,7 +39,7 @@ from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
-from web.pagecache import PageKey, kept_query, page_served, reader_visibility
+from web.pagecache import PageKey, kept_query, page_served, reader_scope, reader_visibility
 from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
@@ -49,7 +49,7 @@ from forge.selectors import follow_up_issue_history, pull_request_failed_calls, 
 from forge.thread_selectors import finding_threads
 from forge.services import github_call_resend
 from reviews.models import Repository
-from reviews.selectors import pull_request_generation_is
+from reviews.selectors import pull_request_generation_is, pull_requests_version
 
 SEARCH_PAGE_SIZE = 25
 
@@ -223,25 +223,41 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
-        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags")
+        # Review threads and follow-ups are written by the forge's deliveries and the sweeps, which
+        # no generation follows: a page that shows them is rendered for each request.
+        .annotate(has_threads=Exists(Finding.objects.filter(pk=OuterRef("pk"), review_threads__isnull=False)),
+                  has_follow_up=Exists(FollowUp.objects.filter(finding=OuterRef("pk"))))
     )
     pull_request = finding.pull_request
-    pins = pull_request_pins(pull_request)
-    latest = latest_verified_pin(pins, pull_request=pull_request)
-    verifications = finding_verifications(finding)
-    links = Links(pull_request=pull_request)
-    related = finding_related(finding, reader=request.user)
-    states_attach([item.finding for item in related])
-    # The finding's verification at the latest commit comes from the list already loaded.
-    [view] = finding_views(
-        [finding], latest_commit=latest.commit if latest else None, links=links,
-        page_numbers={finding.pk: finding_list_page(finding)},
+    run = pull_request_active_run(pull_request)
+    reader = reader_visibility(request.user, pull_request.repository)
+    generation = pull_request.generation
+    key = PageKey(
+        page="finding", path=request.path,
+        # Its related findings are of any pull request: every PR's generation, as the lists read it.
+        reads=("finding", finding.pk, generation, pull_requests_version()),
+        reader=reader, query=kept_query(request), extra=(reader_scope(request.user),),
+        keep=run is None and not finding.has_threads and not finding.has_follow_up,
+        still_current=lambda: pull_request_generation_is(pull_request.pk, generation),
     )
-    matrix = verification_matrix(finding, pins=pins, verifications=verifications)
-    return render(
-        request,
-        "findings/finding.html",
-        {
+
+    def build():
+        prefetch_related_objects(
+            [finding], Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags"
+        )
+        pins = pull_request_pins(pull_request)
+        latest = latest_verified_pin(pins, pull_request=pull_request)
+        verifications = finding_verifications(finding)
+        links = Links(pull_request=pull_request)
+        related = finding_related(finding, reader=request.user)
+        states_attach([item.finding for item in related])
+        # The finding's verification at the latest commit comes from the list already loaded.
+        [view] = finding_views(
+            [finding], latest_commit=latest.commit if latest else None, links=links,
+            page_numbers={finding.pk: finding_list_page(finding)},
+        )
+        matrix = verification_matrix(finding, pins=pins, verifications=verifications)
+        return "findings/finding.html", {
             "pull_request": pull_request,
             "view": view,
             "finding": finding,
@@ -253,14 +269,15 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             "history": finding_history(finding),
             "tags": _described_tags(finding),
             "related": related,
-            "run": pull_request_active_run(pull_request),
-            "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
-            "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
-            "threads": finding_threads(finding),
-            "can_verify": user_may(request.user, Action.VERIFY, pull_request.repository),
-            **_follow_up_context(finding),
-        },
-    )
+            "run": run,
+            "can_write": reader.may(Action.WRITE),
+            "can_resolve": reader.may(Action.RESOLVE),
+            "threads": finding_threads(finding) if finding.has_threads else [],
+            "can_verify": reader.may(Action.VERIFY),
+            **(_follow_up_context(finding) if finding.has_follow_up else {"follow_up": None}),
+        }
+
+    return page_served(request, key, build)
 
 
 def _follow_up_context(finding) -> dict:
