@@ -39,6 +39,7 @@ from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.crypto import salted_hmac
 
 from access.permissions import Action, reads_everything, user_may
 from presentation.versions import render_version
@@ -152,7 +153,8 @@ def _request_parts(request) -> tuple:
 
 
 def page_etag(request, key: PageKey) -> str:
-    digest = hashlib.sha256(repr((key.digest, _request_parts(request))).encode()).hexdigest()
+    # Signed with the server's secret: nobody can work out the ETag of a page they were not given.
+    digest = salted_hmac("page-etag", repr((key.digest, _request_parts(request))), algorithm="sha256").hexdigest()
     return f'"{digest[:40]}"'
 
 
