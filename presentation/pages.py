@@ -200,14 +200,18 @@ class PullRequestPage:
         code moved, was renamed or re-indented."""
         if self.latest_pin is None or not self.findings:
             return ""  # nothing verified yet: a grid of empty cells would say nothing
+        # The findings the overview names: a grid of thousands of rows would outweigh the page, and
+        # only their verifications are read.
+        named = (self.glance_blockers + self.glance_cleanups)[:GLANCE_LIMIT]
         by_cell = {
             (verification.finding_id, verification.commit_id): verification
-            for verification in pull_request_verifications(self.pull_request)
+            for verification in pull_request_verifications(
+                self.pull_request, finding_ids=[view.finding.pk for view in named]
+            )
         }
         columns = [f"{pin.pin.commit.short_sha} {pin.pin.get_role_display().lower()}" for pin in self.pins]
         rows = []
-        # The findings the overview names: a grid of thousands of rows would outweigh the page.
-        for view in (self.glance_blockers + self.glance_cleanups)[:GLANCE_LIMIT]:
+        for view in named:
             cells = []
             for pin in self.pins:
                 verification = by_cell.get((view.finding.pk, pin.pin.commit_id))
