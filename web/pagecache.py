@@ -57,9 +57,19 @@ CSRF_MARK = "recheck-csrf-token-mark"
 # so a crawler cannot fill the cache with copies of one page.
 # Only the first pages of a list are kept: a walk through deep pages goes one way.
 KEPT_PAGES = 50
-_PARAMETERS = {
-    "page": lambda value: value.isdigit() and value[0] != "0" and int(value) <= KEPT_PAGES,
+def _page_number(value: str) -> bool:
+    return value.isdigit() and value[0] != "0" and int(value) <= KEPT_PAGES
+
+
+PAGE_PARAMETERS = {
+    "page": _page_number,
     "commit": lambda value: 7 <= len(value) <= 40 and all(c in "0123456789abcdef" for c in value),
+}
+# The home page and its search: a question (bounded in length) and the form's choices.
+SEARCH_PARAMETERS = {
+    "page": _page_number,
+    "q": lambda value: len(value) <= 200,
+    **{name: lambda value: len(value) <= 40 for name in ("kind", "status", "verdict", "repository")},
 }
 
 
@@ -97,16 +107,18 @@ def reader_scope(user) -> tuple:
     return tuple(readable_repositories(user).order_by("pk").values_list("pk", flat=True))
 
 
-def kept_query(request) -> tuple | None:
-    """The query parameters a kept page is keyed by; None when the URL carries any other, a
-    parameter twice, or a value of another shape (the page is rendered, not kept)."""
-    parameters = []
+def kept_query(request, parameters: dict | None = None) -> tuple | None:
+    """The query parameters a kept page is keyed by (`parameters`: name -> a check of its value;
+    a PR's pages by default); None when the URL carries any other, a parameter twice, or a value
+    that fails its check (the page is rendered, not kept)."""
+    parameters = PAGE_PARAMETERS if parameters is None else parameters
+    kept = []
     for name, values in request.GET.lists():
-        check = _PARAMETERS.get(name)
+        check = parameters.get(name)
         if check is None or len(values) != 1 or not check(values[0]):
             return None
-        parameters.append((name, values[0]))
-    return tuple(parameters)
+        kept.append((name, values[0]))
+    return tuple(kept)
 
 
 @dataclass(frozen=True)

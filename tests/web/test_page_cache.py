@@ -298,3 +298,40 @@ def test_a_finding_page_with_review_threads_is_rendered_for_each_request(client,
                                 path="src/loader.py", original_line=3)
     response = client.get(finding_url(data))
     assert response.status_code == 200 and not response.has_header("ETag")
+
+
+def test_the_home_page_and_a_search_are_kept_and_revalidated(client, data, django_assert_max_num_queries):
+    for url in ("/", "/?q=the", "/?q=the&kind=blocker&page=1"):
+        first = client.get(url)
+        assert first.status_code == 200 and first["ETag"], url
+        # Every repository the reader may read, every PR's version.
+        with django_assert_max_num_queries(2):
+            assert client.get(url).content == first.content
+        with django_assert_max_num_queries(2):
+            assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+
+def test_the_home_page_follows_repositories_made_renamed_and_hidden(client, data):
+    from tests.factories import RepositoryFactory
+
+    etag = client.get("/")["ETag"]
+    new = RepositoryFactory(slug="acme/brand-new")
+    response = client.get("/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200 and "acme/brand-new" in response.content.decode()
+    Repository.objects.filter(pk=new.pk).update(slug="acme/renamed")
+    assert "acme/renamed" in client.get("/").content.decode()
+    Repository.objects.filter(pk=new.pk).update(visibility="private")
+    assert "acme/renamed" not in client.get("/").content.decode()
+
+
+def test_a_search_result_changes_with_a_write(client, data):
+    assert "Zanzibar" not in client.get("/?q=zanzibar").content.decode()
+    finding = Finding.objects.get(pull_request=data.pull_request, number=1)
+    finding.title = "Zanzibar loader"
+    finding.save()
+    assert "Zanzibar loader" in client.get("/?q=zanzibar").content.decode()
+
+
+def test_a_search_with_other_parameters_is_rendered_and_not_kept(client, data):
+    assert not client.get("/?q=the&utm_source=x").has_header("ETag")
+    assert not client.get("/?q=" + "x" * 201).has_header("ETag")

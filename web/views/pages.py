@@ -39,7 +39,15 @@ from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
-from web.pagecache import PageKey, kept_query, page_served, reader_scope, reader_visibility
+from web.pagecache import (
+    SEARCH_PARAMETERS,
+    PageKey,
+    Visibility,
+    kept_query,
+    page_served,
+    reader_scope,
+    reader_visibility,
+)
 from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
@@ -49,7 +57,7 @@ from forge.selectors import follow_up_issue_history, pull_request_failed_calls, 
 from forge.thread_selectors import finding_threads
 from forge.services import github_call_resend
 from reviews.models import Repository
-from reviews.selectors import pull_request_generation_is, pull_requests_version
+from reviews.selectors import pull_request_generation_is, pull_requests_version, readable_repositories
 
 SEARCH_PAGE_SIZE = 25
 
@@ -57,29 +65,40 @@ SEARCH_PAGE_SIZE = 25
 @require_GET
 @readable
 def index(request):
-    form = FindingSearchForm(request.GET or None, reader=request.user)
-    results = None
-    if form.is_searching:
-        results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
-        # Each result's verdict and flags from its PR's state, as every page shows them.
-        results.object_list = states_attach(results.object_list)
-        form.explain(results)
-    repositories = {repository: [] for repository in Repository.objects.readable_by(request.user).order_by("slug")}
-    for pull_request in pull_requests_overview(request.user):
-        repositories.setdefault(pull_request.repository, []).append(pull_request)
-    query = request.GET.copy()
-    query.pop("page", None)
-    return render(
-        request,
-        "findings/index.html",
-        {
+    reader = request.user
+    # What it shows reads every pull request (their versions) and every repository the reader may
+    # read (a new or renamed one, one made private): both in the key, with the search asked.
+    repositories = list(readable_repositories(reader).order_by("slug"))
+    can_import = user_may(reader, Action.IMPORT)
+    key = PageKey(
+        page="index", path=request.path, reads=("pull_requests", pull_requests_version()),
+        reader=Visibility(signed_in=bool(reader.is_authenticated), repository="", actions=("import",) * can_import),
+        query=kept_query(request, SEARCH_PARAMETERS),
+        extra=tuple((repository.pk, repository.slug, repository.visibility) for repository in repositories),
+    )
+
+    def build():
+        form = FindingSearchForm(request.GET or None, reader=reader)
+        results = None
+        if form.is_searching:
+            results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+            # Each result's verdict and flags from its PR's state, as every page shows them.
+            results.object_list = states_attach(results.object_list)
+            form.explain(results)
+        shown = {repository: [] for repository in repositories}
+        for pull_request in pull_requests_overview(reader):
+            shown.setdefault(pull_request.repository, []).append(pull_request)
+        query = request.GET.copy()
+        query.pop("page", None)
+        return "findings/index.html", {
             "form": form,
             "results": results,
-            "repositories": repositories,
+            "repositories": shown,
             "query_without_page": f"{query.urlencode()}&" if query else "",
-            "can_import": user_may(request.user, Action.IMPORT),
-        },
-    )
+            "can_import": can_import,
+        }
+
+    return page_served(request, key, build)
 
 
 @require_GET
