@@ -39,6 +39,7 @@ from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
+from web.page_keys import pull_request_key_read
 from web.pagecache import (
     SEARCH_PARAMETERS,
     PageKey,
@@ -56,7 +57,7 @@ from forge.models import FollowUpIssue, GitHubCall
 from forge.selectors import follow_up_issue_history, pull_request_failed_calls, repository_failed_calls
 from forge.thread_selectors import finding_threads
 from forge.services import github_call_resend
-from reviews.models import Repository
+from reviews.models import PullRequest, Repository
 from reviews.selectors import pull_request_generation_is, pull_requests_version, readable_repositories
 
 SEARCH_PAGE_SIZE = 25
@@ -181,20 +182,23 @@ def _failures_shown(failures) -> tuple:
 
 
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
-    pull_request = pull_request_for(request, owner, name, number)
-    generation = pull_request.generation
-    run = pull_request_active_run(pull_request)
-    failures = pull_request_failed_calls(pull_request)
-    reader = reader_visibility(request.user, pull_request.repository)
+    # The key's facts in one query; the PR itself is loaded only to build the page.
+    read = pull_request_key_read(slug=f"{owner}/{name}", number=number)
+    if read is None or not user_may(request.user, Action.READ, read.repository):
+        raise Http404("No such pull request.")  # one the reader may not read does not exist for them
+    generation = read.generation
+    failures = pull_request_failed_calls(PullRequest(pk=read.pull_request_id)) if read.calls_failed else []
+    reader = reader_visibility(request.user, read.repository)
     key = PageKey(
-        page=f"pull_request:{current}", path=request.path, reads=("pull_request", pull_request.pk, generation),
+        page=f"pull_request:{current}", path=request.path, reads=("pull_request", read.pull_request_id, generation),
         reader=reader, query=kept_query(request), extra=_failures_shown(failures),
         # A run under way shows its progress, which moves without a write the generation follows.
-        keep=run is None,
-        still_current=lambda: pull_request_generation_is(pull_request.pk, generation),
+        keep=not read.run_live,
+        still_current=lambda: pull_request_generation_is(read.pull_request_id, generation),
     )
 
     def build():
+        pull_request = pull_request_for(request, owner, name, number)
         try:
             page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
                                      at=request.GET.get("commit", ""))
@@ -204,7 +208,7 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
                           {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
         context = page_context(page, current=current)
         context.update(
-            run=run,
+            run=pull_request_active_run(pull_request) if read.run_live else None,
             last_run=pull_request_last_finished_run(pull_request),
             can_verify=reader.may(Action.VERIFY),
             can_write=reader.may(Action.WRITE),
