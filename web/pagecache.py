@@ -153,15 +153,17 @@ class PageKey:
         return f"page:1:{self.digest}"
 
 
-def _request_parts(request) -> tuple:
+def _request_parts(request, *, with_csrf: bool = True) -> tuple:
     """What the request adds to a kept page (the navigation and the CSRF token): a browser's copy
     is current only for the same user, name, staff flag, decision link and CSRF cookie."""
     user = request.user
     if not user.is_authenticated:
         return ("anonymous",)
+    parts = (user.pk, user.get_username(), user.is_staff, user_may(user, Action.RESOLVE))
+    if not with_csrf:
+        return parts
     csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
-    return (user.pk, user.get_username(), user.is_staff, user_may(user, Action.RESOLVE),
-            hashlib.sha256(csrf.encode()).hexdigest())
+    return (*parts, hashlib.sha256(csrf.encode()).hexdigest())
 
 
 def page_etag(request, key: PageKey) -> str:
@@ -187,10 +189,28 @@ def _headers(response: HttpResponse, request, etag: str | None) -> HttpResponse:
     return response
 
 
+# The navigation as drawn for each kind of reader, kept in the process (it was most of a kept
+# page's time): by the same parts as a page's ETag but the CSRF cookie, since its token is a mark
+# too, and for an anonymous reader by the URL its sign-in link returns to. Emptied when full.
+_NAVIGATIONS: dict[tuple, str] = {}
+NAVIGATIONS_KEPT = 1024
+
+
+def navigation(request) -> str:
+    user = request.user
+    parts = _request_parts(request, with_csrf=False) + (() if user.is_authenticated else (request.get_full_path(),))
+    drawn = _NAVIGATIONS.get(parts)
+    if drawn is None:
+        if len(_NAVIGATIONS) >= NAVIGATIONS_KEPT:
+            _NAVIGATIONS.clear()
+        drawn = _NAVIGATIONS[parts] = render_to_string("includes/site_nav.html", {"csrf_token": CSRF_MARK}, request)
+    return drawn
+
+
 def filled(request, content: str) -> str:
     """A kept page with the request's own parts put in: the navigation and the CSRF token."""
     if NAV_MARK in content:
-        content = content.replace(NAV_MARK, render_to_string("includes/site_nav.html", request=request), 1)
+        content = content.replace(NAV_MARK, navigation(request), 1)
     if CSRF_MARK in content:
         content = content.replace(CSRF_MARK, get_token(request))
     return content
