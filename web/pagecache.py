@@ -13,8 +13,8 @@ is rendered once and kept under a key of everything its bytes depend on (`PageKe
   pages change.
 
 What is the request's own is never in a kept page: the site's navigation (the user's name, the
-sign-out form) is left as a mark and drawn for each request, the CSRF token is a mark replaced by
-the request's own, and a page with messages waiting to be shown is rendered for that request
+sign-out form) is left as a mark and put in for each request (drawn once a process for each kind
+of reader: `navigation`), the CSRF token is a mark replaced by the request's own, and a page with messages waiting to be shown is rendered for that request
 alone. The pages' scripts are files, so no CSP nonce is needed.
 
 Each kept page answers with an ETag made from its key and the request's own parts, so a browser
