@@ -12,7 +12,7 @@ from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from findings.models import Evidence, Finding, Tag, Verification, VerificationRun
+from findings.models import Evidence, Finding, FindingLink, Tag, Verification, VerificationRun
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -45,6 +45,12 @@ def _finding_row_changed(sender, instance, **kwargs):
     pull_request_id = finding.pull_request_id if finding else _finding_pull_request_id(instance.finding_id)
     if pull_request_id is not None:
         pull_request_changed(pull_request_id=pull_request_id)
+
+
+@receiver([post_save, post_delete], sender=FindingLink)
+def _finding_link_changed(sender, instance, **kwargs):
+    # A link shows on the pages of the findings at both ends (kept by their PRs' generations).
+    _findings_changed([instance.source_id, instance.target_id])
 
 
 @receiver(post_save, sender=PullRequest)

@@ -175,12 +175,19 @@ class FindingView:
 
 
 def finding_views(
-    findings, *, latest_commit: Commit | None, links: Links, page_numbers: dict[int, int] | None = None
+    findings, *, latest_commit: Commit | None, links: Links, page_numbers: dict[int, int] | None = None,
+    state: dict | None = None,
 ) -> list[FindingView]:
     """The findings (evidence prefetched) with their verification at `latest_commit`.
-    `page_numbers` (finding id -> page of its list) points their anchors at the right page."""
+    `page_numbers` (finding id -> page of its list) points their anchors at the right page.
+    `state`: their PR's stored state when the caller has read it already (findings of one PR)."""
     # Each with its state (`finding.state`: how it got its status, whether it looks regressed).
-    findings = states_attach(findings)
+    if state is None:
+        findings = states_attach(findings)
+    else:
+        findings = list(findings)
+        for finding in findings:
+            finding.state = {**state["findings"].get(str(finding.pk), {}), "latest_sha": state.get("latest_sha")}
     verifications = verifications_at(findings, latest_commit)
     page_numbers = page_numbers or {}
     views = []

@@ -1,6 +1,6 @@
 """Where the companion pages of a pull request link to: the site's URLs live, sibling files in the
 static render, and the names of the three pages."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.urls import reverse
 
@@ -17,12 +17,18 @@ class Links:
 
     pull_request: PullRequest
     static: bool = False
+    # URLs reversed once: a page of thousands of findings links each, and reversing is most of it.
+    _reversed: dict = field(default_factory=dict, compare=False, repr=False)
 
     def page(self, name: str) -> str:
         if self.static:
             return STATIC_FILES[name]
-        route = {"overview": "findings:pull_request", "blockers": "findings:blockers", "cleanups": "findings:cleanups"}
-        return reverse(route[name], kwargs=self.kwargs)
+        url = self._reversed.get(name)
+        if url is None:
+            route = {"overview": "findings:pull_request", "blockers": "findings:blockers",
+                     "cleanups": "findings:cleanups"}
+            url = self._reversed[name] = reverse(route[name], kwargs=self.kwargs)
+        return url
 
     @property
     def kwargs(self) -> dict:
@@ -69,4 +75,11 @@ class Links:
         """The finding's own page; the static render has none, so it gets nothing."""
         if self.static:
             return ""
-        return reverse("findings:finding", kwargs={**self.kwargs, "finding_number": finding.number})
+        prefix = self._reversed.get("finding")
+        if prefix is None:
+            first = reverse("findings:finding", kwargs={**self.kwargs, "finding_number": 1})
+            # Every finding's URL is the first one's with its own number in the last segment.
+            prefix = self._reversed["finding"] = first[: -len("1/")] if first.endswith("/1/") else ""
+        if not prefix:
+            return reverse("findings:finding", kwargs={**self.kwargs, "finding_number": finding.number})
+        return f"{prefix}{finding.number}/"

@@ -200,14 +200,18 @@ class PullRequestPage:
         code moved, was renamed or re-indented."""
         if self.latest_pin is None or not self.findings:
             return ""  # nothing verified yet: a grid of empty cells would say nothing
+        # The findings the overview names: a grid of thousands of rows would outweigh the page, and
+        # only their verifications are read.
+        named = (self.glance_blockers + self.glance_cleanups)[:GLANCE_LIMIT]
         by_cell = {
             (verification.finding_id, verification.commit_id): verification
-            for verification in pull_request_verifications(self.pull_request)
+            for verification in pull_request_verifications(
+                self.pull_request, finding_ids=[view.finding.pk for view in named]
+            )
         }
         columns = [f"{pin.pin.commit.short_sha} {pin.pin.get_role_display().lower()}" for pin in self.pins]
         rows = []
-        # The findings the overview names: a grid of thousands of rows would outweigh the page.
-        for view in (self.glance_blockers + self.glance_cleanups)[:GLANCE_LIMIT]:
+        for view in named:
             cells = []
             for pin in self.pins:
                 verification = by_cell.get((view.finding.pk, pin.pin.commit_id))
@@ -271,7 +275,7 @@ def pull_request_page(
     its three pages."""
     links = Links(pull_request=pull_request, static=static)
     # The counts, verdicts and flags every page shows come from the PR's stored state.
-    state = pull_request_state(pull_request_id=pull_request.pk)
+    state = stored = pull_request_state(pull_request_id=pull_request.pk)
     pins = pull_request_pins(pull_request)
     counts = state["pin_verdicts"]
     chosen = pin_chosen(pull_request, pins, at) if at and not static else None
@@ -299,7 +303,9 @@ def pull_request_page(
         if shown_ids is not None:
             findings = findings.filter(pk__in=shown_ids)
         cards = finding_views(
-            sorted(findings, key=page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers
+            sorted(findings, key=page_order), latest_commit=latest_commit, links=links, page_numbers=page_numbers,
+            # The stored state read above (at an earlier pin the cards keep today's, as before).
+            state=stored if chosen is None else None,
         )
     return PullRequestPage(
         pull_request=pull_request,

@@ -126,10 +126,12 @@ elif DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABAS
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# API throttle counts live in the cache: shared across processes only with a shared cache.
+# API throttle counts live in the cache: shared across processes only with a shared cache. Redis
+# down or slow is a miss (recheck.cache), after at most a second's wait, never an error.
 CACHE_URL = env_str("CACHE_URL")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    "default": {"BACKEND": "recheck.cache.ForgivingRedisCache", "LOCATION": CACHE_URL,
+                "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}
     if CACHE_URL.startswith(("redis://", "rediss://"))
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }

@@ -57,6 +57,12 @@ def pull_requests_version() -> tuple:
         return tuple(cursor.fetchone())
 
 
+def pull_request_generation_is(pull_request_id: int, generation: int) -> bool:
+    """Whether the PR is still at `generation`: asked after something was built from what it read
+    at that generation, before keeping it under that generation's key."""
+    return PullRequest.objects.filter(pk=pull_request_id, generation=generation).exists()
+
+
 def readable_repositories(user):
     """The repositories `user` may read, as a queryset to filter reads by (one query, usable as a
     subquery). A repository outside it is answered as if it did not exist (a 404, never a 403)."""

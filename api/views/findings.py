@@ -36,9 +36,11 @@ from api.serializers.writes import (
     ResolveResponseSerializer,
     TagsRequestSerializer,
 )
+from api.revalidation import RevalidatedMixin
 from api.views.reading import ReadMixin
 from api.views.writing import ActionView
 from findings.models import Evidence, Finding, FindingEvent, FindingLink
+from reviews.selectors import pull_requests_version
 from findings.search import explain_matches, parse_search
 from findings.selectors.list_rows import ListIds, list_rows
 from findings.selectors.related import finding_related
@@ -151,13 +153,21 @@ def findings_with_evidence(request):
 
 
 @extend_schema(tags=["findings"], responses={200: FindingDetailSerializer, **docs.DETAIL_ERRORS})
-class FindingDetail(ReadMixin, generics.RetrieveAPIView):
+class FindingDetail(RevalidatedMixin, ReadMixin, generics.RetrieveAPIView):
     """A finding with its write-up and evidence."""
 
     serializer_class = FindingDetailSerializer
 
     def get_queryset(self):
         return findings_with_evidence(self.request)
+
+    def revalidation_version(self) -> tuple | None:
+        # Its own PR's rows, and through its links findings of any PR: every PR's generation. Read
+        # within what the caller may read: another's finding is a 404, never a 304.
+        pk = self.kwargs["pk"]
+        if not visible_to(Finding.objects.filter(pk=pk), self.request, self.repository_field).exists():
+            return None
+        return ("finding", pk, pull_requests_version())
 
 
 @extend_schema(tags=["findings"], responses={200: FindingEventSerializer(many=True), **docs.DETAIL_ERRORS})

@@ -10,6 +10,7 @@ from api import docs
 from api.filters import PullRequestFilter
 from api.permissions import visible_to
 from api.serializers.pull_requests import PullRequestDetailSerializer, PullRequestSerializer
+from api.revalidation import RevalidatedMixin
 from api.views.reading import ReadMixin
 from findings.models import Finding
 from findings.selectors.findings import pins_with_verified_flag
@@ -74,7 +75,7 @@ class RepositoryPullRequestList(PullRequestList):
 
 
 @extend_schema(tags=["pull requests"], responses={200: PullRequestDetailSerializer, **docs.DETAIL_ERRORS})
-class PullRequestDetail(ReadMixin, generics.RetrieveAPIView):
+class PullRequestDetail(RevalidatedMixin, ReadMixin, generics.RetrieveAPIView):
     """A pull request with its pinned commits and the links to its findings, gate and verify action."""
 
     serializer_class = PullRequestDetailSerializer
@@ -82,6 +83,17 @@ class PullRequestDetail(ReadMixin, generics.RetrieveAPIView):
 
     def get_queryset(self):
         return pull_requests_with_pins()
+
+    def revalidation_pull_request_id(self) -> int:
+        return self.kwargs["pk"]
+
+    def revalidation_version(self) -> tuple | None:
+        # The answer shows the PR's stored state and its rows: its generation says when they changed.
+        pk = self.revalidation_pull_request_id()
+        # Read within what the caller may read: another's PR is a 404, never a 304.
+        generation = visible_to(PullRequest.objects.filter(pk=pk), self.request, self.repository_field) \
+            .values_list("generation", flat=True).first()
+        return None if generation is None else ("pull_request", pk, generation)
 
 
 @extend_schema(
@@ -95,3 +107,6 @@ class PullRequestByNumber(PullRequestDetail):
     def get_object(self):
         pull_request = self.pull_request(**self.kwargs)
         return get_object_or_404(self.filter_queryset(self.get_queryset()), pk=pull_request.pk)
+
+    def revalidation_pull_request_id(self) -> int:
+        return self.pull_request(**self.kwargs).pk

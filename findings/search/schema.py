@@ -145,3 +145,10 @@ def search_index_repair(connection) -> None:
         if cursor.fetchone()[0] == 6:
             return
     search_index_install(connection, backfill=True)
+    # What a search answers changed (rows written while a trigger was missing are found now):
+    # every answer kept by a pull request's generation (the site's search among them) moves past.
+    from reviews.models import PullRequest
+
+    with connection.cursor() as cursor:
+        cursor.execute(f'UPDATE {connection.ops.quote_name(PullRequest._meta.db_table)} '
+                       'SET "generation" = "generation" + 1')

@@ -151,12 +151,14 @@ def finding_verifications(finding: Finding) -> list[Verification]:
     )
 
 
-def pull_request_verifications(pull_request: PullRequest) -> list[Verification]:
-    """Every verification of the PR's findings at every commit, with results and their evidence:
-    what the PR-wide verification picture draws, in two queries."""
+def pull_request_verifications(pull_request: PullRequest, *, finding_ids=None) -> list[Verification]:
+    """Every verification of the PR's findings (or of those of `finding_ids`) at every commit, with
+    results and their evidence: what the PR-wide verification picture draws, in two queries."""
+    verifications = Verification.objects.filter(finding__pull_request=pull_request)
+    if finding_ids is not None:
+        verifications = verifications.filter(finding_id__in=list(finding_ids))
     return list(
-        Verification.objects.filter(finding__pull_request=pull_request)
-        .prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
+        verifications.prefetch_related(Prefetch("results", queryset=EvidenceResult.objects.select_related("evidence")))
     )
 
 

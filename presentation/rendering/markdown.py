@@ -54,10 +54,30 @@ ALLOWED_CLASSES = {"div": {"mermaid-diagram"}, "pre": {"mermaid-source"}}
 ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 
 
+# Rendered Markdown is kept by its text, as GitLab keeps `cached_markdown_version`: a finding's
+# write-up shows on its page, its PR's pages and the static render, each rebuilt once per
+# generation, while the text itself rarely changes. The process's own code is the render version
+# (a deploy starts new processes). Bounded in entries, and only texts up to MARKDOWN_KEPT_CHARS
+# are kept, so the cache holds at most a few tens of MiB.
+MARKDOWN_CACHE_SIZE = 2048
+MARKDOWN_KEPT_CHARS = 16_000
+
+
 def render_markdown(text: str) -> SafeString:
     """`text` (Markdown) as sanitised HTML; links open with rel="noopener noreferrer"."""
     if not text or not text.strip():
         return mark_safe("")
+    if len(text) <= MARKDOWN_KEPT_CHARS:
+        return _rendered_kept(text)
+    return _rendered(text)
+
+
+@functools.lru_cache(maxsize=MARKDOWN_CACHE_SIZE)
+def _rendered_kept(text: str) -> SafeString:
+    return _rendered(text)
+
+
+def _rendered(text: str) -> SafeString:
     html = _parser().render(text)
     return mark_safe(
         nh3.clean(

@@ -16,8 +16,8 @@ BOUNDS = {
     "cleanups": 12,
     "finding": 20,  # with its tags, links and related findings (and up to 3 more rename steps), a
     # count of the findings before it, for the page of its list it links back to, and its review threads
-    "index": 5,
-    "search": 9,  # and the texts and evidence that say why each result matched
+    "index": 6,  # and every PR's version, which keys the kept page
+    "search": 10,  # and the texts and evidence that say why each result matched
     "run": 2,
     "zip": 12,
 }

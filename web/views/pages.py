@@ -3,13 +3,13 @@
 `presentation.paging`)."""
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, prefetch_related_objects
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
-from findings.models import Evidence, Finding, TagDescription
+from findings.models import Evidence, Finding, FollowUp, TagDescription
 from findings.selectors.evidence_history import finding_evidence_histories
 from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
@@ -40,6 +40,16 @@ from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
+from web.page_keys import pull_request_key_read
+from web.pagecache import (
+    SEARCH_PARAMETERS,
+    PageKey,
+    Visibility,
+    kept_query,
+    page_served,
+    reader_scope,
+    reader_visibility,
+)
 from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
@@ -49,7 +59,8 @@ from forge.follow_up_issues.selectors import follow_up_issue_history
 from forge.outbox.selectors import pull_request_failed_calls, repository_failed_calls
 from forge.threads.selectors import finding_threads
 from forge.outbox.services import forge_call_resend
-from reviews.models import Repository
+from reviews.models import PullRequest, Repository
+from reviews.selectors import pull_request_generation_is, pull_requests_version, readable_repositories
 
 SEARCH_PAGE_SIZE = 25
 
@@ -57,29 +68,40 @@ SEARCH_PAGE_SIZE = 25
 @require_GET
 @readable
 def index(request):
-    form = FindingSearchForm(request.GET or None, reader=request.user)
-    results = None
-    if form.is_searching:
-        results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
-        # Each result's verdict and flags from its PR's state, as every page shows them.
-        results.object_list = states_attach(results.object_list)
-        form.explain(results)
-    repositories = {repository: [] for repository in Repository.objects.readable_by(request.user).order_by("slug")}
-    for pull_request in pull_requests_overview(request.user):
-        repositories.setdefault(pull_request.repository, []).append(pull_request)
-    query = request.GET.copy()
-    query.pop("page", None)
-    return render(
-        request,
-        "findings/index.html",
-        {
+    reader = request.user
+    # What it shows reads every pull request (their versions) and every repository the reader may
+    # read (a new or renamed one, one made private): both in the key, with the search asked.
+    repositories = list(readable_repositories(reader).order_by("slug"))
+    can_import = user_may(reader, Action.IMPORT)
+    key = PageKey(
+        page="index", path=request.path, reads=("pull_requests", pull_requests_version()),
+        reader=Visibility(signed_in=bool(reader.is_authenticated), repository="", actions=("import",) * can_import),
+        query=kept_query(request, SEARCH_PARAMETERS),
+        extra=tuple((repository.pk, repository.slug, repository.visibility) for repository in repositories),
+    )
+
+    def build():
+        form = FindingSearchForm(request.GET or None, reader=reader)
+        results = None
+        if form.is_searching:
+            results = Paginator(form.results(), SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
+            # Each result's verdict and flags from its PR's state, as every page shows them.
+            results.object_list = states_attach(results.object_list)
+            form.explain(results)
+        shown = {repository: [] for repository in repositories}
+        for pull_request in pull_requests_overview(reader):
+            shown.setdefault(pull_request.repository, []).append(pull_request)
+        query = request.GET.copy()
+        query.pop("page", None)
+        return "findings/index.html", {
             "form": form,
             "results": results,
-            "repositories": repositories,
+            "repositories": shown,
             "query_without_page": f"{query.urlencode()}&" if query else "",
-            "can_import": user_may(request.user, Action.IMPORT),
-        },
-    )
+            "can_import": can_import,
+        }
+
+    return page_served(request, key, build)
 
 
 @require_GET
@@ -154,25 +176,50 @@ def file_page(request, owner: str, name: str, path: str):
     return render(request, "findings/file.html", {"repository": repository, "file": found})
 
 
+def _failures_shown(failures) -> tuple:
+    """What a page shows of the failed calls to the forge, which no generation follows: part of
+    its key."""
+    return tuple((call.pk, call.kind, call.state, call.sha, call.attempts, call.response_status,
+                  call.response_message, call.hint, call.forge) for call in failures)
+
+
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
-    pull_request = pull_request_for(request, owner, name, number)
-    try:
-        page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
-                                 at=request.GET.get("commit", ""))
-    except PinUnknown as problem:
-        pins = [(pin, f"{request.path}?commit={pin.commit.sha}") for pin in problem.pins]
-        return render(request, "findings/pull_request/unknown_commit.html",
-                      {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
-    context = page_context(page, current=current)
-    context.update(
-        run=pull_request_active_run(pull_request),
-        last_run=pull_request_last_finished_run(pull_request),
-        can_verify=user_may(request.user, Action.VERIFY, pull_request.repository),
-        can_write=user_may(request.user, Action.WRITE, pull_request.repository),
-        can_resolve=user_may(request.user, Action.RESOLVE, pull_request.repository),
-        github_failures=pull_request_failed_calls(pull_request),
+    # The key's facts in one query; the PR itself is loaded only to build the page.
+    read = pull_request_key_read(slug=f"{owner}/{name}", number=number)
+    if read is None or not user_may(request.user, Action.READ, read.repository):
+        raise Http404("No such pull request.")  # one the reader may not read does not exist for them
+    generation = read.generation
+    failures = pull_request_failed_calls(PullRequest(pk=read.pull_request_id)) if read.calls_failed else []
+    reader = reader_visibility(request.user, read.repository)
+    key = PageKey(
+        page=f"pull_request:{current}", path=request.path, reads=("pull_request", read.pull_request_id, generation),
+        reader=reader, query=kept_query(request), extra=_failures_shown(failures),
+        # A run under way shows its progress, which moves without a write the generation follows.
+        keep=not read.run_live,
+        still_current=lambda: pull_request_generation_is(read.pull_request_id, generation),
     )
-    return render(request, f"findings/pull_request/{current}.html", context)
+
+    def build():
+        pull_request = pull_request_for(request, owner, name, number)
+        try:
+            page = pull_request_page(pull_request, current=current, page_number=request.GET.get("page", 1),
+                                     at=request.GET.get("commit", ""))
+        except PinUnknown as problem:
+            pins = [(pin, f"{request.path}?commit={pin.commit.sha}") for pin in problem.pins]
+            return render(request, "findings/pull_request/unknown_commit.html",
+                          {"pull_request": pull_request, "message": str(problem), "pins": pins}, status=404)
+        context = page_context(page, current=current)
+        context.update(
+            run=pull_request_active_run(pull_request) if read.run_live else None,
+            last_run=pull_request_last_finished_run(pull_request),
+            can_verify=reader.may(Action.VERIFY),
+            can_write=reader.may(Action.WRITE),
+            can_resolve=reader.may(Action.RESOLVE),
+            github_failures=failures,
+        )
+        return f"findings/pull_request/{current}.html", context
+
+    return page_served(request, key, build)
 
 
 @require_GET
@@ -201,25 +248,41 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
-        .prefetch_related(Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags")
+        # Review threads and follow-ups are written by the forge's deliveries and the sweeps, which
+        # no generation follows: a page that shows them is rendered for each request.
+        .annotate(has_threads=Exists(Finding.objects.filter(pk=OuterRef("pk"), review_threads__isnull=False)),
+                  has_follow_up=Exists(FollowUp.objects.filter(finding=OuterRef("pk"))))
     )
     pull_request = finding.pull_request
-    pins = pull_request_pins(pull_request)
-    latest = latest_verified_pin(pins, pull_request=pull_request)
-    verifications = finding_verifications(finding)
-    links = Links(pull_request=pull_request)
-    related = finding_related(finding, reader=request.user)
-    states_attach([item.finding for item in related])
-    # The finding's verification at the latest commit comes from the list already loaded.
-    [view] = finding_views(
-        [finding], latest_commit=latest.commit if latest else None, links=links,
-        page_numbers={finding.pk: finding_list_page(finding)},
+    run = pull_request_active_run(pull_request)
+    reader = reader_visibility(request.user, pull_request.repository)
+    generation = pull_request.generation
+    key = PageKey(
+        page="finding", path=request.path,
+        # Its related findings are of any pull request: every PR's generation, as the lists read it.
+        reads=("finding", finding.pk, generation, pull_requests_version()),
+        reader=reader, query=kept_query(request), extra=(reader_scope(request.user),),
+        keep=run is None and not finding.has_threads and not finding.has_follow_up,
+        still_current=lambda: pull_request_generation_is(pull_request.pk, generation),
     )
-    matrix = verification_matrix(finding, pins=pins, verifications=verifications)
-    return render(
-        request,
-        "findings/finding.html",
-        {
+
+    def build():
+        prefetch_related_objects(
+            [finding], Prefetch("evidence", queryset=Evidence.objects.select_related("commit")), "tags"
+        )
+        pins = pull_request_pins(pull_request)
+        latest = latest_verified_pin(pins, pull_request=pull_request)
+        verifications = finding_verifications(finding)
+        links = Links(pull_request=pull_request)
+        related = finding_related(finding, reader=request.user)
+        states_attach([item.finding for item in related])
+        # The finding's verification at the latest commit comes from the list already loaded.
+        [view] = finding_views(
+            [finding], latest_commit=latest.commit if latest else None, links=links,
+            page_numbers={finding.pk: finding_list_page(finding)},
+        )
+        matrix = verification_matrix(finding, pins=pins, verifications=verifications)
+        return "findings/finding.html", {
             "pull_request": pull_request,
             "view": view,
             "finding": finding,
@@ -234,14 +297,15 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             ),
             "tags": _described_tags(finding),
             "related": related,
-            "run": pull_request_active_run(pull_request),
-            "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
-            "can_resolve": user_may(request.user, Action.RESOLVE, pull_request.repository),
-            "threads": finding_threads(finding),
-            "can_verify": user_may(request.user, Action.VERIFY, pull_request.repository),
-            **_follow_up_context(finding),
-        },
-    )
+            "run": run,
+            "can_write": reader.may(Action.WRITE),
+            "can_resolve": reader.may(Action.RESOLVE),
+            "threads": finding_threads(finding) if finding.has_threads else [],
+            "can_verify": reader.may(Action.VERIFY),
+            **(_follow_up_context(finding) if finding.has_follow_up else {"follow_up": None}),
+        }
+
+    return page_served(request, key, build)
 
 
 def _follow_up_context(finding) -> dict:

@@ -7,7 +7,11 @@ what a fresh derivation makes of the facts.
 The interfaces: the three companion pages, each finding's page, the site's search (by verdict and
 the flags of every result), the file page, the needs-a-decision page, the admin's changelist and
 its filter, the REST API's findings, pull request and gate, the GitHub check's content, and the
-SARIF, Markdown and bundle exports, against a real git repository fetched into a mirror."""
+SARIF, Markdown and bundle exports, against a real git repository fetched into a mirror.
+
+The same steps, with roles granted and taken away and the repository made private and public,
+drive the kept pages (`PagesAsFresh`): for each persona, a page served from the cache or a 304 to
+the copy its browser holds says what a render made for it alone says."""
 import re
 
 import pytest
@@ -360,3 +364,91 @@ def test_a_blocker_fixed_anyway_and_pushed_again_reads_possibly_regressed_everyw
     state = pull_request_state(pull_request_id=machine.pull_request.pk)
     assert expected_of(state)["regressed"] == {1} and expected_of(state)["needs_decision"] >= {1}
     machine.every_interface_reports_the_stored_state()
+
+
+# The pages kept by generation (web.pagecache), for each persona: what is served (a kept page, or a
+# 304 to the copy the persona's browser holds) is what a fresh render says after every step.
+PERSONAS = ("anonymous", "no role", "reader", "reviewer", "maintainer", "superuser")
+MEMBERS = ("reader", "reviewer", "maintainer")
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+
+
+def comparable(response) -> tuple[int, str]:
+    return response.status_code, CSRF.sub("", response.content.decode())
+
+
+class PagesAsFresh(OneAnswer):
+    """OneAnswer's steps, and roles granted or taken away and the repository made private or public;
+    after each, every persona's page is what a render made for it alone says."""
+
+    def __init__(self):
+        super().__init__()
+        from tests.factories import UserFactory
+
+        self.users = {name: UserFactory(username=f"pages-{name}-{id(self)}") for name in ("no role", *MEMBERS)}
+        self.users["superuser"] = personas.superuser(username=f"pages-root-{id(self)}")
+        self.clients = {name: Client() for name in PERSONAS}
+        for name, client in self.clients.items():
+            if name != "anonymous":
+                client.force_login(self.users[name])
+        self.held = {}  # (persona, url) -> (ETag, what the page said)
+
+    @initialize()
+    def imported(self):
+        super().imported()
+        for name in MEMBERS:
+            personas.member_of(self.pull_request.repository, self.users[name], name)
+
+    @rule(persona=st.sampled_from(MEMBERS), role=st.sampled_from(["none", "reader", "reviewer", "maintainer"]))
+    def role_changed(self, persona, role):
+        from access.models import Membership
+
+        user = self.users[persona]
+        if role == "none":
+            Membership.objects.filter(user=user).delete()
+        else:
+            personas.member_of(self.pull_request.repository, user, role)
+
+    @rule(private=st.booleans())
+    def visibility_changed(self, private):
+        repository = Repository.objects.get(pk=self.pull_request.repository_id)
+        repository.visibility = "private" if private else "public"
+        repository.save()
+
+    def every_interface_reports_the_stored_state(self):
+        pass  # OneAnswer's check; this machine checks the pages
+
+    @invariant()
+    def every_page_served_is_what_a_fresh_render_says(self):
+        if not hasattr(self, "pull_request"):
+            return
+        from unittest import mock
+
+        from web import pagecache
+        from web.views import pages as page_views
+
+        base = self.pull_request.get_absolute_url()
+        for url in (base, base + "blockers/", base + "cleanups/", base + "findings/1/"):
+            for name, client in self.clients.items():
+                held = self.held.get((name, url))
+                served = client.get(url, HTTP_IF_NONE_MATCH=held[0]) if held else client.get(url)
+                with mock.patch.object(page_views, "page_served",
+                                       lambda request, key, build: pagecache.page_rendered(request, build)):
+                    fresh = comparable(client.get(url))
+                if served.status_code == 304:
+                    assert held[1] == fresh, (name, url, "a 304 kept a copy a fresh render no longer makes")
+                    continue
+                assert comparable(served) == fresh, (name, url)
+                if served.has_header("ETag"):
+                    self.held[(name, url)] = (served["ETag"], fresh)
+                else:
+                    self.held.pop((name, url), None)
+
+
+def test_every_page_kept_or_revalidated_is_what_a_fresh_render_says_for_each_persona(tmp_path, settings_fixture):
+    PagesAsFresh.tmp = tmp_path
+    run_state_machine_as_test(
+        PagesAsFresh,
+        settings=settings(max_examples=6, stateful_step_count=8, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]),
+    )

@@ -1,0 +1,209 @@
+"""Requests per second of the site's pages under load, next to the trivial view in the same run.
+
+    .venv/bin/python bench/pages_bench.py [--seconds 8] [--pairs 3] [--findings 1000] [--workers 3]
+
+Starts its own PostgreSQL and Redis (on free ports, in a temporary directory, as
+fault_injection.py does), migrates, loads the demo data (the 9-finding sample, verified at each
+of its pins, and NVIDIA-NeMo/RL #4108) and a pull request of --findings findings made with bulk
+inserts, then serves the site with gunicorn (--workers sync workers, Redis as the cache) and
+drives it with wrk (-t2 -c8) as an anonymous reader: each page and `/healthz` alternate, pair
+after pair, so a neighbour's load falls on both alike. Reported per page: requests per second of
+the floor and of the page, and their ratio (median [range] of the pairs), against the issue's
+targets. Pages are read as built and kept (the first request of a pair's run builds the page; the
+rest are served kept), a 304 as a browser revalidating, and the first read after a write as the
+time of one request after the pull request's generation moved (median of --writes)."""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _interleave import interleave, load_average, spread  # noqa: E402
+from fault_injection import Postgres, Redis, free_port, wait_for_port  # noqa: E402
+
+
+def wrk(url: str, seconds: int, *, headers: tuple[str, ...] = ()) -> float:
+    """Requests per second wrk reaches at `url` (every answer must be a 2xx or a 304)."""
+    command = ["wrk", "-t2", "-c8", f"-d{seconds}s", "--latency"]
+    for header in headers:
+        command += ["-H", header]
+    output = subprocess.run([*command, url], check=True, capture_output=True, text=True).stdout
+    if "Non-2xx or 3xx responses" in output:
+        raise SystemExit(f"{url} answered with errors under load:\n{output}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+
+
+def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def large_pull_request(findings: int):
+    """A pull request of `findings` findings (three blockers to a cleanup), each with a snippet,
+    verified at its second pin, in a few bulk inserts."""
+    import hashlib
+
+    from django.utils import timezone
+
+    from findings.models import Evidence, EvidenceResult, Finding, Verification
+    from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+
+    def sha(seed: str) -> str:
+        return hashlib.sha1(seed.encode()).hexdigest()
+
+    repository = Repository.objects.create(slug="acme/large", clone_url="https://example.com/acme/large.git",
+                                           web_url="https://github.com/acme/large")
+    pull_request = PullRequest.objects.create(repository=repository, number=1, title="A large pull request")
+    reviewed = Commit.objects.create(repository=repository, sha=sha("reviewed"), resolved=True)
+    rebased = Commit.objects.create(repository=repository, sha=sha("rebased"), resolved=True)
+    PinnedCommit.objects.create(pull_request=pull_request, commit=reviewed, role="reviewed")
+    PinnedCommit.objects.create(pull_request=pull_request, commit=rebased, role="rebased")
+    rows = Finding.objects.bulk_create(
+        Finding(pull_request=pull_request, number=n, kind="cleanup" if n % 4 == 0 else "blocker",
+                caught_by="ci" if n % 3 == 0 else "none", title=f"Finding number {n}", summary=f"What {n} is.",
+                body=f"The loader **drops** sample {n}.", path=f"pkg/module_{n}.py", line=10)
+        for n in range(1, findings + 1)
+    )
+    evidence = Evidence.objects.bulk_create(
+        Evidence(finding=finding, position=0, kind="snippet", commit=reviewed, path=finding.path, start_line=10,
+                 end_line=12, text=f"def load_{finding.number}(sample):\n    tolerance = 0\n    return sample\n")
+        for finding in rows
+    )
+    verifications = Verification.objects.bulk_create(
+        Verification(finding=finding, commit=rebased, verdict="present", checked_at=timezone.now()) for finding in rows
+    )
+    EvidenceResult.objects.bulk_create(
+        EvidenceResult(verification=verification, evidence=item, state="holds", path=item.path, start_line=10,
+                       end_line=12)
+        for verification, item in zip(verifications, evidence, strict=True)
+    )
+    return pull_request
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--findings", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--writes", type=int, default=15)
+    parser.add_argument("--only", default="", help="run only the subjects whose label contains this text")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="recheck-pages-"))
+    os.chmod(work, 0o755)
+    (work / "pg").mkdir()
+    postgres, redis = Postgres(work / "pg"), Redis(work)
+    postgres.init()
+    postgres.start()
+    redis.start()
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "recheck.settings",
+        "SECRET_KEY": "pages-bench-only",
+        "DEBUG": "0",
+        "RECHECK_DEMO": "1",  # static files served from the source tree, as scripts/serve does
+        "RECHECK_PUBLIC_READ": "1",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:{postgres.port}/postgres",
+        "CACHE_URL": f"redis://127.0.0.1:{redis.port}/2",
+        "RECHECK_MIRROR_ROOT": str(work / "mirrors"),
+        "RECHECK_ALLOW_LOCAL_REPOSITORIES": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("CELERY_BROKER_URL", None)
+    os.environ.update(env)
+    os.environ.pop("CELERY_BROKER_URL", None)
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    call_command("load_demo", verbosity=0, stdout=open(os.devnull, "w"))
+    from reviews.models import PullRequest
+
+    large = large_pull_request(args.findings)
+    sample = PullRequest.objects.get(repository__slug="recheck-demo/sample", number=1)
+    review = PullRequest.objects.get(number=4108)
+    server = subprocess.Popen(
+        [str(ROOT / ".venv/bin/gunicorn"), "recheck.wsgi", "--workers", str(args.workers), "--bind",
+         f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=ROOT, env=env, start_new_session=True, stdout=open(work / "gunicorn.log", "ab"), stderr=subprocess.STDOUT,
+    )
+    site = f"http://127.0.0.1:{port}"
+    results = []
+    try:
+        wait_for_port(port)
+        floor = f"{site}/healthz"
+        subjects = []
+        for label, pull_request in (("sample", sample), ("#4108", review), (f"{args.findings:,}-finding", large)):
+            for page in ("", "blockers/", "cleanups/"):
+                subjects.append((f"{label} {page.rstrip('/') or 'overview'}", f"{site}{pull_request.get_absolute_url()}{page}",
+                                 (), 0.50))
+        status, headers, _ = fetch(f"{site}{sample.get_absolute_url()}")
+        assert status == 200 and "ETag" in headers, (status, headers)
+        subjects.append(("sample overview, 304", f"{site}{sample.get_absolute_url()}",
+                         (f"If-None-Match: {headers['ETag']}",), 0.80))
+        subjects.append(("home page", f"{site}/", (), 0.30))
+        subjects.append(("search ?q=loader", f"{site}/?q=loader", (), 0.30))
+        gate = f"{site}/api/repos/{sample.repository.slug}/pulls/{sample.number}/gate"
+        subjects.append(("gate (for reference)", gate, (), 0.0))
+        if args.only:
+            subjects = [subject for subject in subjects if args.only in subject[0]]
+        for label, url, headers, target in subjects:
+            status, _, _ = fetch(url, **dict(header.split(": ", 1) for header in headers))
+            assert status in (200, 304), (label, status)
+            pairs = interleave(label, args.pairs, lambda: wrk(floor, args.seconds),
+                               lambda url=url, headers=headers: wrk(url, args.seconds, headers=headers))
+            results.append((pairs, target))
+            ratio = statistics.median(pairs.ratios)
+            verdict = "" if not target else ("met" if ratio >= target else "MISSED")
+            print(f"{label:32} floor {spread(pairs.floors, '{:.0f}')} req/s, page {spread(pairs.subjects, '{:.0f}')} "
+                  f"req/s, ratio {spread(pairs.ratios)} (load {min(pairs.loads):.1f}-{max(pairs.loads):.1f})"
+                  f"{f'  target >= {target:.2f}: {verdict}' if target else ''}", flush=True)
+
+        # The first read after a write: the generation moves (a save of the PR), then one request
+        # builds the overview of the large pull request (its state derived again, the page built).
+        if not args.only or "write" in args.only:
+            timings = []
+            url = f"{site}{large.get_absolute_url()}"
+            for _ in range(args.writes):
+                PullRequest.objects.get(pk=large.pk).save()
+                started = time.perf_counter()
+                status, headers, _ = fetch(url)
+                timings.append((time.perf_counter() - started) * 1000)
+                assert status == 200
+                fetch(url)  # kept now
+            median = statistics.median(timings)
+            print(f"{args.findings:,}-finding overview, first read after a write: {spread(timings, '{:.0f}')} ms "
+                  f"over {args.writes} writes (load {load_average():.1f})  target <= 150 ms: "
+                  f"{'met' if median <= 150 else 'MISSED'}")
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+        redis.stop()
+        from django.db import connections
+
+        connections.close_all()
+        postgres.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""What a PR page's key needs, read in one query written out: the pull request's id and
+generation, its repository's id and visibility, whether a verification run is under way, and
+whether any call to the forge failed.
+
+It is read on every request for a kept page and on every revalidation, where it is most of the
+work: through the ORM the same reads were four queries whose building cost more than running them
+(the gate's read is written out for the same reason). Readability is decided on what it returns by
+`user_may`, the one answer; the failed calls themselves (rare) are read only when there are some."""
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from findings.models import VerificationRun
+from forge.models import ForgeCall
+from reviews.models import PullRequest, Repository
+
+
+@dataclass(frozen=True)
+class PullRequestKeyRead:
+    pull_request_id: int
+    generation: int
+    repository: Repository  # its id and visibility only: what `user_may` asks of it
+    run_live: bool
+    calls_failed: bool
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def pull_request_key_read(*, slug: str, number: int) -> PullRequestKeyRead | None:
+    """The key's facts of the PR `slug`#`number`, or None when there is no such PR."""
+    live_since = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+    active = [VerificationRun.Status.QUEUED.value, VerificationRun.Status.RUNNING.value]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT pr."id", pr."generation", r."id", r."visibility", '
+            f'EXISTS (SELECT 1 FROM {_table(VerificationRun)} v WHERE v."pull_request_id" = pr."id" '
+            f'AND v."status" IN (%s, %s) AND v."heartbeat_at" >= %s), '
+            f'EXISTS (SELECT 1 FROM {_table(ForgeCall)} c WHERE c."pull_request_id" = pr."id" AND c."status" = %s) '
+            f'FROM {_table(PullRequest)} pr JOIN {_table(Repository)} r ON r."id" = pr."repository_id" '
+            f'WHERE r."slug" = %s AND pr."number" = %s',
+            [*active, live_since, ForgeCall.Status.FAILED.value, slug, number],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    pull_request_id, generation, repository_id, visibility, run_live, calls_failed = row
+    return PullRequestKeyRead(
+        pull_request_id=pull_request_id, generation=generation,
+        repository=Repository(pk=repository_id, slug=slug, visibility=visibility),
+        run_live=bool(run_live), calls_failed=bool(calls_failed),
+    )

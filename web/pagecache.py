@@ -1,0 +1,264 @@
+"""Pages built once per generation, kept and revalidated.
+
+A page a reader asks for again and again between two writes (a PR's three pages, a finding's page)
+is rendered once and kept under a key of everything its bytes depend on (`PageKey`):
+
+- what it reads: the pull request's generation, which every write its pages can show moves
+  forward (`findings.receivers`), or for a page across pull requests a version of theirs;
+- the reader's visibility there: signed in or not, the repository's visibility, and the actions
+  the reader holds on it (`access.permissions.user_may`, asked for each): the role decides the
+  buttons a page shows, so a Reader never gets a page made for a Maintainer;
+- the URL as asked (its path and the few parameters the page reads) and the render version
+  (`presentation.versions.render_version`), which moves when the templates or the code that draws
+  pages change.
+
+What is the request's own is never in a kept page: the site's navigation (the user's name, the
+sign-out form) is left as a mark and put in for each request (drawn once a process for each kind
+of reader: `navigation`), the CSRF token is a mark replaced by the request's own, and a page with messages waiting to be shown is rendered for that request
+alone. The pages' scripts are files, so no CSP nonce is needed.
+
+Each kept page answers with an ETag made from its key and the request's own parts, so a browser
+that has it asks again with If-None-Match and gets a 304 without the page being built or read.
+
+The generation is read before the page is built and again before it is kept: a page built while
+a write moved the generation is served to its reader, never kept under the old key (which a later
+reader would take for current). The cache is a help, never a need: with Redis down a page is
+rendered and served as before (`recheck.cache`)."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.messages import get_messages
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.crypto import salted_hmac
+
+from access.permissions import Action, reads_everything, user_may
+from presentation.versions import render_version
+from reviews.selectors import readable_repositories
+
+# A bound on how long a page nobody asks for again is kept: staleness is ruled out by the key, and
+# this only lets memory go (every entry expires, so a full Redis drops pages before tasks).
+PAGE_CACHE_SECONDS = 3600
+# What base.html writes instead of the navigation when a page is rendered to be kept.
+NAV_MARK = "<!--recheck:site-nav-->"
+# What `{% csrf_token %}` writes into a page rendered to be kept, replaced by the request's token.
+CSRF_MARK = "recheck-csrf-token-mark"
+# The only query parameters a kept page may be asked with, and what each may look like: any other
+# (or a value that is not one of these shapes) makes a page of its own that is rendered and not kept,
+# so a crawler cannot fill the cache with copies of one page.
+# Only the first pages of a list are kept: a walk through deep pages goes one way.
+KEPT_PAGES = 50
+def _page_number(value: str) -> bool:
+    return value.isdigit() and value[0] != "0" and int(value) <= KEPT_PAGES
+
+
+PAGE_PARAMETERS = {
+    "page": _page_number,
+    "commit": lambda value: 7 <= len(value) <= 40 and all(c in "0123456789abcdef" for c in value),
+}
+# The home page and its search: a question (bounded in length) and the form's choices.
+SEARCH_PARAMETERS = {
+    "page": _page_number,
+    "q": lambda value: len(value) <= 200,
+    **{name: lambda value: len(value) <= 40 for name in ("kind", "status", "verdict", "repository")},
+}
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What decides how a reader sees a repository's pages: signed in or not, the repository's
+    visibility and the actions the reader holds there. The page's buttons are read from it
+    (`may`), so what a kept page shows and the key it is kept under cannot disagree."""
+
+    signed_in: bool
+    repository: str
+    actions: tuple[str, ...]
+
+    def may(self, action: Action) -> bool:
+        return Action(action).value in self.actions
+
+
+def reader_visibility(user, repository) -> Visibility:
+    """`user`'s visibility on `repository`: one answer, `user_may`, asked for each action."""
+    return Visibility(
+        signed_in=bool(user.is_authenticated),
+        repository=repository.visibility,
+        actions=tuple(action.value for action in Action if user_may(user, action, repository)),
+    )
+
+
+def reader_scope(user) -> tuple:
+    """What `user` may read across repositories, for a page that shows findings of other
+    repositories than its own (a finding's related findings): everything, the public ones, or the
+    ids of those they read (one query). A role granted or taken away makes another scope."""
+    if reads_everything(user):
+        return ("everything",)
+    if not user.is_authenticated:
+        return ("public",)
+    return tuple(readable_repositories(user).order_by("pk").values_list("pk", flat=True))
+
+
+def kept_query(request, parameters: dict | None = None) -> tuple | None:
+    """The query parameters a kept page is keyed by (`parameters`: name -> a check of its value;
+    a PR's pages by default); None when the URL carries any other, a parameter twice, or a value
+    that fails its check (the page is rendered, not kept)."""
+    parameters = PAGE_PARAMETERS if parameters is None else parameters
+    kept = []
+    for name, values in request.GET.lists():
+        check = parameters.get(name)
+        if check is None or len(values) != 1 or not check(values[0]):
+            return None
+        kept.append((name, values[0]))
+    return tuple(kept)
+
+
+@dataclass(frozen=True)
+class PageKey:
+    """Everything a kept page's bytes depend on. `reads` says what it reads and at which
+    generation; `reader` is `reader_visibility`; `extra` anything else the page shows that no
+    generation follows. `keep` is False for a page that must not be kept (a run under way, whose
+    progress it shows; a URL `kept_query` refuses)."""
+
+    page: str
+    path: str
+    reads: tuple
+    reader: Visibility
+    query: tuple | None
+    extra: tuple = ()
+    keep: bool = True
+    # Whether the data the page read is still current, asked after it is built and before it is
+    # kept (the generation read again).
+    still_current: Callable[[], bool] = field(default=lambda: True, compare=False, repr=False)
+
+    @property
+    def kept(self) -> bool:
+        return self.keep and self.query is not None
+
+    @cached_property
+    def digest(self) -> str:
+        parts = (render_version(), self.page, self.path, self.reads, self.reader, self.query, self.extra)
+        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    @property
+    def cache_key(self) -> str:
+        return f"page:1:{self.digest}"
+
+
+def _request_parts(request, *, with_csrf: bool = True) -> tuple:
+    """What the request adds to a kept page (the navigation and the CSRF token): a browser's copy
+    is current only for the same user, name, staff flag, decision link and CSRF cookie."""
+    user = request.user
+    if not user.is_authenticated:
+        return ("anonymous",)
+    parts = (user.pk, user.get_username(), user.is_staff, user_may(user, Action.RESOLVE))
+    if not with_csrf:
+        return parts
+    csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
+    return (*parts, hashlib.sha256(csrf.encode()).hexdigest())
+
+
+def page_etag(request, key: PageKey) -> str:
+    # Signed with the server's secret: nobody can work out the ETag of a page they were not given.
+    digest = salted_hmac("page-etag", repr((key.digest, _request_parts(request))), algorithm="sha256").hexdigest()
+    return f'"{digest[:40]}"'
+
+
+def _messages_waiting(request) -> bool:
+    # len() loads the messages without marking them read: they are still shown by the render.
+    return bool(len(get_messages(request)))
+
+
+def _headers(response: HttpResponse, request, etag: str | None) -> HttpResponse:
+    if etag is not None:
+        response["ETag"] = etag
+    patch_vary_headers(response, ("Cookie",))
+    # Asked again every time (the ETag makes that a 304); a signed-in reader's page is theirs alone.
+    if request.user.is_authenticated:
+        patch_cache_control(response, private=True, no_cache=True)
+    else:
+        patch_cache_control(response, no_cache=True)
+    return response
+
+
+# The navigation as drawn for each kind of reader, kept in the process (it was most of a kept
+# page's time): by the same parts as a page's ETag but the CSRF cookie, since its token is a mark
+# too, and for an anonymous reader by the URL its sign-in link returns to. Emptied when full.
+_NAVIGATIONS: dict[tuple, str] = {}
+NAVIGATIONS_KEPT = 1024
+
+
+def navigation(request) -> str:
+    user = request.user
+    parts = _request_parts(request, with_csrf=False) + (() if user.is_authenticated else (request.get_full_path(),))
+    drawn = _NAVIGATIONS.get(parts)
+    if drawn is None:
+        if len(_NAVIGATIONS) >= NAVIGATIONS_KEPT:
+            _NAVIGATIONS.clear()
+        drawn = _NAVIGATIONS[parts] = render_to_string("includes/site_nav.html", {"csrf_token": CSRF_MARK}, request)
+    return drawn
+
+
+def filled(request, content: str) -> str:
+    """A kept page with the request's own parts put in: the navigation and the CSRF token."""
+    if NAV_MARK in content:
+        content = content.replace(NAV_MARK, navigation(request), 1)
+    if CSRF_MARK in content:
+        content = content.replace(CSRF_MARK, get_token(request))
+    return content
+
+
+def kept_render(template: str, context: dict, request) -> str:
+    """The page as it is kept: rendered as any reader with the same key would see it, with marks
+    for what is the request's own. The user is hidden from the templates (only the key's
+    visibility may decide what a page shows), and messages are never in it."""
+    return render_to_string(
+        template,
+        {**context, "page_cached": True, "csrf_token": CSRF_MARK, "user": AnonymousUser(), "messages": ()},
+        request,
+    )
+
+
+def page_rendered(request, build: Callable[[], tuple[str, dict] | HttpResponse]) -> HttpResponse:
+    """The page rendered for this request alone, as any page is rendered: for a request with
+    messages waiting to be shown (and the reference a kept page is compared with in the tests)."""
+    built = build()
+    if isinstance(built, HttpResponse):
+        return built
+    template, context = built
+    return _headers(HttpResponse(render_to_string(template, context, request)), request, None)
+
+
+def page_served(request, key: PageKey, build: Callable[[], tuple[str, dict] | HttpResponse]) -> HttpResponse:
+    """The page `key` names: 304 when the browser's copy is current, else the kept page, else
+    built (`build` gives a template and its context, or a response of its own, which is sent as
+    it is) and kept when its key says so and its data did not move while it was built."""
+    if _messages_waiting(request):
+        return page_rendered(request, build)
+    etag = page_etag(request, key) if key.kept else None
+    if etag is not None:
+        not_modified = get_conditional_response(request, etag=etag)
+        if not_modified is not None:
+            return _headers(not_modified, request, etag)
+        content = cache.get(key.cache_key)
+        if content is not None:
+            return _headers(HttpResponse(filled(request, content)), request, etag)
+    built = build()
+    if isinstance(built, HttpResponse):
+        return built
+    template, context = built
+    content = kept_render(template, context, request)
+    if etag is not None:
+        if key.still_current():
+            cache.set(key.cache_key, content, PAGE_CACHE_SECONDS)
+        else:
+            etag = None  # what was built is not what the key names: served once, not kept
+    return _headers(HttpResponse(filled(request, content)), request, etag)
