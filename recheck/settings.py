@@ -398,6 +398,18 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": RECHECK_GITHUB_SEND_INTERVAL_SECONDS,
     },
 }
+# --- Queues and routing (recheck.routing, decision 0023) --------------------------------------
+# Work goes to a queue by kind (verify, forge, render, maintenance); a worker started without -Q
+# consumes them all. Work that reads a repository's mirror goes to verify.<n>, n a stable hash of
+# the repository out of RECHECK_VERIFY_SHARDS (0: no shards), while a worker consuming that queue
+# has sent a heartbeat in the last RECHECK_WORKER_ALIVE_SECONDS; otherwise to verify. The queues
+# themselves are declared with the router, in recheck.routing (set on the app in recheck.celery).
+CELERY_TASK_ROUTES = ("recheck.routing.route_task",)
+RECHECK_VERIFY_SHARDS = env_int("RECHECK_VERIFY_SHARDS", 0)
+RECHECK_WORKER_HEARTBEAT_SECONDS = float(env_str("RECHECK_WORKER_HEARTBEAT_SECONDS", "30"))
+RECHECK_WORKER_ALIVE_SECONDS = 3 * RECHECK_WORKER_HEARTBEAT_SECONDS
+# How long a process trusts what it read of the workers alive before reading it again.
+RECHECK_ROUTING_CACHE_SECONDS = float(env_str("RECHECK_ROUTING_CACHE_SECONDS", "10"))
 if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must stay below CELERY_VISIBILITY_TIMEOUT.")
 
