@@ -345,6 +345,19 @@ RECHECK_GITHUB_BACKOFF_MAX_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_MAX_S
 RECHECK_GITHUB_MAX_ATTEMPTS = env_int("RECHECK_GITHUB_MAX_ATTEMPTS", 12)
 RECHECK_GITHUB_SEND_INTERVAL_SECONDS = float(env_str("RECHECK_GITHUB_SEND_INTERVAL_SECONDS", "15"))
 
+# --- One forge budget for every worker (forge.outbox.budget, decision 0024) -------------------
+# At most RECHECK_FORGE_BUDGET_CALLS calls to one forge in any RECHECK_FORGE_BUDGET_WINDOW_SECONDS,
+# counted in Redis for every worker (by default the broker's, when it is Redis), else in the one
+# process that sends. Redis configured and not answering: the calls wait, retried every
+# RECHECK_FORGE_BUDGET_RETRY_SECONDS.
+RECHECK_FORGE_BUDGET_CALLS = env_int("RECHECK_FORGE_BUDGET_CALLS", 80)
+RECHECK_FORGE_BUDGET_WINDOW_SECONDS = float(env_str("RECHECK_FORGE_BUDGET_WINDOW_SECONDS", "60"))
+RECHECK_FORGE_BUDGET_REDIS_URL = env_str(
+    "RECHECK_FORGE_BUDGET_REDIS_URL",
+    env_str("CELERY_BROKER_URL") if env_str("CELERY_BROKER_URL").startswith(("redis://", "rediss://")) else "",
+)
+RECHECK_FORGE_BUDGET_RETRY_SECONDS = float(env_str("RECHECK_FORGE_BUDGET_RETRY_SECONDS", "5"))
+
 # --- Celery --------------------------------------------------------------------------------
 # The Celery app, loaded by name the first time work is handed on (findings.enqueue).
 RECHECK_CELERY_APP = "recheck.celery.app"
