@@ -345,6 +345,10 @@ RECHECK_GITHUB_BACKOFF_MAX_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_MAX_S
 RECHECK_GITHUB_MAX_ATTEMPTS = env_int("RECHECK_GITHUB_MAX_ATTEMPTS", 12)
 RECHECK_GITHUB_SEND_INTERVAL_SECONDS = float(env_str("RECHECK_GITHUB_SEND_INTERVAL_SECONDS", "15"))
 
+# --- Operations (recheck.operations) ------------------------------------------------------------
+# The bearer token /healthz/operations and /metrics ask for; unset, they answer 404 to everyone.
+RECHECK_OPERATIONS_TOKEN = env_str("RECHECK_OPERATIONS_TOKEN")
+
 # --- One forge budget for every worker (forge.outbox.budget, decision 0024) -------------------
 # At most RECHECK_FORGE_BUDGET_CALLS calls to one forge in any RECHECK_FORGE_BUDGET_WINDOW_SECONDS,
 # counted in Redis for every worker (by default the broker's, when it is Redis), else in the one

@@ -83,3 +83,9 @@ def queues_served(*, within_seconds: float) -> frozenset[str]:
     since = timezone.now() - timedelta(seconds=within_seconds)
     rows = WorkerHost.objects.filter(seen_at__gte=since).values_list("queues", flat=True)
     return frozenset(queue for queues in rows for queue in queues)
+
+
+def worker_hosts(*, within_seconds: float) -> list[WorkerHost]:
+    """The workers that said they were alive in the last `within_seconds`, by name."""
+    since = timezone.now() - timedelta(seconds=within_seconds)
+    return list(WorkerHost.objects.filter(seen_at__gte=since).order_by("hostname"))

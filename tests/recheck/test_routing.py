@@ -203,6 +203,7 @@ def test_a_worker_serving_the_shards_says_so_and_gets_each_repositorys_verificat
     host = _wait(lambda: WorkerHost.objects.filter(hostname="celery@shard-host").first())
     assert set(host.queues) == {*(shard_queue(shard) for shard in range(SHARDS)), "verify", "render", "forge",
                                 "maintenance"}
+    assert host.mirror_bytes is not None, "its heartbeat says how big its host's mirror cache is"
 
     repo = GitRepoBuilder(tmp_path)
     repo.reviewed = repo.write("src/loader.py", LOADER).commit("reviewed")
