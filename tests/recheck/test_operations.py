@@ -93,10 +93,13 @@ def test_queue_depths_are_read_from_the_broker(client, operator, settings):
     server = OwnRedis()
     server.start()
     url = f"redis://127.0.0.1:{server.port}/0"
-    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
+    # A broker configured from the environment (CI) was copied to broker_write_url when the app
+    # was configured: both are pointed at this Redis.
+    keys = ("task_always_eager", "broker_url", "broker_write_url")
+    saved = {key: app.conf.get(key) for key in keys}
     try:
         settings.CELERY_BROKER_URL = url
-        app.conf.update(broker_url=url, task_always_eager=False)
+        app.conf.update(broker_url=url, broker_write_url=url, task_always_eager=False)
         app._pool = None
         app.amqp._producer_pool = None
         for job in range(3):

@@ -6,6 +6,7 @@ import pytest
 
 from findings.models import Verification
 from findings.services.runs import verification_run_request
+from recheck.celery import app
 from reviews.mirrors import repository_mirror_dir
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
@@ -28,7 +29,11 @@ def removed(mirror):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("damage", [garbled, removed])
-def test_a_verification_makes_a_damaged_mirror_again_and_verifies(repo, damage, django_capture_on_commit_callbacks):
+def test_a_verification_makes_a_damaged_mirror_again_and_verifies(
+    repo, damage, django_capture_on_commit_callbacks, monkeypatch
+):
+    # The work runs in this process, as without a broker (CI configures one).
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
     pull_request = import_review(repo)
     with django_capture_on_commit_callbacks(execute=True):
         verification_run_request(pull_request=pull_request, commit_sha=repo.reviewed)
