@@ -256,7 +256,13 @@ RUN_QUEUED = "queued"
 RUN_RUNNING = "running"
 RUN_DONE = "done"
 RUN_FAILED = "failed"
-RUN_STATUS_LABELS = {RUN_QUEUED: "Queued", RUN_RUNNING: "Running", RUN_DONE: "Done", RUN_FAILED: "Failed"}
+# Queued for a head that a newer push to the pull request replaced before a worker took it: never
+# run, kept with the run that took its place.
+RUN_SUPERSEDED = "superseded"
+RUN_STATUS_LABELS = {
+    RUN_QUEUED: "Queued", RUN_RUNNING: "Running", RUN_DONE: "Done", RUN_FAILED: "Failed",
+    RUN_SUPERSEDED: "Superseded",
+}
 # What a request to verify says it led to, by the run's status when the answer is written: with the
 # tasks run in-process the run has already ended, and its results are on the page the answer
 # shows, so it must not say "queued" then.
@@ -265,6 +271,7 @@ RUN_REQUEST_PHRASES = {
     RUN_RUNNING: "under way: the page shows its progress",
     RUN_DONE: "done: the results below are new",
     RUN_FAILED: "failed",
+    RUN_SUPERSEDED: "superseded by a newer push",
 }
 
 

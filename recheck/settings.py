@@ -347,6 +347,23 @@ RECHECK_GITHUB_BACKOFF_MAX_SECONDS = float(env_str("RECHECK_GITHUB_BACKOFF_MAX_S
 RECHECK_GITHUB_MAX_ATTEMPTS = env_int("RECHECK_GITHUB_MAX_ATTEMPTS", 12)
 RECHECK_GITHUB_SEND_INTERVAL_SECONDS = float(env_str("RECHECK_GITHUB_SEND_INTERVAL_SECONDS", "15"))
 
+# --- Operations (recheck.operations) ------------------------------------------------------------
+# The bearer token /healthz/operations and /metrics ask for; unset, they answer 404 to everyone.
+RECHECK_OPERATIONS_TOKEN = env_str("RECHECK_OPERATIONS_TOKEN")
+
+# --- One forge budget for every worker (forge.outbox.budget, decision 0025) -------------------
+# At most RECHECK_FORGE_BUDGET_CALLS calls to one forge in any RECHECK_FORGE_BUDGET_WINDOW_SECONDS,
+# counted in Redis for every worker (by default the broker's, when it is Redis), else in the one
+# process that sends. Redis configured and not answering: the calls wait, retried every
+# RECHECK_FORGE_BUDGET_RETRY_SECONDS.
+RECHECK_FORGE_BUDGET_CALLS = env_int("RECHECK_FORGE_BUDGET_CALLS", 80)
+RECHECK_FORGE_BUDGET_WINDOW_SECONDS = float(env_str("RECHECK_FORGE_BUDGET_WINDOW_SECONDS", "60"))
+RECHECK_FORGE_BUDGET_REDIS_URL = env_str(
+    "RECHECK_FORGE_BUDGET_REDIS_URL",
+    env_str("CELERY_BROKER_URL") if env_str("CELERY_BROKER_URL").startswith(("redis://", "rediss://")) else "",
+)
+RECHECK_FORGE_BUDGET_RETRY_SECONDS = float(env_str("RECHECK_FORGE_BUDGET_RETRY_SECONDS", "5"))
+
 # --- Celery --------------------------------------------------------------------------------
 # The Celery app, loaded by name the first time work is handed on (findings.enqueue).
 RECHECK_CELERY_APP = "recheck.celery.app"
@@ -400,6 +417,18 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": RECHECK_GITHUB_SEND_INTERVAL_SECONDS,
     },
 }
+# --- Queues and routing (recheck.routing, decision 0024) --------------------------------------
+# Work goes to a queue by kind (verify, forge, render, maintenance); a worker started without -Q
+# consumes them all. Work that reads a repository's mirror goes to verify.<n>, n a stable hash of
+# the repository out of RECHECK_VERIFY_SHARDS (0: no shards), while a worker consuming that queue
+# has sent a heartbeat in the last RECHECK_WORKER_ALIVE_SECONDS; otherwise to verify. The queues
+# themselves are declared with the router, in recheck.routing (set on the app in recheck.celery).
+CELERY_TASK_ROUTES = ("recheck.routing.route_task",)
+RECHECK_VERIFY_SHARDS = env_int("RECHECK_VERIFY_SHARDS", 0)
+RECHECK_WORKER_HEARTBEAT_SECONDS = float(env_str("RECHECK_WORKER_HEARTBEAT_SECONDS", "30"))
+RECHECK_WORKER_ALIVE_SECONDS = 3 * RECHECK_WORKER_HEARTBEAT_SECONDS
+# How long a process trusts what it read of the workers alive before reading it again.
+RECHECK_ROUTING_CACHE_SECONDS = float(env_str("RECHECK_ROUTING_CACHE_SECONDS", "10"))
 if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must stay below CELERY_VISIBILITY_TIMEOUT.")
 

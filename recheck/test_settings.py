@@ -8,6 +8,10 @@ os.environ.setdefault("SECRET_KEY", "insecure-key-for-the-test-suite-only")
 os.environ.setdefault("RECHECK_ALLOW_LOCAL_REPOSITORIES", "1")
 os.environ.setdefault("RECHECK_PUBLIC_READ", "1")
 os.environ.setdefault("RECHECK_MIRROR_ROOT", tempfile.mkdtemp(prefix="recheck-mirrors-"))
+# The forge budget is counted in the process (not in the broker's Redis, where a rate limit one
+# test met would outlast it) and large: the tests of the budget set their own.
+os.environ.setdefault("RECHECK_FORGE_BUDGET_CALLS", "1000000")
+os.environ.setdefault("RECHECK_FORGE_BUDGET_REDIS_URL", "")
 
 # Sign-in with GitHub (as an Enterprise server), GitLab (self-managed) and OpenID Connect, all served by the
 # fake forge in tests/fakeforge.py on a port chosen here: allauth reads GitHub's URL at import.

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from recheck.health import healthz
+from recheck.health import healthz, healthz_operations, metrics
 
 # The admin's registrations (backoffice.admin), found here rather than at start-up: a command never
 # needs them (settings install the admin's SimpleAdminConfig).
@@ -15,6 +15,8 @@ urlpatterns = [
     path("accounts/", include("web.urls_accounts")),
     path("accounts/", include("allauth.urls")),
     path("healthz", healthz, name="healthz"),
+    path("healthz/operations", healthz_operations, name="healthz_operations"),
+    path("metrics", metrics, name="metrics"),
     path("api/", include("api.urls")),
     # Last: the site's <owner>/<name>/ pages would otherwise shadow the fixed prefixes above.
     path("", include("web.urls")),

@@ -308,3 +308,21 @@ class PinnedCommit(models.Model):
 
 def is_full_sha(sha: str) -> bool:
     return bool(re.fullmatch(FULL_SHA_RE, sha))
+
+
+class WorkerHost(models.Model):
+    """A Celery worker as it last said it was alive: the queues it consumes, so that work routed to
+    a shard queue nobody serves goes to the plain queue instead (recheck.routing), and the size of
+    its host's mirror cache, for the health page. One row per worker's node name; a row not
+    refreshed for a few heartbeats is a worker that is gone."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    queues = models.JSONField(default=list)
+    mirror_bytes = models.BigIntegerField(null=True, blank=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["hostname"]
+
+    def __str__(self) -> str:
+        return self.hostname

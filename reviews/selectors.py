@@ -1,9 +1,12 @@
 """Reads about reviewed code that the commands and the API share."""
+from datetime import timedelta
+
 from django.db import connection
+from django.utils import timezone
 
 from access.permissions import Action, holds_everywhere, membership_actions
 from core.errors import RecheckError
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository, WorkerHost
 
 
 class PullRequestNotFound(RecheckError):
@@ -79,3 +82,16 @@ def repositories_where(user, action: Action):
         return Repository.objects.all()
     ids = [repository_id for repository_id, actions in membership_actions(user).items() if action in actions]
     return Repository.objects.filter(pk__in=ids)
+
+
+def queues_served(*, within_seconds: float) -> frozenset[str]:
+    """The queues some worker consumes that said it was alive in the last `within_seconds`."""
+    since = timezone.now() - timedelta(seconds=within_seconds)
+    rows = WorkerHost.objects.filter(seen_at__gte=since).values_list("queues", flat=True)
+    return frozenset(queue for queues in rows for queue in queues)
+
+
+def worker_hosts(*, within_seconds: float) -> list[WorkerHost]:
+    """The workers that said they were alive in the last `within_seconds`, by name."""
+    since = timezone.now() - timedelta(seconds=within_seconds)
+    return list(WorkerHost.objects.filter(seen_at__gte=since).order_by("hostname"))

@@ -7,10 +7,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
-from access.audit import audit_changes, audit_record
+from access.audit import audit_changes, audit_record, writes
 from core.errors import RecheckError, RepositoryError
-from reviews.models import Commit, PinnedCommit, PullRequest, Repository, is_full_sha, sha_validator
+from reviews.models import Commit, PinnedCommit, PullRequest, Repository, WorkerHost, is_full_sha, sha_validator
 
 
 _REMOTE_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
@@ -246,3 +247,23 @@ def repository_default_branch_record(*, repository: Repository, branch: str) -> 
         audit_record(action="repository.default_branch", target=repository.slug, repository=repository,
                      changes={"default_branch": [before, branch]}, message="Reported by the forge.")
     return bool(changed)
+
+
+# A worker's own bookkeeping, not a person's write: nothing to check or audit, as with a run's
+# progress.
+WORKER_HEARTBEAT = "a worker saying it is alive and which queues it consumes"
+
+
+@writes("worker.heartbeat", system=WORKER_HEARTBEAT)
+def worker_host_heartbeat(*, hostname: str, queues: list[str], mirror_bytes: int | None = None) -> None:
+    """Record that the worker `hostname` is alive now and consumes `queues`."""
+    WorkerHost.objects.update_or_create(
+        hostname=hostname,
+        defaults={"queues": sorted(queues), "mirror_bytes": mirror_bytes, "seen_at": timezone.now()},
+    )
+
+
+@writes("worker.heartbeat", system=WORKER_HEARTBEAT)
+def worker_host_leave(*, hostname: str) -> None:
+    """Forget the worker `hostname` as it shuts down, so nothing is routed to its shard meanwhile."""
+    WorkerHost.objects.filter(hostname=hostname).delete()

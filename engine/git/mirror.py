@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -122,6 +123,12 @@ def _create_and_fetch(
         refspecs.append(f"+{pr_ref}:{pr_ref}")
     url = target.url
     failure = _fetch(target, mirror_dir, refspecs, allow_local=allow_local, timeout=timeout)
+    if failure is not None and not created and not _intact(mirror_dir):
+        # A mirror is this host's cache of the forge's repository: one that is broken (a disk
+        # that filled up, objects removed under it) is made again rather than failing the work.
+        _remove(mirror_dir)
+        created = _ensure_bare_repository(mirror_dir)
+        failure = _fetch(target, mirror_dir, refspecs, allow_local=allow_local, timeout=timeout)
     pr_ref_missing = False
     if failure is not None and pr_ref:
         # Not every forge publishes refs/pull/N/head; the rest is still worth having.
@@ -162,6 +169,30 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
             "check permissions and free disk space"
         )
     return True
+
+
+def _intact(mirror_dir: Path) -> bool:
+    """Whether git reads the mirror and has the object of every ref in it (one listing, one
+    batch check): a fetch that failed into an intact mirror failed at the remote's end."""
+    refs = run_git(["for-each-ref", "--format=%(objectname)"], git_dir=mirror_dir)
+    if refs.returncode != 0 or refs.stderr.strip():
+        return False  # git skips a broken ref with a warning and exits 0
+    if not refs.stdout.strip():
+        return True
+    checked = run_git(["cat-file", "--batch-check=%(objecttype)"], git_dir=mirror_dir, input=refs.stdout)
+    return checked.returncode == 0 and b"missing" not in checked.stdout
+
+
+def _remove(mirror_dir: Path) -> None:
+    # Moved aside first, so a half-finished removal never leaves a directory that looks like a mirror.
+    doomed = mirror_dir.with_name(mirror_dir.name + ".broken")
+    try:
+        if doomed.exists():
+            shutil.rmtree(doomed)
+        mirror_dir.rename(doomed)
+        shutil.rmtree(doomed)
+    except OSError as exc:
+        raise RepositoryError(f"cannot remove the broken mirror {mirror_dir}: {exc.strerror}; check permissions") from exc
 
 
 def _fetch(target: _Target, mirror_dir: Path, refspecs: list[str], *, allow_local: bool, timeout: float) -> str | None:

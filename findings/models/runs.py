@@ -49,6 +49,7 @@ class VerificationRun(models.Model):
         RUNNING = v.RUN_RUNNING, v.RUN_STATUS_LABELS[v.RUN_RUNNING]
         DONE = v.RUN_DONE, v.RUN_STATUS_LABELS[v.RUN_DONE]
         FAILED = v.RUN_FAILED, v.RUN_STATUS_LABELS[v.RUN_FAILED]
+        SUPERSEDED = v.RUN_SUPERSEDED, v.RUN_STATUS_LABELS[v.RUN_SUPERSEDED]
 
     pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="verification_runs")
     commit = models.ForeignKey(Commit, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
@@ -66,6 +67,10 @@ class VerificationRun(models.Model):
     # The dead run this one was queued again for; a retry that dies too is not retried again.
     retry_of = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retried_as"
+    )
+    # The run of a newer head that took this queued one's place (status superseded).
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
     )
 
     objects = VerificationRunQuerySet.as_manager()

@@ -5,7 +5,7 @@ import logging
 import time
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from access.audit import audit_record, audit_refusal, writes
@@ -16,7 +16,7 @@ from findings.signals import verification_run_changed
 from findings.state.stored import pull_request_state_derive
 from core.errors import RecheckError
 from reviews.mirrors import commit_resolve
-from reviews.models import PullRequest, Repository
+from reviews.models import PinnedCommit, PullRequest, Repository
 from reviews.services import commit_get_or_create, commit_sha_checked, pull_request_changed
 
 logger = logging.getLogger(__name__)
@@ -182,6 +182,44 @@ def verification_run_claim(run_id: int) -> VerificationRun | None:
     if claimed != 1:
         return None
     return VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
+
+
+# Why superseding checks no person: it follows a newer head the forge reported (a signed webhook,
+# or beat's tracking), whose run verification_run_request recorded.
+NEWER_HEAD = "a newer head reported by the forge takes the place of runs queued for older ones"
+
+
+@writes("verification.supersede", system=NEWER_HEAD)
+def verification_runs_supersede(*, run: VerificationRun) -> list[int]:
+    """A burst of pushes verifies the newest head: the runs still queued (not claimed by a worker)
+    for heads of `run`'s pull request pinned before `run`'s commit are superseded by `run`, each
+    with a conditional update, so a worker that claimed one first keeps it. Returns their ids.
+    A run over every pin, or a person's run at a commit that is not a head, is never superseded."""
+    if run.commit_id is None:
+        return []
+    heads = PinnedCommit.objects.filter(pull_request_id=run.pull_request_id).heads()
+    newest = heads.filter(commit_id=run.commit_id).first()
+    if newest is None:
+        return []
+    older = heads.filter(Q(pinned_at__lt=newest.pinned_at) | Q(pinned_at=newest.pinned_at, pk__lt=newest.pk))
+    queued = VerificationRun.objects.filter(
+        pull_request_id=run.pull_request_id, status=VerificationRun.Status.QUEUED,
+        commit_id__in=older.values("commit_id"),
+    )
+    sha = run.commit.short_sha if run.commit else ""
+    superseded = queued.update(
+        status=VerificationRun.Status.SUPERSEDED, superseded_by=run, finished_at=timezone.now(),
+        message=f"Superseded by run {run.pk} of the newer head {sha} before a worker took it.",
+    )
+    if not superseded:
+        return []
+    ids = list(VerificationRun.objects.filter(superseded_by=run).order_by("pk").values_list("pk", flat=True))
+    audit_record(
+        action="verification.supersede", actor=None, target=_run_target(run.pull_request, sha),
+        repository=run.pull_request.repository, message=f"Run {run.pk} supersedes queued run(s) {', '.join(map(str, ids))}.",
+    )
+    pull_request_changed(pull_request_id=run.pull_request_id)
+    return ids
 
 
 @writes("verification.run", system=WORKER)

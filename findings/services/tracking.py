@@ -9,7 +9,7 @@ from core.errors import RecheckError
 from engine.git.history import is_ancestor
 from findings.models import VerificationRun
 from findings.services.follow_ups.opening import follow_ups_open_on_merge
-from findings.services.runs import verification_run_request
+from findings.services.runs import verification_run_request, verification_runs_supersede
 from findings.selectors.findings import pull_request_is_verified_at
 from reviews.mirrors import repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
@@ -31,18 +31,21 @@ class HeadRecorded:
     pinned: bool
     run: VerificationRun | None
     queued: bool
+    superseded: tuple[int, ...] = ()
 
     def describe(self) -> str:
         sha, reference = self.commit.short_sha, self.pull_request.reference
         if self.queued:
-            return f"Pinned {sha} as head of {reference}; verification run {self.run.pk} queued."
+            replaced = f" It supersedes queued run(s) {', '.join(map(str, self.superseded))}." if self.superseded else ""
+            return f"Pinned {sha} as head of {reference}; verification run {self.run.pk} queued.{replaced}"
         if self.run is not None:
             return f"{sha} of {reference} is already being verified (run {self.run.pk}); nothing more queued."
         return f"{sha} of {reference} is already pinned and verified; nothing queued."
 
     def as_dict(self) -> dict:
         return {"pull_request": self.pull_request.reference, "head": self.commit.sha, "queued": self.queued,
-                "run": self.run.pk if self.run else None, "detail": self.describe()}
+                "run": self.run.pk if self.run else None, "superseded": list(self.superseded),
+                "detail": self.describe()}
 
 
 @writes("pull_request.head", system=FORGE)
@@ -80,13 +83,21 @@ def _merged(pull_request: PullRequest, head: str) -> bool:
 def pull_request_record_head(*, pull_request: PullRequest, sha: str, note: str = "") -> HeadRecorded:
     """Pin `sha` as the PR's head and queue its verification, once per head: a head that is
     verified already, or being verified, queues nothing, however often it is reported (webhook
-    redeliveries, replays under new delivery ids, beat and webhook reporting the same push)."""
+    redeliveries, replays under new delivery ids, beat and webhook reporting the same push).
+
+    A burst of pushes verifies the newest head: its run supersedes the runs still queued for the
+    heads before it (`verification_runs_supersede`). A head pinned earlier and reported again is
+    verified if it is not yet (a push back to it, or a late redelivery), superseding nothing newer."""
     commit = commit_get_or_create(repository=pull_request.repository, sha=sha)
     _, pinned = pull_request_pin_commit(
         pull_request=pull_request, commit=commit, role=PinnedCommit.Role.HEAD, note=note or "pushed"
     )
     run = None
+    superseded: list[int] = []
     if pinned or not pull_request_is_verified_at(pull_request, commit):
         # The head comes from the forge (a signed delivery, or the fetched head ref): no second check.
         run = verification_run_request(pull_request=pull_request, commit_sha=commit.sha, commit_known=True)
-    return HeadRecorded(pull_request, commit, pinned, run, queued=bool(run and run.created))
+        if run.created:
+            superseded = verification_runs_supersede(run=run)
+    return HeadRecorded(pull_request, commit, pinned, run, queued=bool(run and run.created),
+                        superseded=tuple(superseded))

@@ -32,3 +32,11 @@ def repository_failed_calls(repository: Repository) -> list[ForgeCall]:
     button to send each again)."""
     return list(unresolved_failures().filter(repository=repository).select_related("pull_request", "repository")
                 .order_by("-id")[:SHOWN_FAILURES * 4])
+
+
+def oldest_due_call_at(now):
+    """When the call that has been due longest fell due (None: nothing due waits)."""
+    return (
+        ForgeCall.objects.filter(status=ForgeCall.Status.PENDING, due_at__lte=now)
+        .order_by("due_at").values_list("due_at", flat=True).first()
+    )

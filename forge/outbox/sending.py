@@ -8,7 +8,11 @@ Retry-After or rate-limit reset, else an exponential backoff up to hours); a rat
 every call it covers (the forge says which: `Forge.rate_limit_scope`) until the forge's time. After
 RECHECK_GITHUB_MAX_ATTEMPTS, or at once for an answer no retry can change (401, 403, 404, 422), the
 call is failed with the forge's message and what to fix (`Forge.failure_hint`), and waits for a
-person to resend it from the repository's page."""
+person to resend it from the repository's page.
+
+Before a call goes out, the forge's budget for the whole installation is asked
+(`forge.outbox.budget`); a call it cannot take yet goes back to pending, due when the budget says,
+its attempt not counted."""
 import logging
 import threading
 import time
@@ -20,6 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from findings.models import VerificationRun
+from forge.outbox.budget import BudgetUnavailable, forge_budget
 from forge.outbox.failures import Failure, retry_delay
 from forge.interface import forge_named
 from forge.outbox.models import ForgeCall
@@ -39,23 +44,32 @@ def _lease() -> timedelta:
 def forge_call_send(*, call_id: int, now=None) -> ForgeCall | None:
     """Send one call if it is due and the earlier calls of its target are done. Returns the row
     after the attempt, or None when there was nothing to do (not due yet, claimed by another
-    sender, finished, or an earlier call goes first and hands on to this one when it is done)."""
+    sender, finished, an earlier call goes first and hands on to this one when it is done, or the
+    forge's budget holds it back until it is due again)."""
+    return _send(call_id=call_id, now=now)[0]
+
+
+def _send(*, call_id: int, now=None) -> tuple[ForgeCall | None, bool]:
+    """`forge_call_send`, and whether the forge's budget held the call back."""
     now = now or timezone.now()
     call = ForgeCall.objects.select_related("repository", "pull_request").filter(pk=call_id).first()
     if call is None or call.is_finished:
-        return None
+        return None, False
     if call.due_at > now:
         outbox_wake([call])  # a task that came early: it is handed on for its time
-        return None
+        return None, False
     if ForgeCall.objects.for_target(call).unfinished().filter(pk__lt=call.pk).exists():
-        return None
+        return None, False
     claimed = ForgeCall.objects.filter(pk=call.pk, status__in=[ForgeCall.Status.PENDING, ForgeCall.Status.SENDING],
                                         due_at__lte=now).update(
         status=ForgeCall.Status.SENDING, attempts=F("attempts") + 1, due_at=now + _lease()
     )
     if claimed != 1:
-        return None
+        return None, False
     call.refresh_from_db()
+    if call.kind != ForgeCall.Kind.REPORT and (wait := _budget_wait(call)):
+        _wait_for_budget(call, wait)
+        return None, True
     try:
         if call.kind == ForgeCall.Kind.REPORT:
             github_id, status, wait = _prepare(call), None, None
@@ -83,21 +97,26 @@ def forge_call_send(*, call_id: int, now=None) -> ForgeCall | None:
         if next_call is not None:
             with transaction.atomic():
                 outbox_wake([next_call])
-    return call
+    return call, False
 
 
 def forge_calls_send_due(*, now=None, limit: int = SEND_BATCH) -> int:
     """Send every call that is due (in order per target); returns how many were attempted."""
     attempted = 0
     skipped: set[int] = set()
+    # A forge whose budget is spent: its other calls wait too, without each asking.
+    spent: set[str] = set()
     while attempted < limit:
         moment = now or timezone.now()
-        due = ForgeCall.objects.due(moment).exclude(pk__in=skipped).order_by("due_at", "id")
-        call_id = due.values_list("pk", flat=True).first()
-        if call_id is None:
+        due = ForgeCall.objects.due(moment).exclude(pk__in=skipped).exclude(forge__in=spent).order_by("due_at", "id")
+        row = due.values_list("pk", "forge").first()
+        if row is None:
             break
-        if forge_call_send(call_id=call_id, now=moment) is None:
-            skipped.add(call_id)  # an earlier call of its target goes first, or another sender has it
+        call, held_back = _send(call_id=row[0], now=moment)
+        if held_back:
+            spent.add(row[1])
+        elif call is None:
+            skipped.add(row[0])  # an earlier call of its target goes first, or another sender has it
         else:
             attempted += 1
     return attempted
@@ -148,6 +167,27 @@ def _prepare(call: ForgeCall) -> None:
     return None
 
 
+def _budget_wait(call: ForgeCall) -> float:
+    """0 when the forge's budget takes the call now, else the seconds it must wait."""
+    try:
+        return forge_budget().acquire(call.forge)
+    except BudgetUnavailable as error:
+        # Fail closed: every worker sending blind is what gets an installation blocked.
+        logger.warning("The forge budget is not answering (%s); call %s waits", error, call.pk)
+        return float(settings.RECHECK_FORGE_BUDGET_RETRY_SECONDS)
+
+
+def _wait_for_budget(call: ForgeCall, seconds: float) -> None:
+    """Back to pending, due when the budget allows, the attempt it was claimed with not counted."""
+    due_at = timezone.now() + timedelta(seconds=seconds)
+    with transaction.atomic():
+        ForgeCall.objects.filter(pk=call.pk, status=ForgeCall.Status.SENDING).update(
+            status=ForgeCall.Status.PENDING, attempts=F("attempts") - 1, due_at=due_at
+        )
+        call.due_at = due_at
+        outbox_wake([call])
+
+
 def _failed(call: ForgeCall, failure: Failure) -> None:
     retry = failure.retryable and call.attempts < settings.RECHECK_GITHUB_MAX_ATTEMPTS
     delay = retry_delay(failure, call.attempts) if retry else 0.0
@@ -171,5 +211,10 @@ def _hold_back(call: ForgeCall, seconds: float) -> None:
     """Every waiting call the rate limit `call` met covers (its forge says which: a GitHub App's
     counts per installation, a token's per token) waits, and no other forge's."""
     until = timezone.now() + timedelta(seconds=seconds)
+    try:
+        # Calls another worker claims meanwhile wait too, not only those waiting in the outbox now.
+        forge_budget().hold(call.forge, seconds)
+    except BudgetUnavailable as error:
+        logger.warning("The forge budget is not answering (%s); the rate limit is held in the outbox only", error)
     waiting = ForgeCall.objects.filter(status=ForgeCall.Status.PENDING, due_at__lt=until, forge=call.forge)
     waiting.filter(**forge_named(call.forge).rate_limit_scope(call)).update(due_at=until)

@@ -16,6 +16,17 @@ from tests.forge.fake_github import FakeGitHub
 APP_ID = "4242"
 
 
+@pytest.fixture(autouse=True)
+def fresh_forge_budget():
+    """The forge budget is kept by the process (the suite counts in no Redis): a rate limit one
+    test's fake forge answered must not hold back the next test's calls."""
+    from forge.outbox.budget import _budget
+
+    _budget.cache_clear()
+    yield
+    _budget.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def app_key():
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)

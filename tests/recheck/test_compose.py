@@ -11,7 +11,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
-APP_SERVICES = ["migrate", "web", "worker", "beat"]
+WORKERS = [name for name, service in SERVICES.items() if service.get("command", [])[3:4] == ["worker"]]
+APP_SERVICES = ["migrate", "web", *WORKERS, "beat"]
 
 
 def command_of(service: str) -> list[str]:
@@ -20,7 +21,30 @@ def command_of(service: str) -> list[str]:
 
 
 def test_it_has_the_production_services():
-    assert {"postgres", "redis", "web", "worker", "beat"} <= set(SERVICES)
+    assert {"postgres", "redis", "web", "beat"} <= set(SERVICES) and WORKERS
+
+
+def queues_of(service: str) -> set[str]:
+    command = command_of(service)
+    return set(command[command.index("-Q") + 1].split(","))
+
+
+def test_each_kind_of_work_has_a_worker_of_its_own():
+    from recheck.routing import LEGACY, QUEUE_OF_TASK, VERIFY
+
+    consumed = {service: queues_of(service) for service in WORKERS}
+    for queue in set(QUEUE_OF_TASK.values()) - {VERIFY}:
+        assert [service for service, queues in consumed.items() if queue in queues] == [queue], queue
+    assert LEGACY in consumed["maintenance"], "what a deployment before the queues left must still be taken"
+
+
+def test_every_verification_shard_has_a_worker_that_also_takes_the_plain_queue():
+    from recheck.routing import VERIFY, shard_queue
+
+    shards = int(SERVICES["web"]["environment"]["RECHECK_VERIFY_SHARDS"])
+    verifying = [queues_of(service) for service in WORKERS if VERIFY in queues_of(service)]
+    assert shards > 1 and len(verifying) == shards
+    assert sorted(queues - {VERIFY} for queues in verifying) == [{shard_queue(n)} for n in range(shards)]
 
 
 @pytest.mark.parametrize("service", APP_SERVICES)
@@ -45,7 +69,7 @@ def test_every_variable_the_app_gets_is_documented_in_the_configuration_page():
         assert f"`{name}`" in configuration, f"{name} is missing from docs/operations/configuration.md"
 
 
-@pytest.mark.parametrize("service", ["web", "worker", "beat", "migrate"])
+@pytest.mark.parametrize("service", ["web", *WORKERS, "beat", "migrate"])
 def test_app_services_wait_for_healthy_dependencies(service):
     depends = SERVICES[service]["depends_on"]
     assert depends["redis"]["condition"] == "service_healthy"
@@ -55,7 +79,7 @@ def test_app_services_wait_for_healthy_dependencies(service):
         assert depends["migrate"]["condition"] == "service_completed_successfully"
 
 
-@pytest.mark.parametrize("service", ["postgres", "redis", "web", "worker"])
+@pytest.mark.parametrize("service", ["postgres", "redis", "web", *WORKERS])
 def test_long_running_services_have_healthchecks(service):
     assert SERVICES[service]["healthcheck"]["test"]
 
@@ -72,7 +96,7 @@ def test_the_web_healthcheck_calls_an_existing_url(client, db):
     assert client.get(url).json() == {"status": "ok"}
 
 
-@pytest.mark.parametrize(("service", "subcommand"), [("worker", "worker"), ("beat", "beat")])
+@pytest.mark.parametrize(("service", "subcommand"), [*((worker, "worker") for worker in WORKERS), ("beat", "beat")])
 def test_celery_services_run_the_project_app(service, subcommand):
     command = command_of(service)
     assert command[:3] == ["celery", "-A", "recheck"] and command[3] == subcommand
@@ -93,10 +117,10 @@ def test_named_volumes_are_declared():
 
 def test_the_image_prepares_the_mirror_volume_for_its_user():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    mirror_root = SERVICES["worker"]["environment"]["RECHECK_MIRROR_ROOT"]
+    mirror_root = SERVICES["verify-0"]["environment"]["RECHECK_MIRROR_ROOT"]
     assert f"mkdir -p {mirror_root} && chown recheck {mirror_root}" in dockerfile
     assert "USER recheck" in dockerfile
-    assert any(volume.endswith(f":{mirror_root}") for volume in SERVICES["worker"]["volumes"])
+    assert any(volume.endswith(f":{mirror_root}") for volume in SERVICES["verify-0"]["volumes"])
 
 
 def test_a_full_cache_gives_way_to_the_broker():
