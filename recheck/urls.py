@@ -4,7 +4,7 @@ from django.urls import include, path
 from recheck.health import healthz, healthz_operations, metrics
 
 # The admin's registrations (backoffice.admin), found here rather than at start-up: a command never
-# needs them (settings install the admin's SimpleAdminConfig).
+# needs them (settings install the admin's simple config, backoffice.site.RecheckAdminConfig).
 admin.autodiscover()
 
 urlpatterns = [

@@ -12,7 +12,7 @@ PROJECT = {
     "api.": "the API: tests/access/test_persona_matrix_api.py walks every operation of its schema",
     "backoffice.shortcut.": "the admin's View on site: tests/backoffice/test_view_on_site.py",
     "backoffice.": "the admin's own pages on an object, read through the model admin's get_queryset",
-    "recheck.health.": "the health check: names no object",
+    "recheck.health.": "the health check, and the operations figures behind RECHECK_OPERATIONS_TOKEN: no object",
 }
 
 # The admin's pages of a model: each loads its object through the model admin's get_queryset
