@@ -259,10 +259,8 @@ RUN_FAILED = "failed"
 # Queued for a head that a newer push to the pull request replaced before a worker took it: never
 # run, kept with the run that took its place.
 RUN_SUPERSEDED = "superseded"
-RUN_STATUS_LABELS = {
-    RUN_QUEUED: "Queued", RUN_RUNNING: "Running", RUN_DONE: "Done", RUN_FAILED: "Failed",
-    RUN_SUPERSEDED: "Superseded",
-}
+RUN_STATUS_LABELS = {RUN_QUEUED: "Queued", RUN_RUNNING: "Running", RUN_DONE: "Done", RUN_FAILED: "Failed",
+                     RUN_SUPERSEDED: "Superseded"}
 # What a request to verify says it led to, by the run's status when the answer is written: with the
 # tasks run in-process the run has already ended, and its results are on the page the answer
 # shows, so it must not say "queued" then.

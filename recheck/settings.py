@@ -358,10 +358,9 @@ RECHECK_OPERATIONS_TOKEN = env_str("RECHECK_OPERATIONS_TOKEN")
 # RECHECK_FORGE_BUDGET_RETRY_SECONDS.
 RECHECK_FORGE_BUDGET_CALLS = env_int("RECHECK_FORGE_BUDGET_CALLS", 80)
 RECHECK_FORGE_BUDGET_WINDOW_SECONDS = float(env_str("RECHECK_FORGE_BUDGET_WINDOW_SECONDS", "60"))
-RECHECK_FORGE_BUDGET_REDIS_URL = env_str(
-    "RECHECK_FORGE_BUDGET_REDIS_URL",
-    env_str("CELERY_BROKER_URL") if env_str("CELERY_BROKER_URL").startswith(("redis://", "rediss://")) else "",
-)
+_broker_url = env_str("CELERY_BROKER_URL")
+RECHECK_FORGE_BUDGET_REDIS_URL = env_str("RECHECK_FORGE_BUDGET_REDIS_URL",
+                                         _broker_url if _broker_url.startswith(("redis://", "rediss://")) else "")
 RECHECK_FORGE_BUDGET_RETRY_SECONDS = float(env_str("RECHECK_FORGE_BUDGET_RETRY_SECONDS", "5"))
 
 # --- Celery --------------------------------------------------------------------------------
