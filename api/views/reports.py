@@ -41,6 +41,7 @@ _SPOOL_BYTES = 4 * 1024 * 1024
 ))
 class CommitReports(ActionView):
     required_action = Action.REPORT
+    audit_action = "report.record"
 
     def post(self, request, owner: str, name: str, sha: str):
         repository = get_object_or_404(visible_to(Repository.objects.all(), request, "pk"), slug=f"{owner}/{name}")
