@@ -30,6 +30,22 @@ class TestDiv:
 '''
 
 
+def calc_repository(tmp_path: Path):
+    """acme/calc: a tiny package with its tests, two of which fail, and a config with a secret in
+    it; recorded and fetched into its mirror. The repository's `repo` is the git repository built."""
+    from reviews.mirrors import repository_fetch
+    from tests.factories import RepositoryFactory
+    from tests.gitrepo import GitRepoBuilder
+
+    repo = GitRepoBuilder(tmp_path, "calc")
+    repo.sha = (repo.write("calc.py", CALC).write("tests/__init__.py", "").write("tests/test_calc.py", TESTS)
+                .write("config/soak.py", 'password = "hunter2"\n').commit("calc"))
+    repository = RepositoryFactory(slug="acme/calc", clone_url=repo.url)
+    repository_fetch(repository=repository)
+    repository.repo = repo
+    return repository
+
+
 def pytest_junit(checkout: Path, out: Path) -> bytes:
     """Run pytest over `checkout`'s tests as a CI job does, writing JUnit XML to `out`."""
     subprocess.run(

@@ -3,23 +3,14 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from findings.models import CheckReport, ReportedResult
-from reviews.mirrors import repository_fetch
-from tests.factories import RepositoryFactory
-from tests.gitrepo import GitRepoBuilder
-from tests.reports import CALC, TESTS, pytest_junit, ruff_sarif
+from tests.reports import calc_repository, pytest_junit, ruff_sarif
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def calc(tmp_path):
-    repo = GitRepoBuilder(tmp_path, "calc")
-    repo.sha = (repo.write("calc.py", CALC).write("tests/__init__.py", "").write("tests/test_calc.py", TESTS)
-                .write("config/soak.py", 'password = "hunter2"\n').commit("calc"))
-    repository = RepositoryFactory(slug="acme/calc", clone_url=repo.url)
-    repository_fetch(repository=repository)
-    repository.repo = repo
-    return repository
+    return calc_repository(tmp_path)
 
 
 def run(*args) -> str:

@@ -10,24 +10,16 @@ import pytest
 from core import vocabulary
 from findings.models import CheckReport, ReportedResult
 from recheck_gate import cli
-from reviews.mirrors import repository_fetch
-from tests.factories import RepositoryFactory, UserFactory, make_api_token
-from tests.gitrepo import GitRepoBuilder
+from tests.factories import UserFactory, make_api_token
 from tests.personas import member_of
-from tests.reports import CALC, TESTS, pytest_junit, ruff_sarif
+from tests.reports import calc_repository, pytest_junit, ruff_sarif
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def calc(tmp_path):
-    repo = GitRepoBuilder(tmp_path, "calc")
-    repo.sha = (repo.write("calc.py", CALC).write("tests/__init__.py", "").write("tests/test_calc.py", TESTS)
-                .write("config/soak.py", 'password = "hunter2"\n').commit("calc"))
-    repository = RepositoryFactory(slug="acme/calc", clone_url=repo.url)
-    repository_fetch(repository=repository)
-    repository.repo = repo
-    return repository
+    return calc_repository(tmp_path)
 
 
 @pytest.fixture
