@@ -52,48 +52,6 @@ def fetch(url: str, **headers) -> tuple[int, dict, bytes]:
         return error.code, dict(error.headers), error.read()
 
 
-def large_pull_request(findings: int):
-    """A pull request of `findings` findings (three blockers to a cleanup), each with a snippet,
-    verified at its second pin, in a few bulk inserts."""
-    import hashlib
-
-    from django.utils import timezone
-
-    from findings.models import Evidence, EvidenceResult, Finding, Verification
-    from reviews.models import Commit, PinnedCommit, PullRequest, Repository
-
-    def sha(seed: str) -> str:
-        return hashlib.sha1(seed.encode()).hexdigest()
-
-    repository = Repository.objects.create(slug="acme/large", clone_url="https://example.com/acme/large.git",
-                                           web_url="https://github.com/acme/large")
-    pull_request = PullRequest.objects.create(repository=repository, number=1, title="A large pull request")
-    reviewed = Commit.objects.create(repository=repository, sha=sha("reviewed"), resolved=True)
-    rebased = Commit.objects.create(repository=repository, sha=sha("rebased"), resolved=True)
-    PinnedCommit.objects.create(pull_request=pull_request, commit=reviewed, role="reviewed")
-    PinnedCommit.objects.create(pull_request=pull_request, commit=rebased, role="rebased")
-    rows = Finding.objects.bulk_create(
-        Finding(pull_request=pull_request, number=n, kind="cleanup" if n % 4 == 0 else "blocker",
-                caught_by="ci" if n % 3 == 0 else "none", title=f"Finding number {n}", summary=f"What {n} is.",
-                body=f"The loader **drops** sample {n}.", path=f"pkg/module_{n}.py", line=10)
-        for n in range(1, findings + 1)
-    )
-    evidence = Evidence.objects.bulk_create(
-        Evidence(finding=finding, position=0, kind="snippet", commit=reviewed, path=finding.path, start_line=10,
-                 end_line=12, text=f"def load_{finding.number}(sample):\n    tolerance = 0\n    return sample\n")
-        for finding in rows
-    )
-    verifications = Verification.objects.bulk_create(
-        Verification(finding=finding, commit=rebased, verdict="present", checked_at=timezone.now()) for finding in rows
-    )
-    EvidenceResult.objects.bulk_create(
-        EvidenceResult(verification=verification, evidence=item, state="holds", path=item.path, start_line=10,
-                       end_line=12)
-        for verification, item in zip(verifications, evidence, strict=True)
-    )
-    return pull_request
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=8)
@@ -137,7 +95,10 @@ def main() -> int:
     call_command("load_demo", verbosity=0, stdout=open(os.devnull, "w"))
     from reviews.models import PullRequest
 
-    large = large_pull_request(args.findings)
+    # The same large pull request the tests build, its state stored as a verification stores it.
+    from tests.factories import large_reviewed_pull_request
+
+    large = large_reviewed_pull_request(findings=args.findings)
     sample = PullRequest.objects.get(repository__slug="recheck-demo/sample", number=1)
     review = PullRequest.objects.get(number=4108)
     server = subprocess.Popen(
