@@ -31,6 +31,7 @@ QUEUE_OF_TASK = {
     "findings.tasks.track_pull_request_head": VERIFY,
     "findings.tasks.check_follow_ups": VERIFY,
     "findings.tasks.fetch_repository": VERIFY,
+    "findings.tasks.rederive_report": VERIFY,
     # Talk to GitHub and GitLab, held back by their rate limits, not by verification.
     "forge.tasks.send_github_call": FORGE,
     "forge.tasks.send_due_github_calls": FORGE,
