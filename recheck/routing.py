@@ -36,6 +36,7 @@ QUEUE_OF_TASK = {
     "forge.tasks.send_github_call": FORGE,
     "forge.tasks.send_due_github_calls": FORGE,
     "forge.tasks.sync_review_threads": FORGE,
+    "forge.tasks.read_pipeline_test_report": FORGE,
     "presentation.tasks.render_companion_pages": RENDER,
     # Beat's rounds and background imports: database work, no mirror.
     "findings.tasks.run_import": MAINTENANCE,

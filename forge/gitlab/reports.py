@@ -9,11 +9,31 @@ from __future__ import annotations
 
 from django.utils.dateparse import parse_datetime
 
+import logging
+
+from django.db import transaction
+
 from core import vocabulary
 from core.errors import RecheckError, ReportError
+from engine.reports import JUnitCase
+from findings.enqueue import enqueue
 from findings.services.reports import check_report_record
+from forge.gitlab.client import pipeline_test_report
 from forge.interface import WebhookPayloadError
 from reviews.models import Repository
+
+logger = logging.getLogger(__name__)
+
+TEST_REPORT_TASK = "forge.tasks.read_pipeline_test_report"
+# A pipeline that ended this way has its test report complete.
+PIPELINE_COMPLETED = frozenset({"success", "failed"})
+# A test case's status in GitLab's test report, as a test's outcome (an error is a failure, as in JUnit).
+CASE_OUTCOMES = {
+    "success": vocabulary.TEST_PASSED,
+    "failed": vocabulary.TEST_FAILED,
+    "error": vocabulary.TEST_FAILED,
+    "skipped": vocabulary.TEST_SKIPPED,
+}
 
 # A finished job's status, as a check's conclusion.
 JOB_CONCLUSIONS = {
@@ -47,7 +67,44 @@ def pipeline_jobs_record(repository: Repository, payload: dict) -> str:
         recorded.append(f"{build['name']} ({vocabulary.conclusion_label(conclusion).lower()})")
     said = f"Pipeline {attributes.get('id')} at {sha[:8]} of {repository.slug}: "
     said += f"recorded {', '.join(recorded)}" if recorded else "no job has finished"
-    return said + (f"; {waiting} still to run." if waiting else ".")
+    said += f"; {waiting} still to run." if waiting else "."
+    if str(attributes.get("status")) in PIPELINE_COMPLETED and isinstance(attributes.get("id"), int):
+        pipeline_id = attributes["id"]
+        # GitLab's request is answered first; its test report is read after the commit.
+        transaction.on_commit(lambda: _read_test_report_later(repository.pk, pipeline_id, sha))
+        said += " Its test report is read."
+    return said
+
+
+def _read_test_report_later(repository_id: int, pipeline_id: int, sha: str) -> None:
+    try:
+        enqueue(TEST_REPORT_TASK, repository_id, pipeline_id, sha)
+    except Exception:
+        # The jobs' conclusions are kept; only the named tests' outcomes wait for a resend.
+        logger.exception("The test report of pipeline %s could not be read", pipeline_id)
+
+
+def pipeline_test_report_record(*, repository: Repository, pipeline_id: int, sha: str) -> list[str]:
+    """Read a completed pipeline's test report at GitLab and record each test suite (named for its
+    job) as the report of that check with its test cases' outcomes. Raises
+    forge.outbox.failures.Failure when GitLab does not answer with one."""
+    report = pipeline_test_report(repository, pipeline_id)
+    recorded = []
+    for suite in report.test_suites:
+        if not suite.test_cases:
+            continue
+        cases = [JUnitCase(classname=case.classname or "", name=case.name, file=case.file or "",
+                           outcome=CASE_OUTCOMES.get(case.status, vocabulary.TEST_FAILED))
+                 for case in suite.test_cases]
+        check_report_record(repository=repository, sha=sha, check=suite.name, source=vocabulary.REPORT_GITLAB,
+                            cases=cases, url=_pipeline_url(repository, pipeline_id))
+        recorded.append(suite.name)
+    return recorded
+
+
+def _pipeline_url(repository: Repository, pipeline_id: int) -> str:
+    web_url = repository.web_url or ""
+    return f"{web_url.rstrip('/')}/-/pipelines/{int(pipeline_id)}/test_report" if web_url.startswith("http") else ""
 
 
 def job_record(repository: Repository, payload: dict) -> str:

@@ -104,3 +104,36 @@ def test_a_job_at_a_commit_the_project_does_not_have_keeps_nothing(
     response = hook(client, django_capture_on_commit_callbacks, failed, "Job Hook", "j-ghost")
     assert response.status_code == 400, response.json()
     assert not CheckReport.objects.exists()
+
+
+def test_a_completed_pipeline_s_test_report_is_read_at_gitlab_into_its_tests_outcomes(
+    client, gitlab_repo, checked, fake_gitlab, django_capture_on_commit_callbacks
+):
+    from findings.models import Evidence, ReportedTest
+
+    sha = gitlab_repo.reviewed
+    # Finding 1 names two tests of the job test-build: one still fails, the other passes now.
+    Evidence.objects.filter(check_name="test-build").update(
+        check_tests=["tests.test_calc::test_div", "tests.test_calc::test_floor"])
+    pull_request_verify(pull_request=checked, commit=Commit.objects.get(sha=sha))
+    fake_gitlab.add_test_report(PROJECT_ID, 31, {"test-build": [
+        ("tests.test_calc", "test_div", "failed"), ("tests.test_calc", "test_floor", "success"),
+        ("tests.test_calc", "test_neg", "error")]})
+
+    response = hook(client, django_capture_on_commit_callbacks, ours(example("pipeline"), sha), "Pipeline Hook", "p-t")
+    assert response.status_code in (200, 202) and "test report is read" in response.json()["detail"]
+    assert fake_gitlab.calls("GET", r"/pipelines/31/test_report$")
+    assert sorted(ReportedTest.objects.values_list("name", "outcome")) == [
+        ("test_div", "failed"), ("test_floor", "passed"), ("test_neg", "failed")]
+    verdict, outcome = outcomes(sha)[1]
+    assert (verdict, outcome) == ("partly_fixed", "partly")
+
+
+def test_a_test_report_gitlab_cannot_give_keeps_the_jobs_conclusions(
+    client, gitlab_repo, checked, fake_gitlab, django_capture_on_commit_callbacks
+):
+    sha = gitlab_repo.reviewed
+    fake_gitlab.fail("GET", r"/pipelines/31/test_report$", 500, {"message": "500 Internal Server Error"})
+    response = hook(client, django_capture_on_commit_callbacks, ours(example("pipeline"), sha), "Pipeline Hook", "p-f")
+    assert response.status_code in (200, 202)
+    assert CheckReport.objects.count() == 4 and outcomes(sha)[1] == ("present", "fails")
