@@ -88,6 +88,7 @@ def test_an_upload_is_answered_before_the_state_is_derived_again_and_a_worker_de
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("eager_tasks")  # as with no broker, even where one is configured (CI)
 def test_with_no_broker_the_state_is_current_when_the_upload_returns(waiting):
     from findings.enqueue import tasks_run_in_process
 
@@ -101,6 +102,7 @@ def test_with_no_broker_the_state_is_current_when_the_upload_returns(waiting):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("eager_tasks")
 def test_a_duplicated_message_verifies_once(waiting):
     assert upload(waiting, "success").status_code == 201
     report = CheckReport.objects.get()

@@ -14,7 +14,8 @@ from reviews.models import Commit, PullRequest
 from tests.gitrepo import GitRepoBuilder
 from tests.reports import pytest_junit, ruff_sarif
 
-pytestmark = pytest.mark.django_db
+# A report's re-derivation runs in-process even where a broker is configured (CI).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 TESTS = """from calc import div
 

@@ -11,7 +11,8 @@ from tests.api.test_webhooks import deliver
 from tests.findings.services.test_verification import import_review
 from tests.forge.github.test_webhook_events import SECRET, example
 
-pytestmark = pytest.mark.django_db
+# A report's re-derivation runs in-process even where a broker is configured (CI).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 # The examples' names: the check run "Octocoders-linter" (by the app github-actions when it failed)
 # and the status context "default" (set by Codertocat).
