@@ -82,6 +82,15 @@ def run_import(job_id: int) -> dict:
     return {"job": job_id, "status": job.status if job else "claimed elsewhere"}
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def rederive_report(report_id: int) -> dict:
+    """Verify again the pull requests already verified at a report's commit, off the request
+    that brought the report."""
+    from findings.services.reports import check_report_rederive
+
+    return {"report": report_id, "verified": check_report_rederive(report_id=report_id)}
+
+
 @shared_task
 def reap_dead_runs() -> list:
     """Beat's job: fail the runs whose worker died, and queue each again once."""

@@ -44,3 +44,23 @@ def sync_review_threads(self, pull_request_id: int, actor_id: int | None = None)
     if not outcome.ok and outcome.retry_in is not None and not self.request.is_eager:
         raise self.retry(countdown=outcome.retry_in)
     return {"pull_request": pull_request_id, "status": "ok" if outcome.ok else "failed", "message": outcome.message}
+
+
+@shared_task(bind=True, acks_late=True, max_retries=5)
+def read_pipeline_test_report(self, repository_id: int, pipeline_id: int, sha: str) -> dict:
+    """Read a completed GitLab pipeline's test report into reports of its jobs' test cases; GitLab's
+    rate limit or a 5xx is tried again later."""
+    from forge.gitlab.reports import pipeline_test_report_record
+    from forge.outbox.failures import Failure
+    from reviews.models import Repository
+
+    repository = Repository.objects.filter(pk=repository_id).first()
+    if repository is None:
+        return {"pipeline": pipeline_id, "status": "gone"}
+    try:
+        suites = pipeline_test_report_record(repository=repository, pipeline_id=pipeline_id, sha=sha)
+    except Failure as failure:
+        if failure.retryable and not self.request.is_eager:
+            raise self.retry(countdown=failure.retry_after or 30 * 2**self.request.retries) from None
+        return {"pipeline": pipeline_id, "status": "failed", "message": failure.message}
+    return {"pipeline": pipeline_id, "status": "ok", "suites": suites}

@@ -31,10 +31,12 @@ QUEUE_OF_TASK = {
     "findings.tasks.track_pull_request_head": VERIFY,
     "findings.tasks.check_follow_ups": VERIFY,
     "findings.tasks.fetch_repository": VERIFY,
+    "findings.tasks.rederive_report": VERIFY,
     # Talk to GitHub and GitLab, held back by their rate limits, not by verification.
     "forge.tasks.send_github_call": FORGE,
     "forge.tasks.send_due_github_calls": FORGE,
     "forge.tasks.sync_review_threads": FORGE,
+    "forge.tasks.read_pipeline_test_report": FORGE,
     "presentation.tasks.render_companion_pages": RENDER,
     # Beat's rounds and background imports: database work, no mirror.
     "findings.tasks.run_import": MAINTENANCE,

@@ -47,6 +47,10 @@ class CheckReport(models.Model):
     tests_failed = models.PositiveIntegerField(default=0)
     tests_skipped = models.PositiveIntegerField(default=0)
     results = models.PositiveIntegerField(default=0)
+    rederived_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When a worker claimed verifying again the pull requests already verified at its commit.",
+    )
 
     class Meta:
         ordering = ["commit_id", "check_name", "received_at", "id"]

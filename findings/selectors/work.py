@@ -1,6 +1,6 @@
 """Which repository a queued task will read, so that it can be routed to the workers whose mirror
 cache already holds that repository (recheck.routing). Each is one read by primary key."""
-from findings.models import FollowUpSweep, VerificationRun
+from findings.models import CheckReport, FollowUpSweep, VerificationRun
 from reviews.models import PullRequest
 
 
@@ -16,6 +16,10 @@ def _sweep(sweep_id: int) -> int | None:
     return FollowUpSweep.objects.filter(pk=sweep_id).values_list("repository_id", flat=True).first()
 
 
+def _report(report_id: int) -> int | None:
+    return CheckReport.objects.filter(pk=report_id).values_list("repository_id", flat=True).first()
+
+
 def _repository(repository_id: int) -> int | None:
     return repository_id
 
@@ -26,6 +30,7 @@ REPOSITORY_OF_FIRST_ARGUMENT = {
     "findings.tasks.track_pull_request_head": _pull_request,
     "findings.tasks.check_follow_ups": _sweep,
     "findings.tasks.fetch_repository": _repository,
+    "findings.tasks.rederive_report": _report,
 }
 
 

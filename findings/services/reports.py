@@ -7,11 +7,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import io
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from access.audit import audit_record, audit_refusal, writes
 from access.permissions import Action, actor_check
@@ -22,11 +24,19 @@ from engine.reports.junit import junit_cases
 from engine.reports.sarif import placer, sarif_results
 from engine.reports.testids import bare_name, case_key
 from engine.verification.checks import MAX_APP, check_name_checked, name_problem
+from findings.enqueue import enqueue
 from findings.models import CheckReport, Evidence, ReportedResult, ReportedTest
+from findings.services.runs import enqueue_errors
 from findings.services.verification.run import pull_request_verify
 from reviews.mirrors import commit_resolve, repository_reader
 from reviews.models import PullRequest, Repository
 from reviews.services import commit_get_or_create, commit_sha_checked
+
+logger = logging.getLogger(__name__)
+
+REDERIVE_TASK = "findings.tasks.rederive_report"
+# Why re-deriving checks no person: the report it follows was checked and audited when recorded.
+REDERIVATION = "a worker verifying again, at a report's commit, what check_report_record checked and recorded"
 
 # Rows written to the database at a time while a report's test cases stream in.
 BATCH = 2000
@@ -133,21 +143,52 @@ def _record(*, repository, sha, check, source, actor, conclusion, file, cases, u
         if existing is None:
             raise
         return ReportRecorded(existing, created=False)
-    _verified_again(report)
+    _rederive_after_commit(report)
     return ReportRecorded(report, created=True)
 
 
-def _verified_again(report: CheckReport) -> None:
-    """The pull requests already verified at the report's commit with evidence of its check are
-    verified there again, without a fetch (their mirror has the commit: they were verified at it),
-    so their stored state says what the report says the moment it arrives: a report before the
-    verification and one after it give the same state."""
+def _rederive_after_commit(report: CheckReport) -> None:
+    """Hand the report's re-derivation to a worker once the report is committed, so an upload or a
+    forge's delivery is answered at once (decision 0001). With no broker configured the task runs
+    in-process as the transaction commits, so the state is current when the request returns."""
+
+    def send():
+        try:
+            enqueue(REDERIVE_TASK, report.pk)
+        except enqueue_errors() as error:
+            # The report is kept: the next verification at its commit reads it. The broker's own
+            # message names hosts and ports, for staff's log only.
+            logger.error("Report %s kept, its re-derivation not queued: %s", report.pk, error)
+        except Exception:
+            # Run in-process, the re-derivation failed; the report is kept and answered for.
+            logger.exception("Report %s kept, its re-derivation failed", report.pk)
+
+    transaction.on_commit(send)
+
+
+@writes("verification.run", system=REDERIVATION)
+def check_report_rederive(*, report_id: int) -> list[str]:
+    """Verify again, without a fetch, the pull requests already verified at the report's commit
+    with evidence of its check (their mirror has the commit: they were verified at it), so their
+    stored state says what the report says: a report before the verification and one after it give
+    the same state. Returns the pull requests verified again.
+
+    The report is claimed with a conditional update (decision 0003): a duplicated or redelivered
+    message finds it claimed and does nothing twice. A worker that dies after claiming leaves the
+    state as the next verification at that commit makes it, which reads every report there."""
+    claimed = CheckReport.objects.filter(pk=report_id, rederived_at__isnull=True).update(rederived_at=timezone.now())
+    if not claimed:
+        return []
+    report = CheckReport.objects.select_related("commit").get(pk=report_id)
     pull_requests = PullRequest.objects.filter(
         findings__evidence__kind=Evidence.Kind.CHECK, findings__evidence__check_name=report.check_name,
         findings__verifications__commit=report.commit,
-    ).distinct().select_related("repository")
+    ).distinct().select_related("repository").order_by("pk")
+    verified = []
     for pull_request in pull_requests:
         pull_request_verify(pull_request=pull_request, commit=report.commit, fetch=False)
+        verified.append(str(pull_request))
+    return verified
 
 
 def _check_fields(*, check, source, conclusion, url, attempt, app, has_content) -> None:

@@ -7,7 +7,8 @@ by its X-GitHub-Delivery id in the same transaction as its effect, so a redelive
 or someone presses "Redeliver") finds the row and changes nothing.
 
 The events about Recheck's check (re-runs asked for on GitHub, merge groups, closed pull requests,
-the App's installations) are recorded the same way and handed to `forge.github.events`."""
+the App's installations) are recorded the same way and handed to `forge.github.events`; other
+apps' completed check runs and commit statuses, to `forge.github.reports`, as CI reports."""
 import hashlib
 import hmac
 from urllib.parse import parse_qs
@@ -29,6 +30,7 @@ from forge.github.events import (
     push_handle,
 )
 from forge.interface import DeliveryOutcome, WebhookPayloadError, delivery_acted_on_once
+from forge.github.reports import check_run_completed_handle, status_handle
 from forge.github.review_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
 from reviews.models import PullRequest
 from reviews.services import pull_request_state_record
@@ -99,11 +101,12 @@ def _tracked_pull_request(slug: str, number: int) -> PullRequest | None:
 
 # The events whose deliveries are acted on (and recorded, so a redelivery has no further effect).
 HANDLED_EVENTS = frozenset(
-    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories", "push"}
+    {"pull_request", "check_run", "check_suite", "merge_group", "installation", "installation_repositories", "push",
+     "status"}
 ) | THREAD_EVENTS
 # The actions of those events that reach a handler; the others are acknowledged and recorded.
 HANDLED_ACTIONS = {
-    "check_run": {"rerequested"},
+    "check_run": {"rerequested", "completed"},
     "check_suite": {"rerequested"},
     "merge_group": {"checks_requested"},
     **THREAD_ACTIONS,
@@ -156,6 +159,10 @@ def _delivery_handle(*, delivery_id: str, event: str, payload: dict) -> Delivery
 
 
 def _dispatch(event: str, payload: dict) -> EventOutcome:
+    if event == "check_run" and payload.get("action") == "completed":
+        return check_run_completed_handle(payload=payload)
+    if event == "status":
+        return status_handle(payload=payload)
     if event in ("check_run", "check_suite"):
         return check_rerequest_handle(event=event, payload=payload)
     if event == "merge_group":

@@ -44,6 +44,35 @@ class Note(GitLabModel):
     system: bool = False
 
 
+class TestCase(GitLabModel):
+    """One test case of a pipeline's test report: GitLab's status is success, failed, skipped or error."""
+
+    status: str
+    name: str
+    classname: str = ""
+    file: str | None = None
+
+
+class TestSuite(GitLabModel):
+    """A test suite of a pipeline's test report: the JUnit reports of the jobs of one name."""
+
+    name: str
+    test_cases: list[TestCase] = []
+
+
+class TestReport(GitLabModel):
+    """`GET /projects/:id/pipelines/:pipeline_id/test_report`'s answer."""
+
+    total_count: int = 0
+    test_suites: list[TestSuite] = []
+
+
+def pipeline_test_report(repository: Repository, pipeline_id: int) -> TestReport:
+    """The test report GitLab parsed from a pipeline's JUnit artifacts; a Failure for anything
+    GitLab did not answer with one."""
+    return parsed(TestReport, gitlab_request(repository, "GET", f"/pipelines/{int(pipeline_id)}/test_report"))
+
+
 def gitlab_base_url(repository: Repository) -> str:
     return (repository.forge_url or settings.RECHECK_GITLAB_URL).rstrip("/")
 

@@ -14,6 +14,8 @@ transaction as its effect, so GitLab's retries and "Resend request" change nothi
   (the diff discussions) read again by a worker (`forge.threads.sync`).
 - `Push Hook`: a push to a tracked project refreshes its mirror (queued after the commit, for a
   worker), so the commits are there for the verifications that follow.
+- `Pipeline Hook` and `Job Hook`: each finished job is recorded as a CI report of its commit by
+  the job's name (`forge.gitlab.reports`).
 
 A project is found by GitLab's project id once one of its hooks told it, so a project moved or
 renamed on GitLab is still tracked (the outcome says where GitLab has it now), else by its path."""
@@ -30,6 +32,7 @@ from core.forges import GITLAB
 from findings.enqueue import enqueue, tasks_run_in_process
 from findings.models import WebhookDelivery
 from findings.services.tracking import pull_request_record_head
+from forge.gitlab.reports import job_record, pipeline_jobs_record
 from forge.interface import DeliveryOutcome, WebhookPayloadError, WebhookRefused, delivery_acted_on_once
 from reviews.models import PullRequest, Repository
 from reviews.services import pull_request_state_record
@@ -39,7 +42,9 @@ logger = logging.getLogger(__name__)
 MERGE_REQUEST_HOOK = "Merge Request Hook"
 PUSH_HOOK = "Push Hook"
 NOTE_HOOK = "Note Hook"
-HANDLED_EVENTS = (MERGE_REQUEST_HOOK, PUSH_HOOK, NOTE_HOOK)
+PIPELINE_HOOK = "Pipeline Hook"
+JOB_HOOK = "Job Hook"
+HANDLED_EVENTS = (MERGE_REQUEST_HOOK, PUSH_HOOK, NOTE_HOOK, PIPELINE_HOOK, JOB_HOOK)
 THREADS_SYNC_TASK = "forge.tasks.sync_review_threads"
 MAX_UUID_LENGTH = 90
 MAX_NUMBER = 2_147_483_647
@@ -87,7 +92,7 @@ def gitlab_delivery_handle(*, event_uuid: str, event: str, payload: dict) -> Del
 def _delivery_handle(*, delivery_id: str, event: str, payload: dict) -> DeliveryOutcome:
     if event not in HANDLED_EVENTS:
         return DeliveryOutcome(
-            f"Ignored: Recheck acts on {' and '.join(HANDLED_EVENTS)} events, not {event or 'unnamed'} events."
+            f"Ignored: Recheck acts on {', '.join(HANDLED_EVENTS)} events, not {event or 'unnamed'} events."
         )
     project_id, path = _project(payload)
     action = _action(event, payload)
@@ -103,6 +108,10 @@ def _delivery_handle(*, delivery_id: str, event: str, payload: dict) -> Delivery
         message, run = _push(repository, payload), None
     elif event == NOTE_HOOK:
         message, run = _note(repository, payload), None
+    elif event == PIPELINE_HOOK:
+        message, run = pipeline_jobs_record(repository, payload), None
+    elif event == JOB_HOOK:
+        message, run = job_record(repository, payload), None
     else:
         message, run = _merge_request(repository, action, payload)
     if moved:
@@ -126,6 +135,11 @@ def _project(payload: dict) -> tuple[int, str]:
 def _action(event: str, payload: dict) -> str:
     if event == PUSH_HOOK:
         return "push"
+    if event == PIPELINE_HOOK:
+        attributes = payload.get("object_attributes")
+        return str((attributes.get("status") if isinstance(attributes, dict) else None) or "pipeline")
+    if event == JOB_HOOK:
+        return str(payload.get("build_status") or "job")
     if event == NOTE_HOOK:
         # GitLab says `create` or `update` since 16.11; an older server sends no action.
         attributes = payload.get("object_attributes")

@@ -86,6 +86,8 @@ class FakeGitLab:
     discussions: dict[str, dict] = field(default_factory=dict)
     requests: list[tuple[str, str, dict | None]] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    # A pipeline's test report, by (project id, pipeline id), as GitLab answers it.
+    test_reports: dict[tuple[int, int], dict] = field(default_factory=dict)
     faults: list[tuple[str, str, int, dict, dict]] = field(default_factory=list)
     ids: itertools.count = field(default_factory=lambda: itertools.count(1000))
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -94,6 +96,27 @@ class FakeGitLab:
         project = Project(project_id, path, set(merge_requests))
         self.projects[project_id] = project
         return project
+
+    def add_test_report(self, project_id: int, pipeline_id: int, suites: dict[str, list[tuple[str, str, str]]]) -> None:
+        """The test report of a pipeline, in the shape of GitLab's documented answer: for each
+        suite (a job's name), its cases as (classname, name, status)."""
+        test_suites = []
+        for name, cases in suites.items():
+            counts = {status: sum(case[2] == status for case in cases)
+                      for status in ("success", "failed", "skipped", "error")}
+            test_suites.append({
+                "name": name, "total_time": 0.5, "total_count": len(cases),
+                **{f"{status}_count": count for status, count in counts.items()},
+                "test_cases": [{"status": status, "name": test, "classname": classname, "execution_time": 0.1,
+                                "system_output": None, "stack_trace": None}
+                               for classname, test, status in cases],
+            })
+        self.test_reports[(project_id, pipeline_id)] = {
+            "total_time": 0.5, "total_count": sum(suite["total_count"] for suite in test_suites),
+            **{f"{status}_count": sum(suite[f"{status}_count"] for suite in test_suites)
+               for status in ("success", "failed", "skipped", "error")},
+            "test_suites": test_suites,
+        }
 
     def move_project(self, project_id: int, new_path: str) -> None:
         self.projects[project_id].path = new_path
@@ -139,6 +162,9 @@ class FakeGitLab:
             return self._json(403, {"error": "insufficient_scope", "scope": "api",
                                     "error_description": "The request requires higher privileges than provided by "
                                                          "the access token."})
+        if request.method == "GET" and (m := re.fullmatch(r"/pipelines/(\d+)/test_report", rest)):
+            report = self.test_reports.get((project.id, int(m.group(1))))
+            return self._json(200, report) if report is not None else self._json(404, {"message": "404 Not found"})
         if request.method == "POST" and (m := re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)):
             return self._create_status(project, m.group(1), body)
         if m := re.fullmatch(r"/merge_requests/(\d+)/notes", rest):

@@ -14,14 +14,14 @@ from django.conf import settings as django_settings
 from django.db import connections
 from django.utils import timezone
 
-from findings.models import VerificationRun
+from findings.models import CheckReport, VerificationRun
 from findings.services.runs import verification_run_request
 from recheck import routing
 from recheck.celery import app
 from recheck.routing import QUEUE_OF_TASK, served_queues, shard_queue, verify_shard
 from reviews.models import WorkerHost
 from reviews.services import worker_host_heartbeat
-from tests.factories import PullRequestFactory, RepositoryFactory
+from tests.factories import CommitFactory, PullRequestFactory, RepositoryFactory
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
 
@@ -80,6 +80,10 @@ def test_a_repository_maps_to_the_same_shard_in_every_process():
 def test_verification_goes_to_its_repositorys_shard_only_while_a_worker_serves_it(sharded):
     pull_request = PullRequestFactory()
     run = VerificationRun.objects.create(pull_request=pull_request)
+    report = CheckReport.objects.create(
+        repository=pull_request.repository, commit=CommitFactory(repository=pull_request.repository),
+        check_name="unit-tests", source="upload", conclusion="failure", digest="0" * 64,
+    )
     queue = shard_queue(verify_shard(pull_request.repository_id, SHARDS))
     assert routed("findings.tasks.run_verification", run.pk) == "verify", "nobody serves the shard yet"
 
@@ -88,6 +92,7 @@ def test_verification_goes_to_its_repositorys_shard_only_while_a_worker_serves_i
         ("findings.tasks.run_verification", run.pk),
         ("findings.tasks.track_pull_request_head", pull_request.pk),
         ("findings.tasks.fetch_repository", pull_request.repository_id),
+        ("findings.tasks.rederive_report", report.pk),
     ]:
         assert routed(name, argument) == queue, name
 

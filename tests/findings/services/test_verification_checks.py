@@ -4,6 +4,7 @@ through the bundle format, verified through the service the tasks and commands u
 partly fixed, a named test renamed away, fixed, no report yet; a result moved down by new lines;
 reports arriving before or after the verification."""
 import pytest
+from django.test import TestCase
 
 from findings.models import EvidenceResult, Verification
 from findings.services.reports import check_report_record
@@ -13,7 +14,8 @@ from reviews.models import Commit, PullRequest
 from tests.gitrepo import GitRepoBuilder
 from tests.reports import pytest_junit, ruff_sarif
 
-pytestmark = pytest.mark.django_db
+# A report's re-derivation runs in-process even where a broker is configured (CI).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 TESTS = """from calc import div
 
@@ -87,15 +89,21 @@ def pull_request(history):
     return PullRequest.objects.get()
 
 
+def arrive(**fields):
+    """A report recorded as a request records it: its re-derivation runs once it is committed (in
+    this process, as with no broker configured)."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return check_report_record(**fields)
+
+
 def send(history, pull_request, sha, *checks):
     for check in checks:
         if check == "fast-forward":
             conclusion = "failure" if sha == history.reviewed else "success"
-            check_report_record(repository=pull_request.repository, sha=sha, check=check, source="upload",
-                                conclusion=conclusion)
+            arrive(repository=pull_request.repository, sha=sha, check=check, source="upload", conclusion=conclusion)
         else:
-            check_report_record(repository=pull_request.repository, sha=sha, check=check, source="upload",
-                                file=history.reports[sha][check])
+            arrive(repository=pull_request.repository, sha=sha, check=check, source="upload",
+                   file=history.reports[sha][check])
 
 
 def verify(pull_request, sha):
@@ -171,8 +179,8 @@ def test_a_check_from_another_app_than_the_item_names_is_not_read(history, pull_
                         source="upload", conclusion="success", app="someone-else")
     result = EvidenceResult.objects.get(verification=verify(pull_request, history.fixed)[3])
     assert result.facts["outcome"] == "waiting"
-    check_report_record(repository=pull_request.repository, sha=history.fixed, check="fast-forward",
-                        source="upload", conclusion="success", app="github-actions")
+    arrive(repository=pull_request.repository, sha=history.fixed, check="fast-forward", source="upload",
+           conclusion="success", app="github-actions")
     assert stored(pull_request, history.fixed)[3][0] == "likely_fixed"
 
 

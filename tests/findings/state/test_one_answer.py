@@ -15,7 +15,7 @@ the copy its browser holds says what a render made for it alone says."""
 import re
 
 import pytest
-from django.test import Client
+from django.test import Client, TestCase
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -32,6 +32,7 @@ from findings.services.resolution import finding_resolve
 from findings.services.review_import import review_import
 from findings.services.verification.run import pull_request_verify
 from findings.state.derivation import derive
+from findings.tasks import rederive_report
 from findings.state.stored import pull_request_facts, pull_request_state
 from presentation.companion import companion_pages_html
 from recheck_gate.cli import text_report
@@ -132,10 +133,14 @@ class OneAnswer(RuleBasedStateMachine):
 
     @rule(conclusion=st.sampled_from(["failure", "success", "cancelled"]), attempt=st.sampled_from([1, 2]))
     def report_arrives(self, conclusion, attempt):
-        # A CI report of the head, before or after its verification: the state follows at once.
+        # A CI report of the head, before or after its verification: the state follows once a
+        # worker has run the re-derivation queued when the report was committed (run here).
         if self.head is not None:
-            check_report_record(repository=self.pull_request.repository, sha=self.head.sha, check="config-lint",
-                                source="upload", conclusion=conclusion, attempt=attempt)
+            with TestCase.captureOnCommitCallbacks():
+                recorded = check_report_record(repository=self.pull_request.repository, sha=self.head.sha,
+                                               check="config-lint", source="upload", conclusion=conclusion,
+                                               attempt=attempt)
+            rederive_report.apply(args=[recorded.report.pk])
 
     @rule(number=st.sampled_from([1, 2, 3]))
     def mark_fixed_anyway(self, number):

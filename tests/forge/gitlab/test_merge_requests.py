@@ -227,8 +227,8 @@ def test_a_body_that_is_not_an_event_is_a_clear_400(client, merge_request, fake_
 
 
 def test_other_events_are_acknowledged(client, merge_request, fake_gitlab, django_capture_on_commit_callbacks):
-    response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Pipeline Hook")
-    assert response.status_code == 200 and "not Pipeline Hook events" in response.json()["detail"]
+    response = hook(client, django_capture_on_commit_callbacks, example("push"), event="Deployment Hook")
+    assert response.status_code == 200 and "not Deployment Hook events" in response.json()["detail"]
 
 
 def test_a_head_the_gate_allows_is_reported_as_success(client, merge_request, gitlab_repo, fake_gitlab,
