@@ -2,6 +2,7 @@
 abbreviated SHA and resolves it the way the rest of Recheck does (reviews.services.commit_lookup):
 an unknown commit or an ambiguous abbreviation is a 400 that says so, never a silent empty list."""
 import copy
+import datetime
 import functools
 
 import django_filters
@@ -34,6 +35,27 @@ class IdFilter(django_filters.NumberFilter):
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", MAX_ID)
         super().__init__(*args, **kwargs)
+
+
+class _UtcIsoDateTimeField(django_filters.fields.IsoDateTimeField):
+    def to_python(self, value):
+        parsed = super().to_python(value)
+        if parsed is None or parsed.tzinfo is None:
+            return parsed
+        try:
+            return parsed.astimezone(datetime.timezone.utc)
+        except OverflowError:
+            raise FormValidationError(f"{value} is outside the dates a time can be given for.", code="invalid") from None
+
+
+class UtcIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """An ISO 8601 date and time, taken to UTC before it is asked of the database: Python reads an
+    offset of up to a day (`+21:38`) that PostgreSQL refuses as an error, and a time that leaves
+    the calendar when moved to UTC is a 400 here, not a 500 there."""
+
+    field_class = _UtcIsoDateTimeField
+
+
 COMMIT_HELP = "Commit SHA: the full SHA or an abbreviation of at least 7 hex digits."
 
 

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from access.models import AuditEntry
 from access.selectors import readable_audit_entries
 from api import docs
+from api.filters import UtcIsoDateTimeFilter
 from api.pagination import RecheckPagination
 from api.permissions import (
     CanReadAuditLog,
@@ -37,8 +38,8 @@ class AuditEntrySerializer(serializers.ModelSerializer):
 
 
 class AuditEntryFilter(django_filters.FilterSet):
-    since = django_filters.IsoDateTimeFilter(field_name="at", lookup_expr="gte", help_text="At or after (ISO 8601).")
-    until = django_filters.IsoDateTimeFilter(field_name="at", lookup_expr="lt", help_text="Before (ISO 8601).")
+    since = UtcIsoDateTimeFilter(field_name="at", lookup_expr="gte", help_text="At or after (ISO 8601).")
+    until = UtcIsoDateTimeFilter(field_name="at", lookup_expr="lt", help_text="Before (ISO 8601).")
     actor = django_filters.CharFilter(field_name="actor_label", help_text="Username.")
     repository = django_filters.CharFilter(field_name="repository__slug", help_text="owner/name.")
 
