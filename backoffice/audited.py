@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.forms.models import model_to_dict
 
 from access.audit import audit_changes, audit_record
-from access.permissions import Action, readable_condition, reads_everything, user_may
+from access.permissions import Action, readable_rows, user_may
 
 # Never in the log: a password hash is a secret, whatever its form.
 UNRECORDED_FIELDS = {"password"}
@@ -53,9 +53,9 @@ class RepositoryScopedAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
         lookup = self._repository_lookup()
-        if lookup is None or reads_everything(request.user):
+        if lookup is None:
             return queryset
-        return queryset.filter(readable_condition(request.user, lookup))
+        return readable_rows(queryset, request.user, lookup)
 
     def _may_change(self, request, obj) -> bool:
         if obj is None or self._repository_lookup() is None:

@@ -11,7 +11,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html_join
 
 from backoffice.audited import AuditedModelAdmin
-from access.permissions import Action, readable_condition, reads_everything, refusal, user_may
+from access.permissions import Action, readable_rows, reads_everything, refusal, user_may
 from core import vocabulary
 from findings.forms import DECISION_LABELS, ResolveForm
 from findings.models import (
@@ -129,10 +129,7 @@ class FindingLinkInline(admin.TabularInline):
 
     def get_queryset(self, request):
         # A link to a finding the user may not read is not shown (nor that it exists).
-        queryset = super().get_queryset(request)
-        if reads_everything(request.user):
-            return queryset
-        return queryset.filter(readable_condition(request.user, "target__pull_request__repository"))
+        return readable_rows(super().get_queryset(request), request.user, "target__pull_request__repository")
 
     def get_formset(self, request, obj=None, **kwargs):
         formset = super().get_formset(request, obj, **kwargs)
