@@ -249,17 +249,30 @@ def codeclimate_report(annotations: list[dict], *, pull_request: str) -> list[di
 # --- The command -------------------------------------------------------------------------------
 
 
+def _add_recheck_arguments(parser: argparse.ArgumentParser, *, token: str) -> None:
+    """Where Recheck is, the token to reach it with, and the repository: every command's first three."""
+    parser.add_argument("--url", default=os.environ.get("RECHECK_URL", ""),
+                        help="Recheck's address, e.g. https://recheck.example.com (env RECHECK_URL).")
+    parser.add_argument("--token", default=os.environ.get("RECHECK_TOKEN", ""), help=f"{token} (env RECHECK_TOKEN).")
+    parser.add_argument("--repo", required=True, help="owner/name, as on the forge.")
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give --url or set RECHECK_URL")
+    if "/" not in args.repo:
+        parser.error("--repo is owner/name")
+    return args
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="recheck-gate",
         description="Wait until Recheck has verified a commit of a pull request; exit 0 when it may merge, "
         "1 when it may not, 2 when that could not be found out.",
     )
-    parser.add_argument("--url", default=os.environ.get("RECHECK_URL", ""),
-                        help="Recheck's address, e.g. https://recheck.example.com (env RECHECK_URL).")
-    parser.add_argument("--token", default=os.environ.get("RECHECK_TOKEN", ""),
-                        help="An API token that may request verifications (env RECHECK_TOKEN).")
-    parser.add_argument("--repo", required=True, help="owner/name, as on the forge.")
+    _add_recheck_arguments(parser, token="An API token that may request verifications")
     parser.add_argument("--pr", required=True, type=int, help="The pull request's number.")
     parser.add_argument("--sha", required=True, help="The commit CI runs on (full SHA).")
     parser.add_argument("--format", choices=["text", "rdjson", "codeclimate"], default="text",
@@ -269,12 +282,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "gate's alone, since follow-ups never block a merge.")
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="Seconds to wait for the verdict in all (default 900).")
-    args = parser.parse_args(argv)
-    if not args.url:
-        parser.error("give --url or set RECHECK_URL")
-    if "/" not in args.repo:
-        parser.error("--repo is owner/name")
-    return args
+    return _parsed(parser, argv)
 
 
 def parse_report_args(argv: list[str]) -> argparse.Namespace:
@@ -283,11 +291,7 @@ def parse_report_args(argv: list[str]) -> argparse.Namespace:
         description="Send a CI check's report of a commit to Recheck: a JUnit XML report, a SARIF log, or a bare "
         "conclusion. Exit 0 when Recheck kept it (or already had it), 2 when it could not be sent or was refused.",
     )
-    parser.add_argument("--url", default=os.environ.get("RECHECK_URL", ""),
-                        help="Recheck's address (env RECHECK_URL).")
-    parser.add_argument("--token", default=os.environ.get("RECHECK_TOKEN", ""),
-                        help="An API token with the reports:write scope (env RECHECK_TOKEN).")
-    parser.add_argument("--repo", required=True, help="owner/name, as on the forge.")
+    _add_recheck_arguments(parser, token="An API token with the reports:write scope")
     parser.add_argument("--sha", required=True, help="The commit the check ran on.")
     parser.add_argument("--check", required=True, help="The check's name, as the CI gives it (the job's).")
     what = parser.add_mutually_exclusive_group(required=True)
@@ -302,12 +306,7 @@ def parse_report_args(argv: list[str]) -> argparse.Namespace:
         help="SARIF: the checkout directory the tool wrote absolute paths in (default: GITHUB_WORKSPACE or "
         "CI_PROJECT_DIR); without it Recheck places each path by its longest ending that is a file of the commit.",
     )
-    args = parser.parse_args(argv)
-    if not args.url:
-        parser.error("give --url or set RECHECK_URL")
-    if "/" not in args.repo:
-        parser.error("--repo is owner/name")
-    return args
+    return _parsed(parser, argv)
 
 
 # What a check may have concluded, as Recheck names it.
