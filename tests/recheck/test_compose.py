@@ -58,7 +58,7 @@ def test_app_services_use_postgres_redis_and_a_secret_from_the_environment(servi
 
 
 def test_every_variable_given_to_the_app_is_read_by_the_settings():
-    settings_source = (ROOT / "recheck" / "settings.py").read_text()
+    settings_source = "\n".join(path.read_text() for path in sorted((ROOT / "recheck" / "settings").glob("*.py")))
     for name in SERVICES["web"]["environment"]:
         assert f'"{name}"' in settings_source, f"{name} is set in compose but never read"
 
