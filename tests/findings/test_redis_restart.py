@@ -86,8 +86,15 @@ def test_a_redis_restart_mid_run_loses_nothing(repo, own_redis, monkeypatch):  #
     pull_request = import_review(repo)
     saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
     url = f"redis://127.0.0.1:{own_redis.port}"
+    # Celery reads CELERY_BROKER_URL and CELERY_RESULT_BACKEND from the environment before its
+    # configuration (CI sets both): pointed at this Redis there too, or the run would go through
+    # the machine's Redis and the restart would touch nothing it uses.
+    monkeypatch.setenv("CELERY_BROKER_URL", f"{url}/0")
+    monkeypatch.setenv("CELERY_RESULT_BACKEND", f"{url}/1")
     app.conf.update(broker_url=f"{url}/0", result_backend=f"{url}/1", task_always_eager=False)
     _forget_connections()
+    assert (app.conf.broker_write_url, app.conf.broker_read_url, app.conf.result_backend) == (
+        f"{url}/0", f"{url}/0", f"{url}/1")
 
     original = verifying.verification_run_advance
     restarts = []
@@ -115,6 +122,7 @@ def test_a_redis_restart_mid_run_loses_nothing(repo, own_redis, monkeypatch):  #
             restarts[0].join()
     finally:
         task_postrun.disconnect(_close_connections)
+        monkeypatch.undo()
         app.conf.update(saved)
         _forget_connections()
 
