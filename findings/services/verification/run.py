@@ -43,7 +43,7 @@ def pull_request_verify(
     Gone evidence is stored with what replaced it; `successors=False` leaves that out, which only
     the benchmark does, to measure what it costs."""
     if fetch:
-        fetch_problem = _fetch(pull_request)
+        fetch_problem = _fetch(pull_request, [commit])
     submodules = submodules or SubmoduleMirrors(fetch=fetch)
     with _collector_paused():
         return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules, successors)
@@ -106,11 +106,12 @@ def _collector_paused():
             gc.enable()
 
 
-def _fetch(pull_request: PullRequest) -> str:
-    """Fetch the mirror; a failure is kept as a message, since an older mirror may still hold
-    the commit we need."""
+def _fetch(pull_request: PullRequest, commits: list) -> str:
+    """Fetch this host's mirror unless it already holds every commit the run reads (their full SHAs
+    known); a failure is kept as a message, since an older mirror may still hold the commit we need."""
+    held = [commit.sha for commit in commits] if all(commit.resolved for commit in commits) else []
     try:
-        repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
+        repository_fetch(repository=pull_request.repository, pr_number=pull_request.number, unless_holding=held)
     except RecheckError as error:
         logger.warning("Fetching %s failed: %s", pull_request.repository.slug, error)
         return FETCH_FAILED_PUBLIC
@@ -141,7 +142,7 @@ def verification_run_execute(
     per_commit = Finding.objects.for_pull_request(pull_request).count()
     total = per_commit * len(commits)
     verification_run_start(run, total=total)
-    fetch_problem = _fetch(pull_request) if fetch and not repository_fetched else ""
+    fetch_problem = _fetch(pull_request, commits) if fetch and not repository_fetched else ""
     submodules = SubmoduleMirrors(fetch=fetch)
     verdicts: dict[str, dict[str, int]] = {}
     done_before = 0
