@@ -60,8 +60,8 @@ def _fetch_into_this_host(
     )
     # One line per fetch and per fill the cache spared, by host: what an operator (and the run
     # across hosts, and the workers bench) counts to see the cache reused.
-    logger.info("Mirror %s of %s on %s", "fetched" if result.fetched else "already held", repository.slug,
-                socket.gethostname())
+    logger.info("Mirror %s of %s on %s for %s", "fetched" if result.fetched else "already held", repository.slug,
+                socket.gethostname(), ",".join(sha[:12] for sha in unless_holding) or "every ref")
     return result
 
 
