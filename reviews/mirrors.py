@@ -7,6 +7,7 @@ a repository at a time on the host (`engine.git.mirror`'s lock, then a second lo
 missing or broken mirror again (decision 0032)."""
 import logging
 import socket
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -84,6 +85,14 @@ def repository_fetch(
     return result
 
 
+# A page whose commits a fetch could not bring (a pin no longer at the forge, a forge down) is not
+# fetched for again, in this process, for so long: anyone may open a page, and each view must not
+# cost a fetch.
+PAGE_FETCH_RETRY_SECONDS = 60
+PAGE_FETCH_REMEMBERED = 1000
+_page_fetch_lacking: dict[tuple, float] = {}
+
+
 def repository_reader_holding(repository: Repository, commits: Sequence[str]) -> GitReader:
     """A reader over this host's mirror once it holds `commits` (what a page is about to read):
     fetched first when the mirror is missing, broken or lacks one of them. A page is a read: a fetch
@@ -91,11 +100,20 @@ def repository_reader_holding(repository: Repository, commits: Sequence[str]) ->
     the reader then says what the mirror lacks."""
     wanted = [sha for sha in commits if sha]
     mirror_dir = repository_mirror_dir(repository)
-    if not (mirror_holds(mirror_dir, wanted) if wanted else (mirror_dir / "HEAD").is_file()):
+
+    def held() -> bool:
+        return mirror_holds(mirror_dir, wanted) if wanted else (mirror_dir / "HEAD").is_file()
+
+    asked = (repository.pk, repository.clone_url, tuple(sorted(wanted)))
+    if not held() and time.monotonic() - _page_fetch_lacking.get(asked, float("-inf")) >= PAGE_FETCH_RETRY_SECONDS:
         try:
             _fetch_into_this_host(repository, unless_holding=wanted)
         except RepositoryError as error:
             logger.warning("Fetching %s for a page on this host failed: %s", repository.slug, error)
+        if not held():
+            if len(_page_fetch_lacking) >= PAGE_FETCH_REMEMBERED:
+                _page_fetch_lacking.clear()
+            _page_fetch_lacking[asked] = time.monotonic()
     return repository_reader(repository)
 
 

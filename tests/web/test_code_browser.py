@@ -215,14 +215,17 @@ def test_a_commit_not_pinned_to_the_pr_gets_a_page_listing_the_pins(client, brow
     assert "is not a commit SHA" in text(client.get(browsed.url("main", "src/app.py")))
 
 
-def test_a_pinned_commit_the_mirror_does_not_have_says_what_to_do(client, browsed):
+def test_a_pinned_commit_the_mirror_does_not_have_says_what_to_do(client, browsed, caplog):
     ghost = make_sha("force-pushed away")
     commit = Commit.objects.create(repository=browsed.pull_request.repository, sha=ghost, resolved=True)
     PinnedCommit.objects.create(pull_request=browsed.pull_request, commit=commit, role="head")
-    for url in (browsed.url(ghost), browsed.url(ghost, "src/app.py")):
-        response = client.get(url)
-        assert response.status_code == 404
-        assert f"has no commit {ghost}" in text(response) and "Verify now" in text(response)
+    with caplog.at_level("INFO", logger="reviews.mirrors"):
+        for url in (browsed.url(ghost), browsed.url(ghost, "src/app.py"), browsed.url(ghost)):
+            response = client.get(url)
+            assert response.status_code == 404
+            assert f"has no commit {ghost}" in text(response) and "Verify now" in text(response)
+    fetches = [record for record in caplog.records if record.getMessage().startswith("Mirror fetched")]
+    assert len(fetches) == 1, "a commit the forge does not have is not fetched for at every view"
 
 
 def test_a_repository_this_host_never_fetched_is_fetched_for_the_page(client, tmp_path, settings, caplog):
