@@ -19,6 +19,8 @@ _USERINFO = re.compile(r"(?<=://)[^/@]*@")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 # Commits fetched by SHA get a ref, or a later gc would drop them as unreachable.
 _KEPT_COMMITS = "refs/recheck/commits/"
+_BARE_REPOSITORY_ENTRIES = frozenset({"HEAD", "objects", "refs", "config", "packed-refs", "info", "description",
+                                      "hooks", "logs", "FETCH_HEAD", "shallow", "branches", "index"})
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,9 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
     """Create an empty bare repository at ``mirror_dir`` unless one is there; True if created."""
     if (mirror_dir / "HEAD").is_file() and (mirror_dir / "objects").is_dir():
         return False
+    if mirror_dir.is_dir() and _remains_of_a_mirror(mirror_dir):
+        # What a removal cut short leaves (the cache cleared while it was written to): made again.
+        _remove(mirror_dir)
     if mirror_dir.exists() and (not mirror_dir.is_dir() or any(mirror_dir.iterdir())):
         raise RepositoryError(
             f"{mirror_dir} exists but is not a git mirror; remove it or choose another mirror directory"
@@ -209,6 +214,13 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
             "check permissions and free disk space"
         )
     return True
+
+
+def _remains_of_a_mirror(mirror_dir: Path) -> bool:
+    """A directory holding nothing but what a bare repository holds: a mirror half removed. Anything
+    else in it, and it is someone's directory, left alone."""
+    entries = {entry.name for entry in mirror_dir.iterdir()}
+    return bool(entries) and entries <= _BARE_REPOSITORY_ENTRIES
 
 
 def _intact(mirror_dir: Path) -> bool:
