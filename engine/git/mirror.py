@@ -219,7 +219,10 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
 def _remains_of_a_mirror(mirror_dir: Path) -> bool:
     """A directory holding nothing but what a bare repository holds: a mirror half removed. Anything
     else in it, and it is someone's directory, left alone."""
-    entries = {entry.name for entry in mirror_dir.iterdir()}
+    try:
+        entries = {entry.name for entry in mirror_dir.iterdir()}
+    except FileNotFoundError:
+        return False  # removed meanwhile
     return bool(entries) and entries <= _BARE_REPOSITORY_ENTRIES
 
 
@@ -243,6 +246,8 @@ def _remove(mirror_dir: Path) -> None:
             shutil.rmtree(doomed)
         mirror_dir.rename(doomed)
         shutil.rmtree(doomed)
+    except FileNotFoundError:
+        pass  # someone else removed it meanwhile (the host's cache cleared): gone is what was wanted
     except OSError as exc:
         raise RepositoryError(f"cannot remove the broken mirror {mirror_dir}: {exc.strerror}; check permissions") from exc
 
