@@ -1,7 +1,10 @@
-"""Scaling benchmark: how much more do two Celery workers verify than one?
+"""Scaling benchmark: how much more do two Celery workers verify than one? And with `--hosts`,
+how do 1, 2 and 3 simulated hosts share a stream of pushes?
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... \
         .venv/bin/python bench/workers_bench.py [--pull-requests 20] [--items 500] [--pairs 2]
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... \
+        .venv/bin/python bench/workers_bench.py --hosts 1,2,3 [--pull-requests 6] [--pushes 4] [--rounds 2]
 
 Builds one generated repository per pull request (so no two runs share a mirror), records
 `--pull-requests` PRs of `--items` snippet evidence items each, then times rounds of: request a
@@ -96,6 +99,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--cpu-seconds", type=float, default=8.0,
                         help="Pure CPU work for one process in the ceiling's rounds (default 8 s).")
+    parser.add_argument("--hosts", default="",
+                        help="Simulated hosts per round, e.g. 1,2,3: each a worker with its own mirror root "
+                             "serving its verification shard (bench/_hosts.py).")
+    parser.add_argument("--pushes", type=int, default=4, help="With --hosts: heads pushed to each PR per round.")
+    parser.add_argument("--rounds", type=int, default=2, help="With --hosts: rounds of each host count.")
     args = parser.parse_args()
     if not os.environ.get("CELERY_BROKER_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("Set DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (Redis): the workers share them.")
@@ -114,6 +122,11 @@ def main() -> None:
 
     app.loader.import_default_modules()  # this process queues by task name: register the tasks
 
+    if args.hosts:
+        from _hosts import hosts_rounds
+
+        hosts_rounds(args, root, calibrate, cpu_round)
+        return
     pull_requests = []
     for index in range(args.pull_requests):
         source = root / f"source{index}.git"

@@ -38,9 +38,11 @@ LINE_LIMIT = 2000
 HOLDING = frozenset(REGRESSED_VERDICTS)
 
 # Conclusions Recheck posts. `neutral` and `skipped` are never among them: GitHub counts both as
-# passing for a required check, and "the gate cannot say" must not let a PR merge.
-SUCCESS, FAILURE, ACTION_REQUIRED = "success", "failure", "action_required"
-STATUS_STATES = {SUCCESS: "success", FAILURE: "failure", ACTION_REQUIRED: "pending"}
+# passing for a required check, and "the gate cannot say" must not let a PR merge. `cancelled`
+# ends the check of a head a newer push superseded before it was verified: not verified, so not
+# passing, should that commit ever be merged as it is.
+SUCCESS, FAILURE, ACTION_REQUIRED, CANCELLED = "success", "failure", "action_required", "cancelled"
+STATUS_STATES = {SUCCESS: "success", FAILURE: "failure", ACTION_REQUIRED: "pending", CANCELLED: "error"}
 
 
 def site_url(path: str) -> str:
@@ -300,6 +302,18 @@ def _comment(page: PullRequestPage, gate: MergeGate, commit: Commit, title: str)
         footer += ["", f"[Findings, evidence and history on Recheck]({pages})"]
     footer += ["", "<sub>Updated by Recheck after each verification; edits to this comment are replaced.</sub>"]
     return _within(lines, footer, limit=COMMENT_LIMIT, more_url=site_url(page.links.blockers))
+
+
+def superseded_report(*, pull_request: PullRequest, commit: Commit, by: Commit | None) -> CommitReport:
+    """What ends the report of a head whose queued run a newer push superseded: it was not
+    verified, and the newer head is (its own check says how that went)."""
+    newer = by.short_sha if by else "a newer head"
+    title = f"Superseded by {newer}: not verified"
+    text = (f"Recheck did not verify {commit.sha}: {pull_request.reference} was pushed again "
+            f"({by.sha if by else 'a newer head'}) before a worker took it, and the newer head is verified instead.")
+    pages = site_url(Links(pull_request=pull_request).blockers)
+    summary = f"{text}\n\nProgress and blockers: {pages}\n" if pages else text + "\n"
+    return CommitReport(pull_request=pull_request, commit=commit, conclusion=CANCELLED, title=title, summary=summary)
 
 
 def in_progress_title(commit: Commit) -> str:

@@ -83,6 +83,10 @@ class Forge(Protocol):
         """Lookups narrowing which of this forge's waiting calls share the rate limit `call` met
         (none: every call of the forge waits)."""
 
+    def budget_key(self, call: ForgeCall) -> str:
+        """The budget `call` is counted in (`forge.outbox.budget`): the installation or host the
+        forge's own limits count, shared by every worker. May ask the forge which (a Failure)."""
+
     def failure_hint(self, call: ForgeCall, failure: Failure, *, gave_up: bool) -> str:
         """What a person should do about a call the forge refused, in the words of its settings pages."""
 

@@ -3,6 +3,7 @@ metrics (recheck.health): each queue's depth and how long its oldest work has wa
 worker's mirror cache, this host's own, and how long a push waits for its verdicts."""
 import logging
 import statistics
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from django.utils import timezone
 from findings.selectors.operations import oldest_queued_run_at, push_to_verdict_seconds
 from forge.outbox.selectors import oldest_due_call_at
 from recheck.heartbeat import directory_bytes
-from recheck.routing import FORGE, LEGACY, MAINTENANCE, RENDER, VERIFY, shard_queue
+from recheck.queue_age import message_sent_at
+from recheck.routing import FORGE, TASK_QUEUES, VERIFY, shard_queue
 from reviews.selectors import worker_hosts
 
 logger = logging.getLogger(__name__)
@@ -24,31 +26,43 @@ PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
 
 
 def queue_names() -> list[str]:
+    """Every queue declared (each kind, a queue added later too) and the verification shards."""
     shards = [shard_queue(n) for n in range(settings.RECHECK_VERIFY_SHARDS)]
-    return [VERIFY, *shards, FORGE, RENDER, MAINTENANCE, LEGACY]
+    declared = [queue.name for queue in TASK_QUEUES]
+    return [VERIFY, *shards, *(name for name in declared if name != VERIFY)]
 
 
-def queue_depths() -> dict[str, int] | None:
-    """Messages waiting in each queue, or None when there is no broker to ask (tasks run
-    in-process) or it does not answer (logged)."""
+def queue_depths_and_ages() -> tuple[dict[str, int] | None, dict[str, float | None] | None]:
+    """Messages waiting in each queue, and the seconds the oldest of them has waited (None for an
+    empty queue); None, None when there is no broker to ask (tasks run in-process) or it does not
+    answer (logged). One round trip: a length and the oldest message of each list."""
     url = settings.CELERY_BROKER_URL
     if not url or not url.startswith(("redis://", "rediss://")):
-        return None
+        return None, None
     import redis
 
+    names = queue_names()
     try:
         client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
         with client.pipeline(transaction=False) as pipe:
-            names = queue_names()
             for name in names:
                 for suffix in PRIORITY_SUFFIXES:
+                    # kombu pushes on the left and takes from the right: the oldest is the last.
                     pipe.llen(name + suffix)
-            lengths = pipe.execute()
+                    pipe.lindex(name + suffix, -1)
+            answers = pipe.execute()
     except redis.RedisError as error:
         logger.warning("Queue depths not read: the broker does not answer (%s)", error)
-        return None
-    step = len(PRIORITY_SUFFIXES)
-    return {name: sum(lengths[index * step:(index + 1) * step]) for index, name in enumerate(names)}
+        return None, None
+    now = time.time()
+    step = 2 * len(PRIORITY_SUFFIXES)
+    depths, ages = {}, {}
+    for index, name in enumerate(names):
+        own = answers[index * step:(index + 1) * step]
+        depths[name] = sum(own[0::2])
+        stamps = [stamp for stamp in map(message_sent_at, own[1::2]) if stamp is not None]
+        ages[name] = max(0.0, now - min(stamps)) if stamps else None
+    return depths, ages
 
 
 def _age(moment, now) -> float | None:
@@ -60,8 +74,11 @@ def operations_figures() -> dict:
     now = timezone.now()
     latencies = push_to_verdict_seconds(since=now - LATENCY_WINDOW)
     hosts = worker_hosts(within_seconds=settings.RECHECK_WORKER_ALIVE_SECONDS)
+    depths, ages = queue_depths_and_ages()
     return {
-        "queues": queue_depths(),
+        "queues": depths,
+        # How long the oldest message in each queue has waited, by its sent-at stamp.
+        "queue_age_seconds": ages,
         # How long the oldest work of a kind has waited, read from its rows: a verification queued,
         # a forge call due.
         "oldest_waiting_seconds": {
@@ -92,6 +109,10 @@ def prometheus_text(figures: dict) -> bytes:
     depth = Gauge("recheck_queue_depth", "Messages waiting in a Celery queue.", ["queue"], registry=registry)
     for queue, count in (figures["queues"] or {}).items():
         depth.labels(queue).set(count)
+    age = Gauge("recheck_queue_age_seconds", "How long the oldest message waiting in a Celery queue has waited.",
+                ["queue"], registry=registry)
+    for queue, seconds in (figures["queue_age_seconds"] or {}).items():
+        age.labels(queue).set(seconds or 0)
     waiting = Gauge("recheck_oldest_waiting_seconds", "How long the oldest work of a kind has waited.", ["queue"],
                     registry=registry)
     for queue, seconds in figures["oldest_waiting_seconds"].items():

@@ -1,6 +1,14 @@
 """Keeping a bare mirror of each reviewed repository, and resolving the abbreviated SHAs that
-reviewers wrote once the mirror can tell which commit they mean."""
+reviewers wrote once the mirror can tell which commit they mean.
+
+A mirror is a cache of this host's own (under its `RECHECK_MIRROR_ROOT`), never state hosts share:
+each web or worker host fetches what its work needs when its mirror lacks it, at most one fetch of
+a repository at a time on the host (`engine.git.mirror`'s lock, then a second look), and makes a
+missing or broken mirror again (decision 0032)."""
 import logging
+import socket
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from django.conf import settings
@@ -9,7 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import RecheckError, RepositoryError
-from engine.git import FetchResult, GitReader, fetch_mirror, mirror_dir_for
+from engine.git import FetchResult, GitReader, fetch_mirror, mirror_dir_for, mirror_holds
 from reviews.models import Commit, Repository
 
 logger = logging.getLogger(__name__)
@@ -37,27 +45,76 @@ def repository_reader(repository: Repository) -> GitReader:
     return GitReader(mirror_dir, max_blob_bytes=settings.RECHECK_MAX_BLOB_BYTES)
 
 
-def repository_fetch(*, repository: Repository, pr_number: int | None = None) -> FetchResult:
-    """Create or update the mirror, and record when it worked or why it did not."""
+def _fetch_into_this_host(
+    repository: Repository, *, pr_number: int | None = None, unless_holding: Sequence[str] = ()
+) -> FetchResult:
+    result = fetch_mirror(
+        url=repository.clone_url,
+        mirror_dir=repository_mirror_dir(repository),
+        allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES,
+        pr_number=pr_number,
+        pr_ref_template=repository.forge_words.head_ref,
+        timeout=settings.RECHECK_FETCH_TIMEOUT,
+        allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
+        internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,
+        unless_holding=unless_holding,
+    )
+    # One line per fetch and per fill the cache spared, by host: what an operator (and the run
+    # across hosts, and the workers bench) counts to see the cache reused.
+    logger.info("Mirror %s of %s on %s for %s", "fetched" if result.fetched else "already held", repository.slug,
+                socket.gethostname(), ",".join(sha[:12] for sha in unless_holding) or "every ref")
+    return result
+
+
+def repository_fetch(
+    *, repository: Repository, pr_number: int | None = None, unless_holding: Sequence[str] = ()
+) -> FetchResult:
+    """Create or update this host's mirror, and record when it worked or why it did not. With
+    `unless_holding`, nothing is fetched (nor recorded) when the mirror already holds those commits."""
     try:
-        result = fetch_mirror(
-            url=repository.clone_url,
-            mirror_dir=repository_mirror_dir(repository),
-            allow_local=settings.RECHECK_ALLOW_LOCAL_REPOSITORIES,
-            pr_number=pr_number,
-            pr_ref_template=repository.forge_words.head_ref,
-            timeout=settings.RECHECK_FETCH_TIMEOUT,
-            allowed_hosts=settings.RECHECK_ALLOWED_GIT_HOSTS,
-            internal_hosts=settings.RECHECK_INTERNAL_GIT_HOSTS,
-        )
+        result = _fetch_into_this_host(repository, pr_number=pr_number, unless_holding=unless_holding)
     except RepositoryError as error:
         Repository.objects.filter(pk=repository.pk).update(fetch_error=str(error))
         repository.fetch_error = str(error)
         raise
+    if not result.fetched:
+        return result
     now = timezone.now()
     Repository.objects.filter(pk=repository.pk).update(fetched_at=now, fetch_error="")
     repository.fetched_at, repository.fetch_error = now, ""
     return result
+
+
+# A page whose commits a fetch could not bring (a pin no longer at the forge, a forge down) is not
+# fetched for again, in this process, for so long: anyone may open a page, and each view must not
+# cost a fetch.
+PAGE_FETCH_RETRY_SECONDS = 60
+PAGE_FETCH_REMEMBERED = 1000
+_page_fetch_lacking: dict[tuple, float] = {}
+
+
+def repository_reader_holding(repository: Repository, commits: Sequence[str]) -> GitReader:
+    """A reader over this host's mirror once it holds `commits` (what a page is about to read):
+    fetched first when the mirror is missing, broken or lacks one of them. A page is a read: a fetch
+    that fails here is logged and not recorded on the repository (its workers record theirs), and
+    the reader then says what the mirror lacks."""
+    wanted = [sha for sha in commits if sha]
+    mirror_dir = repository_mirror_dir(repository)
+
+    def held() -> bool:
+        return mirror_holds(mirror_dir, wanted) if wanted else (mirror_dir / "HEAD").is_file()
+
+    asked = (repository.pk, repository.clone_url, tuple(sorted(wanted)))
+    if not held() and time.monotonic() - _page_fetch_lacking.get(asked, float("-inf")) >= PAGE_FETCH_RETRY_SECONDS:
+        try:
+            _fetch_into_this_host(repository, unless_holding=wanted)
+        except RepositoryError as error:
+            logger.warning("Fetching %s for a page on this host failed: %s", repository.slug, error)
+        if not held():
+            if len(_page_fetch_lacking) >= PAGE_FETCH_REMEMBERED:
+                _page_fetch_lacking.clear()
+            _page_fetch_lacking[asked] = time.monotonic()
+    return repository_reader(repository)
 
 
 def commits_resolve(*, repository: Repository, reader: GitReader) -> list[str]:

@@ -22,7 +22,7 @@ from presentation.rendering.highlight import highlight_file
 from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError, UnsafePath
 from engine.git import GitReader, validate_repo_path
 from engine.git.trees import ChangedFile, FileRead, TreeFile, changed_files, read_file, tree_files
-from reviews.mirrors import repository_reader
+from reviews.mirrors import repository_reader_holding
 from reviews.models import PinnedCommit, PullRequest
 
 logger = logging.getLogger(__name__)
@@ -305,12 +305,13 @@ def pinned_commit(pull_request: PullRequest, pins: list[PinnedCommit], sha: str)
 
 
 @contextmanager
-def code_reader(pull_request: PullRequest) -> Iterator[GitReader]:
-    """A reader over the mirror, its read errors turned into pages that say what to do. Git's own
-    messages name the mirror's place on this server: they go to the log, not to the page."""
+def code_reader(pull_request: PullRequest, commits: list[str]) -> Iterator[GitReader]:
+    """A reader over this host's mirror, holding `commits` (fetched first when it lacks them), its
+    read errors turned into pages that say what to do. Git's own messages name the mirror's place
+    on this server: they go to the log, not to the page."""
     repository = pull_request.repository
     try:
-        reader = repository_reader(repository)
+        reader = repository_reader_holding(repository, commits)
     except RepositoryError as error:
         raise CodeUnavailable(
             "This repository is not fetched yet",
@@ -351,6 +352,12 @@ def _context(pull_request: PullRequest, sha: str, reader: GitReader, pins: list[
     return CodeContext(pull_request=pull_request, pin=pin, sha=full, pins=pins, base_pin=base_pin)
 
 
+def _commits_read(pull_request: PullRequest, pins: list[PinnedCommit], sha: str) -> list[str]:
+    """The commits a page at the pin `sha` reads: that pin's and the base pin's (for its changes)."""
+    shown = pinned_commit(pull_request, pins, sha)
+    return [pin.commit.sha for pin in pins if pin == shown or pin.role == PinnedCommit.Role.BASE]
+
+
 def _pin_links(code: CodeContext, path: str = "") -> list[PinLink]:
     return [
         PinLink(pin=pin, url=code_url(code.pull_request, pin.commit.sha, path), current=pin.pk == code.pin.pk)
@@ -370,7 +377,7 @@ def code_tree_page(pull_request: PullRequest, *, sha: str, directory: str = "") 
     """The files at the pinned commit `sha` (under `directory` when given), those the PR changes
     since its base pin first, with their status. Raises CodeUnavailable."""
     pins = code_pins(pull_request)
-    with code_reader(pull_request) as reader:
+    with code_reader(pull_request, _commits_read(pull_request, pins, sha)) as reader:
         code = _context(pull_request, sha, reader, pins)
         return _tree_page(code, reader, directory=directory)
 
@@ -419,7 +426,7 @@ def code_file_page(
     page. `with_findings` also loads the PR's findings for the selection's "add as evidence".
     Raises CodeUnavailable for a path that leaves the repository or is not in the tree."""
     pins = code_pins(pull_request)
-    with code_reader(pull_request) as reader:
+    with code_reader(pull_request, _commits_read(pull_request, pins, sha)) as reader:
         code = _context(pull_request, sha, reader, pins)
         try:
             read = read_file(reader, code.sha, path)

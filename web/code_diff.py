@@ -79,7 +79,7 @@ def code_diff_page(pull_request: PullRequest, *, old: str = "", new: str = "") -
     base = next((pin for pin in pins if pin.role == PinnedCommit.Role.BASE), pins[0])
     old_pin = pinned_commit(pull_request, pins, old) if old else base
     new_pin = pinned_commit(pull_request, pins, new) if new else pins[-1]
-    with code_reader(pull_request) as reader:
+    with code_reader(pull_request, [old_pin.commit.sha, new_pin.commit.sha]) as reader:
         try:
             old_sha, new_sha = reader.resolve(old_pin.commit.sha), reader.resolve(new_pin.commit.sha)
         except (AmbiguousCommit, CommitNotFound) as error:

@@ -9,7 +9,7 @@
 """
 
 from engine.git.globs import glob_matcher, is_glob, match_paths
-from engine.git.mirror import FetchResult, fetch_mirror, mirror_dir_for
+from engine.git.mirror import FetchResult, fetch_mirror, mirror_dir_for, mirror_holds
 from engine.git.objects import Blob, Change, CommitInfo, TreeEntry, split_lines
 from engine.git.reader import GitReader
 from engine.git.safety import (
@@ -32,6 +32,7 @@ __all__ = [
     "is_glob",
     "match_paths",
     "mirror_dir_for",
+    "mirror_holds",
     "split_lines",
     "validate_clone_url",
     "validate_glob",

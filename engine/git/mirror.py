@@ -16,6 +16,11 @@ from engine.git.safety import Resolver, clone_url_addresses, slug_directory, val
 
 _BASE_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 _USERINFO = re.compile(r"(?<=://)[^/@]*@")
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# Commits fetched by SHA get a ref, or a later gc would drop them as unreachable.
+_KEPT_COMMITS = "refs/recheck/commits/"
+_BARE_REPOSITORY_ENTRIES = frozenset({"HEAD", "objects", "refs", "config", "packed-refs", "info", "description",
+                                      "hooks", "logs", "FETCH_HEAD", "shallow", "branches", "index"})
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,8 @@ class FetchResult:
 
     ``pr_ref_missing`` is True when a PR ref was asked for but the forge does
     not publish it; the branches and tags were fetched all the same.
+    ``fetched`` is False when the mirror already held every commit asked for
+    (``unless_holding``), so nothing was fetched.
     """
 
     mirror_dir: Path
@@ -31,6 +38,7 @@ class FetchResult:
     pr_ref: str | None = None
     pr_head: str | None = None
     pr_ref_missing: bool = False
+    fetched: bool = True
 
 
 def mirror_dir_for(root: Path, slug: str) -> Path:
@@ -51,8 +59,15 @@ def fetch_mirror(
     allowed_hosts: Sequence[str] = (),
     internal_hosts: Sequence[str] = (),
     resolve: Resolver | None = None,
+    unless_holding: Sequence[str] = (),
 ) -> FetchResult:
     """Create the bare mirror if missing and fetch branches, tags and the PR head.
+
+    With ``unless_holding`` (commit SHAs, full or abbreviated), nothing is fetched when the mirror
+    already holds each of them, checked again once the mirror's lock is held: a mirror is this
+    host's cache, and of the processes that find it lacking at once, one fetches and the others
+    find it filled. A full SHA the branches, tags and PR head do not reach (a head force-pushed
+    away) is then fetched by itself, kept under refs/recheck/commits/.
 
     Raises RepositoryError (with git's message) when the source is unsafe,
     unreachable or the fetch fails. The host is resolved again right before
@@ -67,8 +82,35 @@ def fetch_mirror(
         raise RepositoryError(f"{pr_number!r} is not a pull request number; give a positive integer")
     mirror_dir = Path(mirror_dir).absolute()
     with _locked(mirror_dir):
-        return _create_and_fetch(target, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout,
-                                 pr_ref_template=pr_ref_template)
+        if unless_holding and mirror_holds(mirror_dir, unless_holding):
+            return FetchResult(mirror_dir=mirror_dir, created=False, fetched=False)
+        result = _create_and_fetch(target, mirror_dir, allow_local=allow_local, pr_number=pr_number, timeout=timeout,
+                                   pr_ref_template=pr_ref_template)
+        _fetch_missing_commits(target, mirror_dir, unless_holding, allow_local=allow_local, timeout=timeout)
+        return result
+
+
+def mirror_holds(mirror_dir: Path, revisions: Sequence[str]) -> bool:
+    """Whether the mirror at ``mirror_dir`` is there, readable, and has a commit for each of
+    ``revisions`` (one ``git cat-file`` for them all). A missing or broken mirror holds nothing."""
+    if not revisions or not (Path(mirror_dir) / "HEAD").is_file():
+        return False
+    names = "".join(f"{revision}^{{commit}}\n" for revision in revisions)
+    checked = run_git(["cat-file", "--batch-check=%(objecttype)"], git_dir=Path(mirror_dir), input=names.encode())
+    return checked.returncode == 0 and checked.stdout.split() == [b"commit"] * len(revisions)
+
+
+def _fetch_missing_commits(
+    target: _Target, mirror_dir: Path, wanted: Sequence[str], *, allow_local: bool, timeout: float
+) -> None:
+    """Fetch by SHA the full SHAs in ``wanted`` that the refs did not bring. Best effort: a forge
+    that refuses to hand out a commit by SHA leaves it missing, which the reader then reports."""
+    missing = [sha for sha in wanted if _FULL_SHA.fullmatch(sha) and not mirror_holds(mirror_dir, [sha])]
+    if missing:
+        refspecs = [f"+{sha}:{_KEPT_COMMITS}{sha}" for sha in missing]
+        if _fetch(target, mirror_dir, refspecs, allow_local=allow_local, timeout=timeout) is not None:
+            for refspec in refspecs:  # one unknown SHA fails the whole fetch: the rest one by one
+                _fetch(target, mirror_dir, [refspec], allow_local=allow_local, timeout=timeout)
 
 
 @dataclass(frozen=True)
@@ -153,6 +195,9 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
     """Create an empty bare repository at ``mirror_dir`` unless one is there; True if created."""
     if (mirror_dir / "HEAD").is_file() and (mirror_dir / "objects").is_dir():
         return False
+    if mirror_dir.is_dir() and _remains_of_a_mirror(mirror_dir):
+        # What a removal cut short leaves (the cache cleared while it was written to): made again.
+        _remove(mirror_dir)
     if mirror_dir.exists() and (not mirror_dir.is_dir() or any(mirror_dir.iterdir())):
         raise RepositoryError(
             f"{mirror_dir} exists but is not a git mirror; remove it or choose another mirror directory"
@@ -169,6 +214,16 @@ def _ensure_bare_repository(mirror_dir: Path) -> bool:
             "check permissions and free disk space"
         )
     return True
+
+
+def _remains_of_a_mirror(mirror_dir: Path) -> bool:
+    """A directory holding nothing but what a bare repository holds: a mirror half removed. Anything
+    else in it, and it is someone's directory, left alone."""
+    try:
+        entries = {entry.name for entry in mirror_dir.iterdir()}
+    except FileNotFoundError:
+        return False  # removed meanwhile
+    return bool(entries) and entries <= _BARE_REPOSITORY_ENTRIES
 
 
 def _intact(mirror_dir: Path) -> bool:
@@ -191,6 +246,8 @@ def _remove(mirror_dir: Path) -> None:
             shutil.rmtree(doomed)
         mirror_dir.rename(doomed)
         shutil.rmtree(doomed)
+    except FileNotFoundError:
+        pass  # someone else removed it meanwhile (the host's cache cleared): gone is what was wanted
     except OSError as exc:
         raise RepositoryError(f"cannot remove the broken mirror {mirror_dir}: {exc.strerror}; check permissions") from exc
 

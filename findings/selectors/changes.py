@@ -18,7 +18,7 @@ from engine.git.diffstat import DirectoryStat, FileStat, by_directory, diff_nums
 from engine.git.globs import glob_matcher, is_glob
 from engine.git.history import merge_base
 from findings.models import Finding
-from reviews.mirrors import FETCH_FAILED_PUBLIC, repository_reader
+from reviews.mirrors import FETCH_FAILED_PUBLIC, repository_reader_holding
 from reviews.models import PinnedCommit, PullRequest
 
 logger = logging.getLogger(__name__)
@@ -104,7 +104,8 @@ def pull_request_changes(pull_request: PullRequest, *, pins=None) -> PullRequest
             f"No commit is pinned to {pull_request.reference} beyond its base, so what it changes is not known yet."
         )
     try:
-        with repository_reader(repository) as reader:
+        pinned = [pin.commit.sha for pin in (base_pin, head_pin) if pin is not None]
+        with repository_reader_holding(repository, pinned) as reader:
             head = reader.resolve(head_pin.commit.sha)
             if base_pin is not None:
                 base, source = reader.resolve(base_pin.commit.sha), BASE_PIN

@@ -8,7 +8,7 @@ from core.errors import RecheckError
 from engine.git.history import merge_base
 from engine.verification.history import Place, Step, evidence_history
 from findings.models import Evidence, EvidenceResult, Finding, Verification
-from reviews.mirrors import repository_reader
+from reviews.mirrors import repository_reader_holding
 from reviews.models import PinnedCommit
 
 HISTORY_PINS = 12
@@ -51,7 +51,8 @@ def finding_evidence_histories(
         return []
     repository = finding.pull_request.repository
     try:
-        with repository_reader(repository) as reader:
+        commits = sorted({place.sha for _, places in wanted for place in places})
+        with repository_reader_holding(repository, commits) as reader:
             return [_history(reader, evidence, places, repository.default_branch) for evidence, places in wanted]
     except RecheckError as error:
         return [EvidenceHistory(evidence, problem=str(error)) for evidence, _ in wanted]

@@ -213,7 +213,11 @@ def verification_runs_supersede(*, run: VerificationRun) -> list[int]:
     )
     if not superseded:
         return []
-    ids = list(VerificationRun.objects.filter(superseded_by=run).order_by("pk").values_list("pk", flat=True))
+    replaced = list(VerificationRun.objects.filter(superseded_by=run).order_by("pk"))
+    ids = [older.pk for older in replaced]
+    for older in replaced:
+        # Its head's "in progress" on the forge is ended as superseded, not left running for ever.
+        verification_run_changed.send(sender=VerificationRun, run=older)
     audit_record(
         action="verification.supersede", actor=None, target=_run_target(run.pull_request, sha),
         repository=run.pull_request.repository, message=f"Run {run.pk} supersedes queued run(s) {', '.join(map(str, ids))}.",

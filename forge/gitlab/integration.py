@@ -10,6 +10,7 @@ check that could not run: "the gate cannot say" never lets a merge through)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -17,7 +18,7 @@ from core.forges import GITLAB
 from forge.interface import DeliveryOutcome, WebhookPayloadError, forge_register
 
 # The gate's conclusions (forge.content) as GitLab's commit status states.
-STATUS_STATES = {"success": "success", "failure": "failed", "action_required": "failed"}
+STATUS_STATES = {"success": "success", "failure": "failed", "action_required": "failed", "cancelled": "canceled"}
 
 
 class GitLabForge:
@@ -65,6 +66,10 @@ class GitLabForge:
 
     def rate_limit_scope(self, call) -> dict[str, object]:
         return {}  # one token: its limit covers every project it reaches
+
+    def budget_key(self, call) -> str:
+        # One token per GitLab server: its limits count every project of that server.
+        return f"gitlab:{urlsplit(call.repository.forge_base_url).netloc}"
 
     def failure_hint(self, call, failure, *, gave_up: bool) -> str:
         from forge.gitlab.hints import gitlab_hint

@@ -1,12 +1,13 @@
-"""One budget of calls to each forge for the whole installation, however many workers send.
+"""One budget of calls for each forge installation, however many workers send.
 
 GitHub's secondary rate limit (about 80 content-creating requests a minute) and GitLab's limits
 count an installation's requests, not a worker's: each sender asks the budget before it sends a
 call, and a call the budget cannot take yet waits in the outbox until it can (decision 0025).
 
 The budget is a sliding window kept in Redis, updated atomically by one Lua script on Redis's own
-clock: at most `RECHECK_FORGE_BUDGET_CALLS` calls to a forge in any
-`RECHECK_FORGE_BUDGET_WINDOW_SECONDS`. (A token bucket of that size lets up to twice as many
+clock: at most `RECHECK_FORGE_BUDGET_CALLS` calls to one budget in any
+`RECHECK_FORGE_BUDGET_WINDOW_SECONDS`. A budget is what the forge's own limits count, named by the
+forge (`Forge.budget_key`): a GitHub App's installation, a GitHub token, a GitLab server. (A token bucket of that size lets up to twice as many
 through in a window that straddles its refill; the forge counts a window.) A forge's Retry-After
 is kept beside it, so every sender waits it out, not only the one that was told.
 
@@ -54,7 +55,8 @@ class RedisBudget:
         self._script = self._client.register_script(WINDOW_SCRIPT)
 
     def acquire(self, forge: str) -> float:
-        """Take one call from `forge`'s budget: 0 when it may be sent now, else the seconds to wait."""
+        """Take one call from the budget `forge` (a `Forge.budget_key`): 0 when it may be sent
+        now, else the seconds to wait."""
         import redis
 
         try:

@@ -67,9 +67,16 @@ def _send(*, call_id: int, now=None) -> tuple[ForgeCall | None, bool]:
     if claimed != 1:
         return None, False
     call.refresh_from_db()
-    if call.kind != ForgeCall.Kind.REPORT and (wait := _budget_wait(call)):
-        _wait_for_budget(call, wait)
-        return None, True
+    if call.kind != ForgeCall.Kind.REPORT:
+        try:
+            wait = _budget_wait(call)
+        except Failure as failure:  # the forge could not say which budget (an installation unknown)
+            _failed(call, failure)
+            call.refresh_from_db()
+            return call, False
+        if wait:
+            _wait_for_budget(call, wait)
+            return None, True
     try:
         if call.kind == ForgeCall.Kind.REPORT:
             github_id, status, wait = _prepare(call), None, None
@@ -104,12 +111,13 @@ def forge_calls_send_due(*, now=None, limit: int = SEND_BATCH) -> int:
     """Send every call that is due (in order per target); returns how many were attempted."""
     attempted = 0
     skipped: set[int] = set()
-    # A forge whose budget is spent: its other calls wait too, without each asking.
-    spent: set[str] = set()
+    # A repository whose budget is spent: its other calls wait too, without each asking. (A budget
+    # covers many repositories, an installation's; each of the others asks once and is held too.)
+    spent: set[int] = set()
     while attempted < limit:
         moment = now or timezone.now()
-        due = ForgeCall.objects.due(moment).exclude(pk__in=skipped).exclude(forge__in=spent).order_by("due_at", "id")
-        row = due.values_list("pk", "forge").first()
+        due = ForgeCall.objects.due(moment).exclude(pk__in=skipped).exclude(repository_id__in=spent)
+        row = due.order_by("due_at", "id").values_list("pk", "repository_id").first()
         if row is None:
             break
         call, held_back = _send(call_id=row[0], now=moment)
@@ -168,9 +176,11 @@ def _prepare(call: ForgeCall) -> None:
 
 
 def _budget_wait(call: ForgeCall) -> float:
-    """0 when the forge's budget takes the call now, else the seconds it must wait."""
+    """0 when the budget of the call's installation (or forge server) takes it now, else the
+    seconds it must wait."""
+    key = forge_named(call.forge).budget_key(call)
     try:
-        return forge_budget().acquire(call.forge)
+        return forge_budget().acquire(key)
     except BudgetUnavailable as error:
         # Fail closed: every worker sending blind is what gets an installation blocked.
         logger.warning("The forge budget is not answering (%s); call %s waits", error, call.pk)
@@ -213,8 +223,8 @@ def _hold_back(call: ForgeCall, seconds: float) -> None:
     until = timezone.now() + timedelta(seconds=seconds)
     try:
         # Calls another worker claims meanwhile wait too, not only those waiting in the outbox now.
-        forge_budget().hold(call.forge, seconds)
-    except BudgetUnavailable as error:
+        forge_budget().hold(forge_named(call.forge).budget_key(call), seconds)
+    except (BudgetUnavailable, Failure) as error:
         logger.warning("The forge budget is not answering (%s); the rate limit is held in the outbox only", error)
     waiting = ForgeCall.objects.filter(status=ForgeCall.Status.PENDING, due_at__lt=until, forge=call.forge)
     waiting.filter(**forge_named(call.forge).rate_limit_scope(call)).update(due_at=until)

@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 
 def verification_run_report(*, run: VerificationRun) -> list[ForgeCall]:
     """Record what to tell the repository's forge about `run`: `in_progress` while it is queued or running,
-    `completed` with the gate's conclusion once it ended. Never raises: a report that could not be
+    `completed` with the gate's conclusion once it ended (`cancelled`, "superseded by", when a newer
+    head took its place before it ran). Never raises: a report that could not be
     prepared is recorded as a call of kind `report`, which the outbox prepares again with backoff."""
     try:
         with transaction.atomic():
@@ -69,7 +70,7 @@ def _prepare_later(run: VerificationRun, error: Exception) -> list[ForgeCall]:
 
 def run_report_calls(run: VerificationRun) -> list[ForgeCall]:
     """The calls reporting `run` as it is now (none when the same report was posted last)."""
-    run.refresh_from_db(fields=["status", "message"])
+    run.refresh_from_db(fields=["status", "message", "superseded_by"])
     pull_request = PullRequest.objects.select_related("repository").get(pk=run.pull_request_id)
     repository = pull_request.repository
     if not (repository.publish_checks or repository.publish_comment):
@@ -84,14 +85,17 @@ def run_report_calls(run: VerificationRun) -> list[ForgeCall]:
 
     calls: list[ForgeCall] = []
     finished = not run.is_active
-    report = (
-        content.commit_report(
+    if run.status == VerificationRun.Status.SUPERSEDED:
+        newer = VerificationRun.objects.filter(pk=run.superseded_by_id).select_related("commit").first()
+        report = content.superseded_report(pull_request=pull_request, commit=commit,
+                                           by=newer.commit if newer else None)
+    elif finished:
+        report = content.commit_report(
             pull_request=pull_request, commit=commit,
             run_failed=run.status == VerificationRun.Status.FAILED, run_message=run.message,
         )
-        if finished
-        else None
-    )
+    else:
+        report = None
     if repository.publish_checks:
         calls += forge_of(repository).verdict_calls(pull_request=pull_request, commit=commit, report=report)
     if repository.publish_comment and report is not None and _is_latest(pull_request, commit):

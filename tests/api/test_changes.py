@@ -56,6 +56,7 @@ def test_without_a_base_pin_the_base_is_where_the_head_forks_from_the_default_br
 def test_an_unreadable_repository_is_a_409_that_says_so(anonymous_reader, tmp_path):
     changed = changed_pull_request(tmp_path)
     shutil.rmtree(repository_mirror_dir(changed.pull_request.repository))
+    shutil.rmtree(changed.repo.path)  # nor can this host fetch it again
     response = anonymous_reader.get(CHANGES)
     assert response.status_code == 409
     assert "could not be read" in response.json()["detail"]

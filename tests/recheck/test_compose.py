@@ -115,6 +115,24 @@ def test_named_volumes_are_declared():
     assert used <= set(COMPOSE["volumes"])
 
 
+def test_no_volume_is_shared_between_services():
+    """Mirrors are each host's cache: nothing correct may rest on two services seeing one directory."""
+    mounted = [
+        volume.split(":")[0]
+        for service in SERVICES.values()
+        for volume in service.get("volumes", [])
+    ]
+    assert len(mounted) == len(set(mounted)), mounted
+
+
+def test_the_web_and_each_verification_worker_keep_their_mirror_cache_in_a_volume_of_their_own():
+    mirror_root = SERVICES["web"]["environment"]["RECHECK_MIRROR_ROOT"]
+    from recheck.routing import VERIFY
+
+    for service in ["web", *(worker for worker in WORKERS if VERIFY in queues_of(worker))]:
+        assert [volume for volume in SERVICES[service]["volumes"] if volume.endswith(f":{mirror_root}")], service
+
+
 def test_the_image_prepares_the_mirror_volume_for_its_user():
     dockerfile = (ROOT / "Dockerfile").read_text()
     mirror_root = SERVICES["verify-0"]["environment"]["RECHECK_MIRROR_ROOT"]

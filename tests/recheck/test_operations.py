@@ -1,6 +1,7 @@
 """The operations figures: the health page's JSON and the Prometheus metrics say the same, behind a
 token from the environment, read in a bounded number of queries; queue depths are read from the
 broker's Redis (a redis-server of the test's own)."""
+import time
 from datetime import timedelta
 
 import pytest
@@ -104,11 +105,17 @@ def test_queue_depths_are_read_from_the_broker(client, operator, settings):
         app.amqp._producer_pool = None
         for job in range(3):
             enqueue("findings.tasks.run_import", job)
+        time.sleep(1.5)
         enqueue("presentation.tasks.render_companion_pages", 1)
-        depths = client.get("/healthz/operations", **operator).json()["queues"]
+        figures = client.get("/healthz/operations", **operator).json()
+        depths, ages = figures["queues"], figures["queue_age_seconds"]
         assert (depths["maintenance"], depths["render"], depths["verify"]) == (3, 1, 0)
+        # The oldest message's age, in every queue: the first import waited longest.
+        assert 1.5 <= ages["maintenance"] < 30 and 0 <= ages["render"] < ages["maintenance"]
+        assert ages["verify"] is None and set(ages) == set(depths)
         values = metric_values(client.get("/metrics", **operator).content.decode())
         assert values[("recheck_queue_depth", (("queue", "maintenance"),))] == 3
+        assert values[("recheck_queue_age_seconds", (("queue", "maintenance"),))] >= 1.5
 
         server.stop()
         assert client.get("/healthz/operations", **operator).json()["queues"] is None, "a broker down is said"

@@ -52,9 +52,17 @@ def test_without_a_base_pin_the_page_says_it_compares_with_the_fork_from_main(cl
     assert {path for path, *_ in ROW.findall(page)} == set(changed.numstat)
 
 
+def test_a_mirror_this_host_lost_is_made_again_for_the_page(client, tmp_path):
+    changed = changed_pull_request(tmp_path)
+    shown = ROW.findall(overview(client, changed))
+    shutil.rmtree(repository_mirror_dir(changed.pull_request.repository))
+    assert shown and ROW.findall(overview(client, changed)) == shown
+
+
 def test_an_unreadable_repository_is_said_so_on_the_page(client, tmp_path):
     changed = changed_pull_request(tmp_path)
     shutil.rmtree(repository_mirror_dir(changed.pull_request.repository))
+    shutil.rmtree(changed.repo.path)  # nor can this host fetch it again
     page = overview(client, changed)
     assert ROW.findall(page) == []
     assert "could not be read, so what acme/changes#12 changes is not shown" in html.unescape(page)
@@ -72,6 +80,7 @@ def test_when_the_fetch_failed_the_page_blames_the_fetch_not_a_missing_commit(cl
     )
     repository.fetch_error = "fatal: could not read from /srv/mirrors/acme-changes.git"
     repository.save()
+    shutil.rmtree(changed.repo.path)  # the fetch for the page fails too
     page = " ".join(html.unescape(strip_tags(overview(client, changed))).split())
     assert "the repository could not be fetched" in page
     assert "no commit" not in page.lower() and "/srv/mirrors" not in page

@@ -2,6 +2,7 @@
 at a pinned commit with what the PR changes first, one file highlighted with its line anchors, and a
 clear page (never a 500) for everything it cannot show."""
 import html
+import shutil
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -10,7 +11,7 @@ from django.utils import timezone
 from django.utils.html import strip_tags
 
 from findings.models import Finding
-from reviews.mirrors import repository_fetch
+from reviews.mirrors import repository_fetch, repository_mirror_dir
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from tests.factories import FindingFactory, UserFactory, make_sha
 from tests.gitrepo import GitRepoBuilder
@@ -214,19 +215,47 @@ def test_a_commit_not_pinned_to_the_pr_gets_a_page_listing_the_pins(client, brow
     assert "is not a commit SHA" in text(client.get(browsed.url("main", "src/app.py")))
 
 
-def test_a_pinned_commit_the_mirror_does_not_have_says_what_to_do(client, browsed):
+def test_a_pinned_commit_the_mirror_does_not_have_says_what_to_do(client, browsed, caplog):
     ghost = make_sha("force-pushed away")
     commit = Commit.objects.create(repository=browsed.pull_request.repository, sha=ghost, resolved=True)
     PinnedCommit.objects.create(pull_request=browsed.pull_request, commit=commit, role="head")
-    for url in (browsed.url(ghost), browsed.url(ghost, "src/app.py")):
-        response = client.get(url)
-        assert response.status_code == 404
-        assert f"has no commit {ghost}" in text(response) and "Verify now" in text(response)
+    with caplog.at_level("INFO", logger="reviews.mirrors"):
+        for url in (browsed.url(ghost), browsed.url(ghost, "src/app.py"), browsed.url(ghost)):
+            response = client.get(url)
+            assert response.status_code == 404
+            assert f"has no commit {ghost}" in text(response) and "Verify now" in text(response)
+    fetches = [record for record in caplog.records if record.getMessage().startswith("Mirror fetched")]
+    assert len(fetches) == 1, "a commit the forge does not have is not fetched for at every view"
 
 
-def test_a_repository_not_fetched_yet_says_what_to_do(client, tmp_path, settings):
+def test_a_repository_this_host_never_fetched_is_fetched_for_the_page(client, tmp_path, settings, caplog):
+    """The web host's mirrors are its own cache: the first page fetches what it shows."""
     settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
     browsed = browsed_pull_request(tmp_path, slug="acme/unfetched", fetch=False)
+    with caplog.at_level("INFO", logger="reviews.mirrors"):
+        assert "src/new.py" in text(client.get(browsed.url()))
+        for _ in range(2):
+            assert "value_7 = " in text(client.get(browsed.url(path="src/app.py")))
+    assert [record.getMessage().split(" on ")[0] for record in caplog.records] == [
+        "Mirror fetched of acme/unfetched"
+    ], "fetched once, then read from this host's cache"
+    browsed.pull_request.repository.refresh_from_db()
+    assert browsed.pull_request.repository.fetched_at is None, "a page's fetch is not the repository's record"
+
+
+def test_a_pin_this_hosts_mirror_lacks_is_fetched_and_a_deleted_mirror_made_again(client, browsed):
+    pushed = browsed.repo.write("src/pushed.py", "PUSHED = 1\n").commit("pushed")
+    commit = Commit.objects.create(repository=browsed.pull_request.repository, sha=pushed, resolved=True)
+    PinnedCommit.objects.create(pull_request=browsed.pull_request, commit=commit, role="head")
+    assert "PUSHED = 1" in text(client.get(browsed.url(pushed, "src/pushed.py")))
+    shutil.rmtree(repository_mirror_dir(browsed.pull_request.repository))
+    assert "value_7 = " in text(client.get(browsed.url(path="src/app.py")))
+
+
+def test_a_repository_that_cannot_be_fetched_says_what_to_do(client, tmp_path, settings):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
+    browsed = browsed_pull_request(tmp_path, slug="acme/unfetched", fetch=False)
+    shutil.rmtree(browsed.repo.path)
     for url in (browsed.url(), browsed.url(path="src/app.py")):
         response = client.get(url)
         assert response.status_code == 404

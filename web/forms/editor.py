@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from findings.models import Evidence, Finding
 from engine.verification import snippet_text_at
 from core.errors import RecheckError
-from reviews.mirrors import repository_reader
+from reviews.mirrors import repository_reader_holding
 from reviews.models import PullRequest
 
 # The fields each evidence kind's form sends, as the bundle names them (the rest are left out, so
@@ -33,6 +33,7 @@ RESULT_LINE = re.compile(r"^(?P<rule>\S+)\s+(?P<path>.+?)(?::(?P<line>\d{1,9}))?
 VERBATIM = ("text", "regex")
 FINDING_TEXT_FIELDS = ("kind", "caught_by", "title", "summary", "body", "fix", "review_comment_url")
 EVIDENCE_KEY = re.compile(r"^evidence-(\d+)-kind$")
+SHA_TEXT = re.compile(r"[0-9a-fA-F]{7,64}")
 LINES = re.compile(r"^\s*(\d{1,9})\s*(?:[-–:]\s*(\d{1,9}))?\s*$")
 # Rows past this in one posted form are not read: a forged form cannot make the save loop for ever.
 MAX_EVIDENCE_ITEMS = 200
@@ -186,7 +187,9 @@ def selection_prefill(pull_request: PullRequest, query, *, kind: str = Evidence.
         prefill.location_line = start
         if kind == Evidence.Kind.SNIPPET and commit and path:
             try:
-                with repository_reader(pull_request.repository) as reader:
+                # Only a SHA is looked for in the mirror: the query is anyone's text.
+                wanted = [commit] if SHA_TEXT.fullmatch(commit) else []
+                with repository_reader_holding(pull_request.repository, wanted) as reader:
                     item["text"] = snippet_text_at(reader, commit, path, start, end)
             except RecheckError as error:
                 prefill.problem = (

@@ -12,14 +12,21 @@ from django.utils.timesince import timesince
 from access.audit import writes
 from core.errors import RecheckError
 from engine.verification import EvidenceChecks, files_prefetched
-from findings.models import Finding, Verification, VerificationRun
+from findings.models import Finding, Verdict, Verification, VerificationRun
 from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _Context, _prepare
 from findings.services.verification.rows import _error_outcome, _load, _outcome, _read_paths
 from findings.services.verification.store import _store, _store_snippet_texts
 from findings.signals import verification_stored
-from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
+from engine.git import mirror_holds
+from reviews.mirrors import (
+    FETCH_FAILED_PUBLIC,
+    commits_resolve,
+    repository_fetch,
+    repository_mirror_dir,
+    repository_reader,
+)
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import pull_request_pin_commit
 
@@ -32,6 +39,7 @@ Progress = Callable[[int, int], None]
 def pull_request_verify(
     *, pull_request: PullRequest, commit: Commit, fetch: bool = True, progress: Progress | None = None,
     submodules: SubmoduleMirrors | None = None, fetch_problem: str = "", successors: bool = True,
+    refetch: bool | None = None,
 ) -> list[Verification]:
     """Verify every finding of `pull_request` at `commit` and store the results.
 
@@ -41,18 +49,34 @@ def pull_request_verify(
     run). A caller that fetched itself (`fetch=False`) passes what went wrong in `fetch_problem`,
     so a commit missing from a mirror that could not be updated is blamed on the fetch, not the SHA.
     Gone evidence is stored with what replaced it; `successors=False` leaves that out, which only
-    the benchmark does, to measure what it costs."""
+    the benchmark does, to measure what it costs. With `refetch` (by default, as `fetch`), a mirror
+    lost under the verification is fetched again and the commit verified again."""
     if fetch:
-        fetch_problem = _fetch(pull_request)
+        fetch_problem = _fetch(pull_request, [commit])
     submodules = submodules or SubmoduleMirrors(fetch=fetch)
     with _collector_paused():
-        return _verify_and_store(pull_request, commit, fetch_problem, progress, submodules, successors)
+        outcomes = _outcomes(pull_request, commit, fetch_problem, progress, submodules, successors)
+        if (fetch if refetch is None else refetch) and _lost_under_us(pull_request, commit, outcomes):
+            # The mirror is this host's cache, and it went while the commit was read (cleared, a disk
+            # replaced): errors would only say so. Fetched again, verified again, once.
+            logger.warning("The mirror of %s went while %s was verified; fetching it again",
+                           pull_request.repository.slug, commit.sha[:12])
+            fetch_problem = _fetch(pull_request, [commit])
+            outcomes = _outcomes(pull_request, commit, fetch_problem, None, submodules, successors)
+        return _store(pull_request, commit, outcomes)
 
 
-def _verify_and_store(
+def _lost_under_us(pull_request: PullRequest, commit: Commit, outcomes: list) -> bool:
+    """Some verdict is an error, and the mirror does not hold the commit: it went while the commit
+    was read (or while it was fetched), or the fetch failed; one more fetch says which."""
+    return any(outcome.verdict == Verdict.ERROR for outcome in outcomes) and not mirror_holds(
+        repository_mirror_dir(pull_request.repository), [commit.sha])
+
+
+def _outcomes(
     pull_request: PullRequest, commit: Commit, fetch_problem: str, progress: Progress | None,
     submodules: SubmoduleMirrors, successors: bool = True,
-) -> list[Verification]:
+) -> list:
     loaded = None
     try:
         with repository_reader(pull_request.repository) as reader:
@@ -89,7 +113,7 @@ def _verify_and_store(
         outcomes = [_error_outcome(finding, evidence.get(finding.pk, []), detail) for finding in findings]
         if progress:
             progress(len(findings), len(findings))
-    return _store(pull_request, commit, outcomes)
+    return outcomes
 
 
 @contextmanager
@@ -106,11 +130,12 @@ def _collector_paused():
             gc.enable()
 
 
-def _fetch(pull_request: PullRequest) -> str:
-    """Fetch the mirror; a failure is kept as a message, since an older mirror may still hold
-    the commit we need."""
+def _fetch(pull_request: PullRequest, commits: list) -> str:
+    """Fetch this host's mirror unless it already holds every commit the run reads (their full SHAs
+    known); a failure is kept as a message, since an older mirror may still hold the commit we need."""
+    held = [commit.sha for commit in commits] if all(commit.resolved for commit in commits) else []
     try:
-        repository_fetch(repository=pull_request.repository, pr_number=pull_request.number)
+        repository_fetch(repository=pull_request.repository, pr_number=pull_request.number, unless_holding=held)
     except RecheckError as error:
         logger.warning("Fetching %s failed: %s", pull_request.repository.slug, error)
         return FETCH_FAILED_PUBLIC
@@ -141,7 +166,7 @@ def verification_run_execute(
     per_commit = Finding.objects.for_pull_request(pull_request).count()
     total = per_commit * len(commits)
     verification_run_start(run, total=total)
-    fetch_problem = _fetch(pull_request) if fetch and not repository_fetched else ""
+    fetch_problem = _fetch(pull_request, commits) if fetch and not repository_fetched else ""
     submodules = SubmoduleMirrors(fetch=fetch)
     verdicts: dict[str, dict[str, int]] = {}
     done_before = 0
@@ -166,7 +191,7 @@ def verification_run_execute(
     for commit in commits:
         verifications = pull_request_verify(
             pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules,
-            fetch_problem=fetch_problem,
+            fetch_problem=fetch_problem, refetch=fetch,
         )
         done_before += per_commit
         changed = max(changed, per_commit - len(verifications))

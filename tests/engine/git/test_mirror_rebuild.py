@@ -72,3 +72,15 @@ def test_an_intact_mirror_is_kept_when_the_remote_fails(upstream, mirror_dir, tm
     with pytest.raises(RepositoryError, match="could not fetch"):
         fetch_mirror(url=str(not_a_repository), mirror_dir=mirror_dir, allow_local=True)
     assert marker.exists(), "a remote's failure is not a reason to throw the cache away"
+
+
+def test_a_mirror_half_removed_is_made_again(upstream, mirror_dir):
+    """The cache cleared while git wrote to it: no HEAD any more, some of its directories left."""
+    (mirror_dir / "HEAD").unlink()
+    shutil.rmtree(mirror_dir / "refs")
+
+    result = fetch_mirror(url=upstream.url, mirror_dir=mirror_dir, allow_local=True)
+
+    assert result.created
+    with GitReader(mirror_dir) as reader:
+        assert reader.resolve("main") == upstream.head()

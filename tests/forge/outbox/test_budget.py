@@ -176,3 +176,36 @@ def test_three_senders_keep_300_calls_within_one_budget_and_send_every_one(
     # hundredths of a second shorter keeps that jitter from counting twice.
     assert most_in_any_window(sent, window - 0.05) <= calls
     assert sent[-1] - sent[0] >= (300 / calls - 1) * window * 0.9, "the budget paced them"
+
+
+@pytest.mark.django_db
+def test_each_github_app_installation_and_gitlab_server_has_a_budget_of_its_own(
+    pull_request, fake_github, budget, settings
+):
+    """What GitHub counts is an installation's requests: one installation's burst does not hold
+    back another's, nor a GitLab server's, and each stays within its own budget."""
+    from forge.interface import forge_named
+    from reviews.models import Repository
+
+    budget(calls=3, window=30)
+    Repository.objects.filter(pk=pull_request.repository.pk).update(github_installation_id=77)
+    other = Repository.objects.create(slug="umbrella/tools", clone_url="https://github.com/umbrella/tools.git")
+    fake_github.install("umbrella/tools", 78)
+    gitlab = Repository.objects.create(slug="acme/tools/loader", forge="gitlab",
+                                       clone_url="https://gitlab.example.com/acme/tools/loader.git",
+                                       forge_url="https://gitlab.example.com")
+    status_calls(pull_request, 5)
+    for index in range(5):
+        ForgeCall.objects.create(repository=other, forge="github", sha=f"{index + 101:040x}", kind="commit_status",
+                                 state="pending", digest=f"{index + 100:064x}",
+                                 body={"context": "recheck", "state": "pending", "description": f"Other {index}"})
+
+    assert forge_calls_send_due() == 6
+    sent = ForgeCall.objects.filter(status="sent")
+    assert sent.filter(repository=pull_request.repository).count() == 3 and sent.filter(repository=other).count() == 3
+    keys = {forge_named(call.forge).budget_key(call) for call in ForgeCall.objects.select_related("repository")}
+    probe = ForgeCall(repository=gitlab, forge="gitlab")
+    keys.add(forge_named("gitlab").budget_key(probe))
+    server = settings.RECHECK_GITHUB_API_URL.split("//")[1].rstrip("/")
+    assert keys == {f"github:{server}:installation:77", f"github:{server}:installation:78",
+                    "gitlab:gitlab.example.com"}
