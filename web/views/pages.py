@@ -172,8 +172,8 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
-        # Review threads and follow-ups are written by the forge's deliveries and the sweeps, which
-        # no generation follows: a page that shows them is rendered for each request.
+        # A follow-up's issue on the forge is written by deliveries no generation follows: a page
+        # that shows a follow-up is rendered for each request. Its review threads move its PR's.
         .annotate(has_threads=Exists(Finding.objects.filter(pk=OuterRef("pk"), review_threads__isnull=False)),
                   has_follow_up=Exists(FollowUp.objects.filter(finding=OuterRef("pk"))))
     )
@@ -186,7 +186,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
         # Its related findings are of any pull request: every PR's generation, as the lists read it.
         reads=("finding", finding.pk, generation, pull_requests_version()),
         reader=reader, query=kept_query(request), extra=(reader_scope(request.user),),
-        keep=run is None and not finding.has_threads and not finding.has_follow_up,
+        keep=run is None and not finding.has_follow_up,
         still_current=lambda: pull_request_generation_is(pull_request.pk, generation),
     )
 
