@@ -201,3 +201,18 @@ def test_with_the_cache_down_the_code_diff_is_rendered(client, browsed, settings
                                    "LOCATION": "redis://127.0.0.1:9/0"}}
     response = client.get(diff_url(browsed))
     assert response.status_code == 200 and "files changed" in response.content.decode()
+
+
+def test_a_long_inbox_asks_for_the_findings_number_and_attaches_by_it(data, maintainer_user, monkeypatch):
+    from web.views import threads
+
+    client = site_client(maintainer_user)
+    assert '<select name="attach">' in client.get(PAGES["threads"]).content.decode()
+    monkeypatch.setattr(threads, "ATTACH_CHOICES", 2)  # fewer than the PR's four findings
+    cache.clear()
+    page = client.get(PAGES["threads"]).content.decode()
+    assert '<select name="attach">' not in page and '<input type="number" name="attach"' in page
+    response = client.post(f"/{SLUG}/pull/{NUMBER}/threads/9001/triage/", {"outcome": "attach", "attach": "3"})
+    assert response.status_code == 302
+    assert ReviewThread.objects.get(root_comment_id=9001).finding.number == 3
+    assert "Finding <a" in client.get(PAGES["threads"]).content.decode()
