@@ -388,8 +388,9 @@ def comparable(response) -> tuple[int, str]:
 
 
 class PagesAsFresh(OneAnswer):
-    """OneAnswer's steps, and roles granted or taken away and the repository made private or public;
-    after each, every persona's page is what a render made for it alone says."""
+    """OneAnswer's steps, roles granted or taken away, the repository made private or public, and
+    a review thread's and a follow-up's writes; after each, every persona's page is what a render
+    made for it alone says."""
 
     def __init__(self):
         super().__init__()
@@ -424,6 +425,25 @@ class PagesAsFresh(OneAnswer):
         repository = Repository.objects.get(pk=self.pull_request.repository_id)
         repository.visibility = "private" if private else "public"
         repository.save()
+
+    @rule(resolved=st.booleans(), body=st.sampled_from(["Still there?", "Fixed now."]))
+    def thread_written(self, resolved, body):
+        # As a delivery and the sync write: a thread's bulk update and a comment saved.
+        from forge.threads.models import ReviewThread
+
+        thread, _ = ReviewThread.objects.get_or_create(pull_request=self.pull_request, root_comment_id=9001,
+                                                       defaults={"path": "src/loader.py", "original_line": 10})
+        ReviewThread.objects.filter(pk=thread.pk).update(resolved=resolved)
+        thread.comments.update_or_create(github_id=9001, defaults={"author_login": "octocat", "body": body})
+
+    @rule(state=st.sampled_from(["open", "verified_fixed"]))
+    def follow_up_written(self, state):
+        # As a check on the default branch writes it.
+        from findings.models import FollowUp
+
+        FollowUp.objects.update_or_create(finding=self.finding(3), defaults={
+            "repository_id": self.pull_request.repository_id, "pull_request": self.pull_request,
+            "origin": FollowUp.Origin.OPEN_CLEANUP, "state": state})
 
     def every_interface_reports_the_stored_state(self):
         pass  # OneAnswer's check; this machine checks the pages
