@@ -426,15 +426,23 @@ class PagesAsFresh(OneAnswer):
         repository.visibility = "private" if private else "public"
         repository.save()
 
-    @rule(resolved=st.booleans(), body=st.sampled_from(["Still there?", "Fixed now."]))
-    def thread_written(self, resolved, body):
-        # As a delivery and the sync write: a thread's bulk update and a comment saved.
+    def thread(self):
         from forge.threads.models import ReviewThread
 
-        thread, _ = ReviewThread.objects.get_or_create(pull_request=self.pull_request, root_comment_id=9001,
-                                                       defaults={"path": "src/loader.py", "original_line": 10})
-        ReviewThread.objects.filter(pk=thread.pk).update(resolved=resolved)
-        thread.comments.update_or_create(github_id=9001, defaults={"author_login": "octocat", "body": body})
+        return ReviewThread.objects.get_or_create(pull_request=self.pull_request, root_comment_id=9001,
+                                                  defaults={"path": "src/loader.py", "original_line": 10})[0]
+
+    @rule(resolved=st.booleans())
+    def thread_resolved(self, resolved):
+        # As the sync writes it: a bulk update, which sends no signal.
+        from forge.threads.models import ReviewThread
+
+        ReviewThread.objects.filter(pk=self.thread().pk).update(resolved=resolved)
+
+    @rule(body=st.sampled_from(["Still there?", "Fixed now."]))
+    def comment_written(self, body):
+        # As a delivery writes it: a comment saved.
+        self.thread().comments.update_or_create(github_id=9001, defaults={"author_login": "octocat", "body": body})
 
     @rule(state=st.sampled_from(["open", "verified_fixed"]))
     def follow_up_written(self, state):
