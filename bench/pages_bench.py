@@ -122,6 +122,13 @@ def main() -> int:
                          (f"If-None-Match: {headers['ETag']}",), 0.80))
         subjects.append(("home page", f"{site}/", (), 0.30))
         subjects.append(("search ?q=loader", f"{site}/?q=loader", (), 0.30))
+        # The pages across a repository's pull requests and a PR's inbox, kept by the repository's
+        # version and the PR's generation (no target of their own in the issue: for reference).
+        subjects.append(("sample repository", f"{site}{sample.repository.get_absolute_url()}", (), 0.0))
+        subjects.append((f"{args.findings:,}-finding repository", f"{site}{large.repository.get_absolute_url()}",
+                         (), 0.0))
+        subjects.append(("sample threads", f"{site}{sample.get_absolute_url()}threads/", (), 0.0))
+        subjects.append(("decisions queue", f"{site}/decisions/", (), 0.0))
         gate = f"{site}/api/repos/{sample.repository.slug}/pulls/{sample.number}/gate"
         subjects.append(("gate (for reference)", gate, (), 0.0))
         if args.only:

@@ -12,7 +12,7 @@ from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from findings.models import Evidence, Finding, FindingLink, Tag, Verification, VerificationRun
+from findings.models import Evidence, Finding, FindingLink, FollowUp, Tag, Verification, VerificationRun
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -33,6 +33,9 @@ def _finding_changed(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=PinnedCommit)
 @receiver([post_save, post_delete], sender=VerificationRun)
+# A follow-up shows on its repository's pages (kept by its PRs' generations), written by the
+# sweeps on the default branch and by a maintainer's decision.
+@receiver([post_save, post_delete], sender=FollowUp)
 def _pull_request_row_changed(sender, instance, **kwargs):
     pull_request_changed(pull_request_id=instance.pull_request_id)
 

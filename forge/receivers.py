@@ -1,6 +1,6 @@
 """The forge listens to the domain: a verification run that changed is reported to GitHub, and to
 the review threads its findings came from; a finding's status change reaches its threads."""
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from findings.signals import follow_up_changed, verification_run_changed
@@ -40,3 +40,28 @@ def _follow_up_issue(sender, follow_up, change, **kwargs) -> None:
 
     # In the sender's transaction: the issue's call commits with the follow-up's change.
     follow_up_issue_request(follow_up=follow_up, change=change)
+
+
+def _thread_row_changed(sender, instance, **kwargs) -> None:
+    # A PR's review threads, their comments and how their last reading went show on its inbox
+    # page, kept by the PR's generation (`web.pagecache`); the deliveries, the sync and the
+    # triage write them. Bulk writes move it in their querysets (`forge.threads.models`).
+    from reviews.services import pull_request_changed
+
+    if sender.__name__ == "ReviewComment" and type(instance).thread.is_cached(instance):
+        pull_request_id = instance.thread.pull_request_id
+    elif sender.__name__ == "ReviewComment":
+        from forge.threads.models import ReviewThread
+
+        # A comment deleted with its thread finds none: the thread's own delete moves the PR.
+        pull_request_id = ReviewThread.objects.filter(pk=instance.thread_id).values_list(
+            "pull_request_id", flat=True).first()
+    else:
+        pull_request_id = instance.pull_request_id
+    if pull_request_id is not None:
+        pull_request_changed(pull_request_id=pull_request_id)
+
+
+for _model in ("reporting.ReviewThread", "reporting.ReviewComment", "reporting.ThreadSync"):
+    post_save.connect(_thread_row_changed, sender=_model, dispatch_uid=f"forge.thread_rows.{_model}.save")
+    post_delete.connect(_thread_row_changed, sender=_model, dispatch_uid=f"forge.thread_rows.{_model}.delete")

@@ -54,3 +54,39 @@ def pull_request_key_read(*, slug: str, number: int) -> PullRequestKeyRead | Non
         repository=Repository(pk=repository_id, slug=slug, visibility=visibility),
         run_live=bool(run_live), calls_failed=bool(calls_failed),
     )
+
+
+@dataclass(frozen=True)
+class RepositoryKeyRead:
+    repository: Repository  # what its pages show of its own row, and what `user_may` asks of it
+    # Its pull requests' count, sum of generations and highest id: moves whenever anything one of
+    # them shows moves (each generation only moves forward), a PR is added or one is deleted.
+    version: tuple
+    calls_failed: bool
+
+
+def repository_key_read(*, slug: str) -> RepositoryKeyRead | None:
+    """The key's facts of the repository `slug` for its pages across pull requests (the
+    repository's page, a file's, its follow-ups), or None when there is no such repository. The
+    repository's own fields its pages show are read here too: an edit of a repository without pull
+    requests moves no generation."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT r."id", r."visibility", r."forge", r."forge_url", r."web_url", r."default_branch", '
+            f'(SELECT COUNT(*) FROM {_table(PullRequest)} pr WHERE pr."repository_id" = r."id"), '
+            f'(SELECT SUM(pr."generation") FROM {_table(PullRequest)} pr WHERE pr."repository_id" = r."id"), '
+            f'(SELECT MAX(pr."id") FROM {_table(PullRequest)} pr WHERE pr."repository_id" = r."id"), '
+            f'EXISTS (SELECT 1 FROM {_table(ForgeCall)} c WHERE c."repository_id" = r."id" AND c."status" = %s) '
+            f'FROM {_table(Repository)} r WHERE r."slug" = %s',
+            [ForgeCall.Status.FAILED.value, slug],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    repository_id, visibility, forge, forge_url, web_url, default_branch, count, total, highest, calls_failed = row
+    return RepositoryKeyRead(
+        repository=Repository(pk=repository_id, slug=slug, visibility=visibility, forge=forge, forge_url=forge_url,
+                              web_url=web_url, default_branch=default_branch),
+        version=(count, int(total or 0), highest, forge, forge_url, web_url, default_branch),
+        calls_failed=bool(calls_failed),
+    )

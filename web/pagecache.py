@@ -39,6 +39,7 @@ from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from access.permissions import Action, reads_everything, user_may
@@ -105,6 +106,13 @@ def reader_scope(user) -> tuple:
     if not user.is_authenticated:
         return ("public",)
     return tuple(readable_repositories(user).order_by("pk").values_list("pk", flat=True))
+
+
+def page_hour() -> str:
+    """For the key of a page that shows ages (how long a blocker or a follow-up has been open, a
+    chart by day): the hour it is built in. Such a page is built again within the hour after it
+    was first read, so an age it shows is at most an hour behind."""
+    return timezone.now().strftime("%Y-%m-%dT%H")
 
 
 def kept_query(request, parameters: dict | None = None) -> tuple | None:

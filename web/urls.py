@@ -7,6 +7,7 @@ from web.views import decisions as decision_views
 from web.views import editor as editor_views
 from web.views import follow_ups as follow_up_views
 from web.views import pages as views
+from web.views import repository_pages
 
 from web.views import threads as thread_views
 
@@ -16,7 +17,7 @@ PULL_REQUEST = REPOSITORY + "/pull/<int:number>/"
 
 urlpatterns = [
     path("", views.index, name="index"),
-    path("tags/<slug:slug>/", views.tag_page, name="tag"),
+    path("tags/<slug:slug>/", repository_pages.tag_page, name="tag"),
     # The audit log, for instance admins, and setting a recorded field change back.
     path("audit/", audit_views.audit_log, name="audit_log"),
     path("audit/<int:entry>/", audit_views.audit_entry, name="audit_entry"),
@@ -54,9 +55,9 @@ urlpatterns = [
     # Follow-ups: what merged pull requests left to do, checked on the default branch.
     path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
-    path(REPOSITORY + "/", views.repository_page, name="repository"),
+    path(REPOSITORY + "/", repository_pages.repository_page, name="repository"),
     path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),
-    path(REPOSITORY + "/files/<path:path>", views.file_page, name="file"),
+    path(REPOSITORY + "/files/<path:path>", repository_pages.file_page, name="file"),
 ]
 

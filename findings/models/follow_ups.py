@@ -7,11 +7,13 @@ from django.db.models import Q
 
 from core import vocabulary as v
 from findings.models.findings import Finding
-from findings.models.querysets import _readable
+from findings.models.querysets import ChangesPullRequestQuerySet, _readable
 from reviews.models import Commit, PullRequest, Repository
 
 
-class FollowUpQuerySet(models.QuerySet):
+class FollowUpQuerySet(ChangesPullRequestQuerySet):
+    # A follow-up shows on its repository's pages, kept by its pull requests' generations: a bulk
+    # write moves its PR's as a save does (`findings.receivers`).
     def readable_by(self, user):
         """The follow-ups of repositories `user` may read."""
         return _readable(self, user, "repository")

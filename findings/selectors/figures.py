@@ -5,6 +5,7 @@ import statistics
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -33,7 +34,7 @@ class Bar:
 class RepositoryFigures:
     repository: Repository
     findings_total: int
-    open_blockers: list[Finding]  # oldest first, each with `age`
+    open_blockers: list[Finding]  # oldest first, each with `age` (the first `blockers_shown` when bounded)
     open_blockers_by_age: list[Bar]
     fix_times: list[Bar]
     median_days_to_fix: float | None
@@ -41,6 +42,7 @@ class RepositoryFigures:
     top_files: list[Bar]
     recurring_tags: list[Bar]
     notes: list[str] = field(default_factory=list)
+    open_blockers_count: int = 0
 
 
 def _bucket(age: timedelta) -> str:
@@ -54,17 +56,28 @@ def _bars(counts: dict[str, int]) -> list[Bar]:
     return [Bar(label, counts.get(label, 0)) for label, _ in AGE_BUCKETS]
 
 
-def repository_figures(repository: Repository, *, now=None) -> RepositoryFigures:
-    """What the repository's page and its API figures show."""
+def _age_counts(findings, now) -> dict[str, int]:
+    """How many of `findings` are in each age bucket, counted by the database (one query)."""
+    counts, newer_than = {}, None
+    for index, (_, limit) in enumerate(AGE_BUCKETS):
+        older = Q() if newer_than is None else Q(created_at__lte=now - newer_than)
+        counts[f"bucket_{index}"] = Count("pk", filter=older & (Q() if limit is None else Q(created_at__gt=now - limit)))
+        newer_than = limit
+    counted = findings.aggregate(**counts)
+    return {label: counted[f"bucket_{index}"] for index, (label, _) in enumerate(AGE_BUCKETS)}
+
+
+def repository_figures(repository: Repository, *, now=None, blockers_shown: int | None = None) -> RepositoryFigures:
+    """What the repository's page and its API figures show. `blockers_shown` bounds the open
+    blockers listed (the page's oldest first); their count and ages are of them all."""
     now = now or timezone.now()
     findings = Finding.objects.filter(pull_request__repository=repository)
-    open_blockers = list(
-        findings.open().blockers().select_related("pull_request__repository").order_by("created_at", "id")
-    )
-    ages: dict[str, int] = {}
+    blockers = findings.open().blockers()
+    ages = _age_counts(blockers, now)
+    listed = blockers.select_related("pull_request__repository").order_by("created_at", "id")
+    open_blockers = list(listed if blockers_shown is None else listed[:blockers_shown])
     for finding in open_blockers:
         finding.age = now - finding.created_at
-        ages[_bucket(finding.age)] = ages.get(_bucket(finding.age), 0) + 1
 
     # "Fixed after a verification said likely fixed": a verdict of likely_fixed was recorded
     # before the person marked it fixed; otherwise it was fixed by hand.
@@ -109,6 +122,7 @@ def repository_figures(repository: Repository, *, now=None) -> RepositoryFigures
         repository=repository,
         findings_total=sum(statuses.values()),
         open_blockers=open_blockers,
+        open_blockers_count=sum(ages.values()),
         open_blockers_by_age=_bars(ages),
         fix_times=_bars(fix_buckets),
         median_days_to_fix=round(statistics.median(fix_days), 1) if fix_days else None,
@@ -131,16 +145,12 @@ class FileFindings:
     findings: list[Finding]  # newest first, each with `recorded_as`: the names it was recorded under
 
 
-def file_findings(repository: Repository, path: str) -> FileFindings:
-    """Every finding recorded on `path` in `repository`'s pull requests, including under the names
-    verification saw the file have before or after a rename."""
-    names = file_names({path}, repository=repository)
-    findings = list(
-        findings_on_files(names)
-        .filter(pull_request__repository=repository)
-        .select_related("pull_request__repository")
-        .order_by("-created_at", "-id")
-    )
+def _on_file(repository: Repository, names: set[str]):
+    return (findings_on_files(names).filter(pull_request__repository=repository)
+            .select_related("pull_request__repository").order_by("-created_at", "-id"))
+
+
+def _recorded_as(findings: list[Finding], path: str, names: set[str]) -> None:
     recorded: dict[int, set[str]] = {finding.pk: ({finding.path} & names) for finding in findings}
     rows = Evidence.objects.filter(finding__in=findings, kind__in=FILE_EVIDENCE, path__in=names).values_list(
         "finding_id", "path"
@@ -149,4 +159,23 @@ def file_findings(repository: Repository, path: str) -> FileFindings:
         recorded[finding_id].add(evidence_path)
     for finding in findings:
         finding.recorded_as = sorted(recorded[finding.pk]) or [path]
+
+
+def file_findings(repository: Repository, path: str) -> FileFindings:
+    """Every finding recorded on `path` in `repository`'s pull requests, including under the names
+    verification saw the file have before or after a rename."""
+    names = file_names({path}, repository=repository)
+    findings = list(_on_file(repository, names))
+    _recorded_as(findings, path, names)
     return FileFindings(path=path, names=[path, *sorted(names - {path})], findings=findings)
+
+
+def file_findings_page(repository: Repository, path: str, *, page_number, per_page: int) -> tuple[FileFindings, Page]:
+    """`file_findings` a page at a time (the file page's): the page's findings, and the page with
+    the count of them all. A fixed number of queries, however many findings the file has."""
+    names = file_names({path}, repository=repository)
+    page = Paginator(_on_file(repository, names), per_page).get_page(page_number)
+    findings = list(page.object_list)
+    _recorded_as(findings, path, names)
+    page.object_list = findings
+    return FileFindings(path=path, names=[path, *sorted(names - {path})], findings=findings), page

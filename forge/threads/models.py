@@ -11,10 +11,13 @@ from django.db import models
 from django.db.models import Q
 
 from core import vocabulary as v
+from findings.models.querysets import ChangesPullRequestQuerySet
 from reviews.models import PullRequest, Repository
 
 
-class ReviewThreadQuerySet(models.QuerySet):
+class ReviewThreadQuerySet(ChangesPullRequestQuerySet):
+    # A thread shows on its PR's inbox page, kept by the PR's generation: a bulk write (the sync's
+    # and the replies' `update`) moves it as a save does (`forge.receivers`).
     def of(self, pull_request):
         return self.filter(pull_request=pull_request)
 
@@ -109,6 +112,14 @@ class ReviewThread(models.Model):
         return [comment for comment in self.comments.all() if comment.github_id != self.root_comment_id]
 
 
+class ReviewCommentQuerySet(ChangesPullRequestQuerySet):
+    pull_request_field = "thread__pull_request_id"
+
+    def _pull_request_ids_of(self, objs) -> set[int]:
+        thread_ids = {obj.thread_id for obj in objs}
+        return set(ReviewThread.objects.filter(pk__in=thread_ids).values_list("pull_request_id", flat=True))
+
+
 class ReviewComment(models.Model):
     thread = models.ForeignKey(ReviewThread, on_delete=models.CASCADE, related_name="comments")
     github_id = models.BigIntegerField(unique=True, help_text="The forge's id of the comment.")
@@ -123,6 +134,8 @@ class ReviewComment(models.Model):
     by_recheck = models.BooleanField(default=False, help_text="Recheck's own reply.")
     # A `/recheck` command is acted on once, however often the comment is synced.
     command_handled = models.BooleanField(default=False)
+
+    objects = ReviewCommentQuerySet.as_manager()
 
     class Meta:
         ordering = ["thread_id", "created_at", "github_id"]

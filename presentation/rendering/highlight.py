@@ -6,13 +6,15 @@ its text and language. The line numbers, which differ between copies of the same
 around the cached code afterwards, in the same table pygments' `linenos="table"` makes."""
 from collections.abc import Collection, Mapping
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from django.utils.safestring import SafeString, mark_safe
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, find_lexer_class_for_filename
+
+from presentation.rendering.fragments import content_key, kept_fragment, renderer_version
 
 # Lexers strip leading and trailing blank lines by default, which would shift every line number
 # after a snippet that starts on an empty line.
@@ -46,9 +48,17 @@ def _lexer_of_class(lexer_class: type[Lexer]) -> Lexer:
 @lru_cache(maxsize=HIGHLIGHT_CACHE_SIZE)
 def _highlighted_lines(code: str, lexer: Lexer) -> tuple[str, int]:
     """The code's lines highlighted, and how many there are. Cached by text and language: the
-    lexer is the one shared instance for its file names."""
-    html = highlight(code, lexer, _FORMATTER)
+    lexer is the one shared instance for its file names; in the process, then in the shared cache
+    by the code's hash, the lexer's name and `highlight_version` (`fragments`)."""
+    html = kept_fragment("highlight", highlight_version(), content_key(f"{type(lexer).__module__}.{type(lexer).__name__}", code),
+                         lambda: highlight(code, lexer, _FORMATTER))
     return html, html.count("\n")
+
+
+@cache
+def highlight_version() -> str:
+    """Moves when this module (its formatter and options) or Pygments changes."""
+    return renderer_version(__file__, ("Pygments",))
 
 
 def highlight_snippet(code: str, *, path: str, start_line: int = 1) -> SafeString:

@@ -15,6 +15,8 @@ import functools
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 
+from presentation.rendering.fragments import content_key, kept_fragment, renderer_version
+
 DIAGRAM_LANGUAGE = "mermaid"
 
 
@@ -56,9 +58,9 @@ ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 
 # Rendered Markdown is kept by its text, as GitLab keeps `cached_markdown_version`: a finding's
 # write-up shows on its page, its PR's pages and the static render, each rebuilt once per
-# generation, while the text itself rarely changes. The process's own code is the render version
-# (a deploy starts new processes). Bounded in entries, and only texts up to MARKDOWN_KEPT_CHARS
-# are kept, so the cache holds at most a few tens of MiB.
+# generation, while the text itself rarely changes. Kept in the process (bounded in entries) and
+# in the shared cache by the text's hash and `markdown_render_version` (`fragments`); only texts
+# up to MARKDOWN_KEPT_CHARS are kept, so the process holds at most a few tens of MiB.
 MARKDOWN_CACHE_SIZE = 2048
 MARKDOWN_KEPT_CHARS = 16_000
 
@@ -74,7 +76,15 @@ def render_markdown(text: str) -> SafeString:
 
 @functools.lru_cache(maxsize=MARKDOWN_CACHE_SIZE)
 def _rendered_kept(text: str) -> SafeString:
-    return _rendered(text)
+    # The process's copy first, then the shared cache's (by the text's hash and the render version).
+    html = kept_fragment("markdown", markdown_render_version(), content_key(text), lambda: str(_rendered(text)))
+    return mark_safe(html)  # what `_rendered` made: the sanitiser's output
+
+
+@functools.cache
+def markdown_render_version() -> str:
+    """Moves when this module or the libraries that render and sanitise change."""
+    return renderer_version(__file__, ("markdown-it-py", "nh3"))
 
 
 def _rendered(text: str) -> SafeString:

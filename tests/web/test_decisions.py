@@ -296,13 +296,14 @@ def test_the_page_lists_open_findings_that_look_fixed_and_fixed_ones_that_regres
     assert f'action="{decide_url(made["regressed"])}"' in html and ">Reopen</button>" in html
 
 
-def test_the_page_hides_repositories_the_user_may_not_read(client, maintainer, monkeypatch):
+def test_the_page_hides_repositories_the_user_may_not_read(client):
     from reviews.models import Repository
+    from tests.personas import member_of
 
-    needing_decisions("acme/rl")
+    public = needing_decisions("acme/rl")["likely"].pull_request.repository
     needing_decisions("secret/vault", number=2)
-    monkeypatch.setattr("web.views.decisions.readable_repositories",
-                        lambda user: Repository.objects.exclude(slug="secret/vault"))
+    Repository.objects.filter(slug="secret/vault").update(visibility="private")
+    maintainer = member_of(public, UserFactory(username="mona-of-rl"), "maintainer")
     client.force_login(maintainer)
     html = client.get(reverse("findings:decisions")).content.decode()
     assert "acme/rl likely" in html and "secret/vault" not in html

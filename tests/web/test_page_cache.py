@@ -290,13 +290,26 @@ def test_a_related_finding_of_a_private_repository_stays_with_who_may_read_it(da
     assert secret.title not in Client().get(finding_url(data)).content.decode()
 
 
-def test_a_finding_page_with_review_threads_is_rendered_for_each_request(client, data):
+def test_a_finding_page_with_review_threads_is_kept_and_a_threads_write_moves_it(client, data):
     from forge.threads.models import ReviewThread
 
     finding = Finding.objects.get(pull_request=data.pull_request, number=1)
-    ReviewThread.objects.create(pull_request=data.pull_request, finding=finding, root_comment_id=9001,
-                                path="src/loader.py", original_line=3)
-    response = client.get(finding_url(data))
+    thread = ReviewThread.objects.create(pull_request=data.pull_request, finding=finding, root_comment_id=9001,
+                                         path="src/loader.py", original_line=3)
+    first = client.get(finding_url(data))
+    assert first.status_code == 200 and first.has_header("ETag")
+    thread.comments.create(github_id=78, author_login="octocat", body="A reply written since")
+    response = client.get(finding_url(data), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert response.status_code == 200 and "A reply written since" in response.content.decode()
+
+
+def test_a_finding_page_with_a_follow_up_is_rendered_for_each_request(client, data):
+    from findings.models import FollowUp
+
+    finding = Finding.objects.get(pull_request=data.pull_request, number=4)
+    FollowUp.objects.create(repository=data.pull_request.repository, pull_request=data.pull_request,
+                            finding=finding, origin=FollowUp.Origin.OPEN_CLEANUP)
+    response = client.get(finding_url(data, 4))
     assert response.status_code == 200 and not response.has_header("ETag")
 
 

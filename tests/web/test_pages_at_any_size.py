@@ -36,3 +36,50 @@ def test_each_page_reads_as_much_at_ten_thousand_findings_as_at_nine(client):
         assert small_kept <= 3, name  # the PR (or finding), a run under way, what else it shows
         if name == "overview":
             assert large_size <= OVERVIEW_MAX_BYTES, large_size
+
+
+REPOSITORY_PAGES = {
+    "repository": "/{slug}/",
+    "file": "/{slug}/files/pkg/shared.py",
+    "follow-ups": "/{slug}/follow-ups/",
+    "decisions": "/{slug}/decisions/",
+    "tag": "/tags/{tag}/",
+    "threads": "/{slug}/pull/1/threads/",
+}
+REPOSITORY_PAGE_MAX_BYTES = 200_000
+
+
+def at_scale(findings: int, slug: str):
+    """A PR of `findings` findings all on one file, all tagged, each looking fixed (so all need a
+    decision), each with a follow-up, and three review threads."""
+    from findings.models import Finding, FollowUp, Tag, Verification
+    from forge.threads.models import ReviewThread
+    from tests.factories import store_state
+
+    pull_request = large_reviewed_pull_request(findings=findings, slug=slug)
+    rows = Finding.objects.filter(pull_request=pull_request)
+    rows.update(path="pkg/shared.py")
+    Verification.objects.filter(finding__pull_request=pull_request).update(verdict="likely_fixed")
+    tag = Tag.objects.create(slug=f"tag-{slug.replace('/', '-')}")
+    Finding.tags.through.objects.bulk_create(Finding.tags.through(finding_id=pk, tag_id=tag.pk)
+                                             for pk in rows.values_list("pk", flat=True))
+    FollowUp.objects.bulk_create(FollowUp(repository=pull_request.repository, pull_request=pull_request, finding=row,
+                                          origin=FollowUp.Origin.OPEN_CLEANUP) for row in rows)
+    for root in (1, 2, 3):
+        ReviewThread.objects.create(pull_request=pull_request, root_comment_id=root, path="pkg/shared.py",
+                                    original_line=10)
+    store_state(pull_request)
+    return {"slug": slug, "tag": tag.slug}
+
+
+def test_the_repositorys_pages_read_as_much_at_ten_thousand_findings_as_at_nine(client):
+    """The repository's page, a file's, its follow-ups, its needs-a-decision queue, a tag's and a
+    PR's review threads: built and kept in as many queries at 10,000 findings as at 9, and each
+    under a fixed size (lists in pages or their first rows, with the count of them all)."""
+    small, large = at_scale(9, "acme/small"), at_scale(10_000, "acme/large")
+    for name, page in REPOSITORY_PAGES.items():
+        small_built, small_kept, _ = queries(client, page.format(**small))
+        large_built, large_kept, large_size = queries(client, page.format(**large))
+        assert (large_built, large_kept) == (small_built, small_kept), name
+        assert small_kept <= 4, name  # the key
+        assert large_size <= REPOSITORY_PAGE_MAX_BYTES, (name, large_size)

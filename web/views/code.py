@@ -8,6 +8,11 @@ from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable
 from web.code_browser import CodeTreePage, CodeUnavailable, code_file_page, code_tree_page
 from web.code_diff import code_diff_page
+from web.pagecache import PAGE_PARAMETERS, kept_query, page_served
+from web.views.keys import pull_request_page_key, pull_request_read
+
+# The commits a diff is asked between, each a SHA: any other value is rendered and not kept.
+DIFF_PARAMETERS = {"from": PAGE_PARAMETERS["commit"], "to": PAGE_PARAMETERS["commit"]}
 
 
 @require_GET
@@ -53,14 +58,21 @@ def code_file(request, owner: str, name: str, number: int, sha: str, path: str):
 @readable
 def code_diff(request, owner: str, name: str, number: int):
     """The changes between two pinned commits (`?from=` and `?to=`, the base and the latest pin
-    by default), with the PR's findings placed on them."""
-    pull_request = pull_request_for(request, owner, name, number)
-    try:
-        page = code_diff_page(pull_request, old=request.GET.get("from", "").strip(),
-                              new=request.GET.get("to", "").strip())
-    except CodeUnavailable as problem:
-        return _unavailable(request, pull_request, problem)
-    return render(request, "findings/code/diff.html", {"pull_request": pull_request, "page": page})
+    by default), with the PR's findings placed on them. Kept by the PR's generation: what a commit
+    holds never changes, and the pins and findings placed on them move the generation."""
+    read = pull_request_read(request, owner, name, number)
+    key, _ = pull_request_page_key(request, read, "code_diff", query=kept_query(request, DIFF_PARAMETERS))
+
+    def build():
+        pull_request = pull_request_for(request, owner, name, number)
+        try:
+            page = code_diff_page(pull_request, old=request.GET.get("from", "").strip(),
+                                  new=request.GET.get("to", "").strip())
+        except CodeUnavailable as problem:
+            return _unavailable(request, pull_request, problem)  # sent as it is, never kept
+        return "findings/code/diff.html", {"pull_request": pull_request, "page": page}
+
+    return page_served(request, key, build)
 
 
 def _render_tree(request, page: CodeTreePage):

@@ -5,8 +5,11 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from access.permissions import Action, user_may
-from reviews.selectors import readable_repositories
+from access.permissions import Action, holds_everywhere, user_may
+from reviews.models import Repository
+from reviews.selectors import pull_requests_version, readable_repositories, repositories_where
+from web.pagecache import PAGE_PARAMETERS, PageKey, Visibility, kept_query, page_served, reader_scope
+from web.views.repository_pages import repository_page_key, repository_read
 from findings.models import Finding, FindingEvent
 from findings.selectors.findings import pull_request_latest_verified_commit
 from findings.services.resolution import finding_resolve
@@ -89,27 +92,45 @@ def _decide_page(request, decision, *, status: int = 200, confirm_reopen: bool =
 @require_GET
 @readable
 def decisions(request):
-    """Across every repository the user may read."""
-    return _decisions_page(request, readable_repositories(request.user), repository=None)
+    """Across every repository the user may read: kept by every PR's version, what the reader may
+    read and where they may decide (the buttons)."""
+    reader = request.user
+    key = PageKey(
+        page="decisions", path=request.path, reads=("pull_requests", pull_requests_version()),
+        reader=Visibility(signed_in=bool(reader.is_authenticated), repository="",
+                          actions=("resolve",) * user_may(reader, Action.RESOLVE)),
+        query=kept_query(request, {"page": PAGE_PARAMETERS["page"]}),
+        extra=(reader_scope(reader), _resolvable_scope(reader)),
+    )
+    return page_served(request, key,
+                       lambda: _decisions_page(request, readable_repositories(reader), repository=None))
+
+
+def _resolvable_scope(user) -> tuple:
+    """Where `user` may decide: everywhere, or the ids of those repositories (one query)."""
+    if holds_everywhere(user, Action.RESOLVE):
+        return ("everywhere",)
+    return tuple(repositories_where(user, Action.RESOLVE).order_by("pk").values_list("pk", flat=True))
 
 
 @require_GET
 @readable
 def repository_decisions(request, owner: str, name: str):
-    repository = get_object_or_404(readable_repositories(request.user), slug=f"{owner}/{name}")
-    return _decisions_page(request, readable_repositories(request.user).filter(pk=repository.pk),
-                           repository=repository)
+    read = repository_read(request, owner, name)
+    key = repository_page_key(request, read, "repository_decisions",
+                              query=kept_query(request, {"page": PAGE_PARAMETERS["page"]}))
+    return page_served(request, key, lambda: _decisions_page(
+        request, Repository.objects.filter(pk=read.repository.pk), repository=Repository.objects.get(pk=read.repository.pk)))
 
 
 def _decisions_page(request, repositories, *, repository):
+    """The page's template and context (`page_served` renders and keeps it)."""
     page = decisions_page(repositories, page_number=request.GET.get("page"))
     states_attach([item.finding for item in page.object_list])
     shown = {item.finding.pull_request.repository for item in page.object_list}
     resolvable = {shown_repository.pk for shown_repository in shown
                   if user_may(request.user, Action.RESOLVE, shown_repository)}
-    return render(
-        request,
-        "findings/decisions/list.html",
-        {"page": page, "repository": repository, "resolvable": resolvable,
-         "may_resolve": user_may(request.user, Action.RESOLVE, repository)},
-    )
+    return "findings/decisions/list.html", {
+        "page": page, "repository": repository, "resolvable": resolvable,
+        "may_resolve": user_may(request.user, Action.RESOLVE, repository),
+    }

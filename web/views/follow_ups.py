@@ -1,16 +1,18 @@
 """A repository's Follow-ups page, and a maintainer's decision on one (mark fixed, close with a
 reason) from it. Reads come from `findings.selectors.follow_ups`, the one shape the API serves."""
 from django.contrib import messages
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET, require_POST
 
-from access.permissions import Action, user_may
+from access.permissions import Action
 from core.errors import RecheckError
 from findings.models import FollowUp
 from findings.selectors.follow_ups import STATE_FILTERS, follow_up_summary, repository_follow_ups
 from findings.services.follow_ups.decisions import follow_up_close, follow_up_mark_fixed
 from reviews.models import Repository
 from web.doors import pull_request_for, readable, require_action
+from web.pagecache import kept_query, page_hour, page_served
+from web.views.repository_pages import repository_page_key, repository_read
 
 PAGE_LIMIT = 200
 
@@ -18,19 +20,28 @@ PAGE_LIMIT = 200
 @require_GET
 @readable
 def repository_follow_ups_page(request, owner: str, name: str):
-    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
+    read = repository_read(request, owner, name)
     state = request.GET.get("state", "")
     if state not in STATE_FILTERS:
         state = ""
-    follow_ups = list(repository_follow_ups(repository, state=state)[:PAGE_LIMIT])
-    return render(request, "findings/follow_ups.html", {
-        "repository": repository,
-        "rows": [(follow_up, follow_up_summary(follow_up)) for follow_up in follow_ups],
-        "state": state,
-        "states": [(key, FollowUp.State(value).label) for key, value in STATE_FILTERS.items()],
-        "may_decide": user_may(request.user, Action.RESOLVE, repository),
-        "limit": PAGE_LIMIT,
-    })
+    # Kept by the repository's version (a follow-up's write moves its PR's generation) and, as it
+    # shows each one's age, the hour.
+    key = repository_page_key(request, read, "follow_ups", extra=(page_hour(),),
+                              query=kept_query(request, {"state": lambda value: value in STATE_FILTERS}))
+
+    def build():
+        repository = Repository.objects.get(pk=read.repository.pk)
+        follow_ups = list(repository_follow_ups(repository, state=state)[:PAGE_LIMIT])
+        return "findings/follow_ups.html", {
+            "repository": repository,
+            "rows": [(follow_up, follow_up_summary(follow_up)) for follow_up in follow_ups],
+            "state": state,
+            "states": [(choice, FollowUp.State(value).label) for choice, value in STATE_FILTERS.items()],
+            "may_decide": key.reader.may(Action.RESOLVE),
+            "limit": PAGE_LIMIT,
+        }
+
+    return page_served(request, key, build)
 
 
 @require_POST

@@ -11,7 +11,6 @@ from django.views.decorators.http import require_GET, require_POST
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, FollowUp, TagDescription
 from findings.selectors.evidence_history import finding_evidence_histories
-from findings.selectors.figures import file_findings, repository_figures
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
 from findings.selectors.findings import (
@@ -23,16 +22,13 @@ from findings.selectors.findings import (
     pull_request_latest_run,
     pull_request_pins,
     pull_requests_overview,
-    tags_readable_by,
 )
 from access.permissions import Action, user_may
 from web.doors import pull_request_for, readable, require_action
-from presentation.charts import bar_chart, line_chart
 from findings.selectors.follow_ups import (
     follow_up_history,
     follow_up_of_finding,
     follow_up_summary,
-    open_follow_ups_over_time,
 )
 from presentation.matrix import verification_matrix
 from presentation.finding_views import finding_has_diagram, finding_views, history_views
@@ -40,7 +36,7 @@ from presentation.links import Links
 from presentation.pages import PinUnknown, page_context, pull_request_page
 from presentation.paging import finding_list_page
 from web.forms.decisions import safe_next
-from web.page_keys import pull_request_key_read
+from web.views.keys import pull_request_page_key, pull_request_read
 from web.pagecache import (
     SEARCH_PARAMETERS,
     PageKey,
@@ -56,10 +52,9 @@ from core import vocabulary
 from core.errors import RecheckError
 from forge.models import FollowUpIssue, ForgeCall
 from forge.follow_up_issues.selectors import follow_up_issue_history
-from forge.outbox.selectors import pull_request_failed_calls, repository_failed_calls
 from forge.threads.selectors import finding_threads
 from forge.outbox.services import forge_call_resend
-from reviews.models import PullRequest, Repository
+from reviews.models import Repository
 from reviews.selectors import pull_request_generation_is, pull_requests_version, readable_repositories
 
 SEARCH_PAGE_SIZE = 25
@@ -104,51 +99,6 @@ def index(request):
     return page_served(request, key, build)
 
 
-@require_GET
-@readable
-def tag_page(request, slug: str):
-    # A tag carried or described only where the reader may not read is not theirs to see; its
-    # descriptions are those of the repositories they read (`readable_descriptions`).
-    tag = get_object_or_404(tags_readable_by(request.user), slug=slug)
-    findings = (
-        tag.findings.readable_by(request.user).select_related("pull_request__repository").order_by("-created_at", "-id")
-    )
-    page = Paginator(findings, SEARCH_PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = states_attach(page.object_list)
-    return render(request, "findings/tag.html", {"tag": tag, "findings": page})
-
-
-@require_GET
-@readable
-def repository_page(request, owner: str, name: str):
-    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
-    figures = repository_figures(repository)
-    charts = [
-        ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
-        ("Time from finding to fix", figures.fix_times, "fixed findings"),
-        ("How findings ended", figures.endings, "findings"),
-        ("Files with the most findings", figures.top_files, "findings"),
-        ("Tags that recur", figures.recurring_tags, "findings"),
-    ]
-    return render(
-        request,
-        "findings/repository.html",
-        {
-            "repository": repository,
-            "figures": figures,
-            "charts": [
-                {"title": title, "bars": bars, "svg": bar_chart(title=title, bars=bars, unit=unit)}
-                for title, bars, unit in charts
-            ],
-            "pull_requests": repository.pull_requests.order_by("-number"),
-            "github_failures": repository_failed_calls(repository),
-            "may_resend": user_may(request.user, Action.VERIFY, repository),
-            "follow_ups_chart": line_chart(title="Open follow-ups over time", unit="open follow-ups",
-                                           points=open_follow_ups_over_time(repository)),
-        },
-    )
-
-
 @require_POST
 def github_call_resend_now(request, owner: str, name: str, call_id: int):
     """Send a failed call to GitHub again, from the repository's page (the service checks the role
@@ -167,37 +117,11 @@ def github_call_resend_now(request, owner: str, name: str, call_id: int):
     return redirect("findings:repository", owner=repository.owner, name=repository.name)
 
 
-@require_GET
-@readable
-def file_page(request, owner: str, name: str, path: str):
-    repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
-    found = file_findings(repository, path)
-    states_attach(found.findings)
-    return render(request, "findings/file.html", {"repository": repository, "file": found})
-
-
-def _failures_shown(failures) -> tuple:
-    """What a page shows of the failed calls to the forge, which no generation follows: part of
-    its key."""
-    return tuple((call.pk, call.kind, call.state, call.sha, call.attempts, call.response_status,
-                  call.response_message, call.hint, call.forge) for call in failures)
-
-
 def _pull_request_page(request, owner: str, name: str, number: int, *, current: str):
     # The key's facts in one query; the PR itself is loaded only to build the page.
-    read = pull_request_key_read(slug=f"{owner}/{name}", number=number)
-    if read is None or not user_may(request.user, Action.READ, read.repository):
-        raise Http404("No such pull request.")  # one the reader may not read does not exist for them
-    generation = read.generation
-    failures = pull_request_failed_calls(PullRequest(pk=read.pull_request_id)) if read.calls_failed else []
-    reader = reader_visibility(request.user, read.repository)
-    key = PageKey(
-        page=f"pull_request:{current}", path=request.path, reads=("pull_request", read.pull_request_id, generation),
-        reader=reader, query=kept_query(request), extra=_failures_shown(failures),
-        # A run under way shows its progress, which moves without a write the generation follows.
-        keep=not read.run_live,
-        still_current=lambda: pull_request_generation_is(read.pull_request_id, generation),
-    )
+    read = pull_request_read(request, owner, name, number)
+    key, failures = pull_request_page_key(request, read, f"pull_request:{current}", query=kept_query(request))
+    reader = key.reader
 
     def build():
         pull_request = pull_request_for(request, owner, name, number)
@@ -248,8 +172,8 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
             pull_request__repository__slug=f"{owner}/{name}", pull_request__number=number, number=finding_number
         )
         .select_related("pull_request__repository", "resolved_commit", "resolved_by")
-        # Review threads and follow-ups are written by the forge's deliveries and the sweeps, which
-        # no generation follows: a page that shows them is rendered for each request.
+        # A follow-up's issue on the forge is written by deliveries no generation follows: a page
+        # that shows a follow-up is rendered for each request. Its review threads move its PR's.
         .annotate(has_threads=Exists(Finding.objects.filter(pk=OuterRef("pk"), review_threads__isnull=False)),
                   has_follow_up=Exists(FollowUp.objects.filter(finding=OuterRef("pk"))))
     )
@@ -262,7 +186,7 @@ def finding_detail(request, owner: str, name: str, number: int, finding_number: 
         # Its related findings are of any pull request: every PR's generation, as the lists read it.
         reads=("finding", finding.pk, generation, pull_requests_version()),
         reader=reader, query=kept_query(request), extra=(reader_scope(request.user),),
-        keep=run is None and not finding.has_threads and not finding.has_follow_up,
+        keep=run is None and not finding.has_follow_up,
         still_current=lambda: pull_request_generation_is(pull_request.pk, generation),
     )
 

@@ -3,11 +3,11 @@ discussions): the list, reading them again from the forge (in the background), a
 triage of one thread."""
 from django.contrib import messages
 from django.db import transaction
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from access.permissions import Action, user_may
+from access.permissions import Action
 from core.errors import RecheckError
 from findings.enqueue import enqueue
 from findings.models import Finding
@@ -15,6 +15,8 @@ from forge.threads.models import ReviewThread
 from forge.threads.selectors import pull_request_thread_sync, pull_request_threads
 from forge.threads.triage import TRIAGE_OUTCOMES, review_thread_attach, review_thread_triage
 from web.doors import pull_request_for, readable, require_action
+from web.pagecache import kept_query, page_served
+from web.views.keys import pull_request_page_key, pull_request_read
 
 
 def _inbox_url(pull_request) -> str:
@@ -22,19 +24,32 @@ def _inbox_url(pull_request) -> str:
     return reverse("findings:threads", args=[repository.owner, repository.name, pull_request.number])
 
 
+# The findings a thread may be attached to are offered as a list up to this many; past it, the
+# finding's number is typed (a list of ten thousand beside each thread would be most of the page).
+ATTACH_CHOICES = 200
+
+
 @require_GET
 @readable
 def pull_request_threads_page(request, owner: str, name: str, number: int):
-    pull_request = pull_request_for(request, owner, name, number)
-    threads = list(pull_request_threads(pull_request))
-    return render(request, "findings/threads.html", {
-        "pull_request": pull_request,
-        "threads": threads,
-        "sync": pull_request_thread_sync(pull_request),
-        "findings": list(Finding.objects.filter(pull_request=pull_request).order_by("number").only("number", "title")),
-        "can_write": user_may(request.user, Action.WRITE, pull_request.repository),
-        "outcomes": TRIAGE_OUTCOMES,
-    })
+    # Kept by the PR's generation, which a thread's, a comment's or a reading's write moves.
+    read = pull_request_read(request, owner, name, number)
+    key, _ = pull_request_page_key(request, read, "threads", query=kept_query(request, {}))
+
+    def build():
+        pull_request = pull_request_for(request, owner, name, number)
+        findings = Finding.objects.filter(pull_request=pull_request).order_by("number").only("number", "title")
+        return "findings/threads.html", {
+            "pull_request": pull_request,
+            "threads": list(pull_request_threads(pull_request)),
+            "sync": pull_request_thread_sync(pull_request),
+            "findings": list(findings[:ATTACH_CHOICES + 1]),
+            "attach_choices": ATTACH_CHOICES,
+            "can_write": key.reader.may(Action.WRITE),
+            "outcomes": TRIAGE_OUTCOMES,
+        }
+
+    return page_served(request, key, build)
 
 
 @require_POST

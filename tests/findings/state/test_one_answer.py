@@ -372,10 +372,15 @@ def test_a_blocker_fixed_anyway_and_pushed_again_reads_possibly_regressed_everyw
 
 
 # The pages kept by generation (web.pagecache), for each persona: what is served (a kept page, or a
-# 304 to the copy the persona's browser holds) is what a fresh render says after every step.
+# 304 to the copy the persona's browser holds) is what a fresh render says after every step. The
+# PR's pages and a finding's, its threads and code diff, its repository's pages, a tag's and the
+# decisions queue across repositories.
 PERSONAS = ("anonymous", "no role", "reader", "reviewer", "maintainer", "superuser")
 MEMBERS = ("reader", "reviewer", "maintainer")
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+# The views that keep pages: a fresh render is theirs with nothing kept.
+PAGE_MODULES = ("web.views.pages", "web.views.repository_pages", "web.views.follow_ups", "web.views.decisions",
+                "web.views.threads", "web.views.code")
 
 
 def comparable(response) -> tuple[int, str]:
@@ -383,8 +388,9 @@ def comparable(response) -> tuple[int, str]:
 
 
 class PagesAsFresh(OneAnswer):
-    """OneAnswer's steps, and roles granted or taken away and the repository made private or public;
-    after each, every persona's page is what a render made for it alone says."""
+    """OneAnswer's steps, roles granted or taken away, the repository made private or public, and
+    a review thread's and a follow-up's writes; after each, every persona's page is what a render
+    made for it alone says."""
 
     def __init__(self):
         super().__init__()
@@ -420,6 +426,33 @@ class PagesAsFresh(OneAnswer):
         repository.visibility = "private" if private else "public"
         repository.save()
 
+    def thread(self):
+        from forge.threads.models import ReviewThread
+
+        return ReviewThread.objects.get_or_create(pull_request=self.pull_request, root_comment_id=9001,
+                                                  defaults={"path": "src/loader.py", "original_line": 10})[0]
+
+    @rule(resolved=st.booleans())
+    def thread_resolved(self, resolved):
+        # As the sync writes it: a bulk update, which sends no signal.
+        from forge.threads.models import ReviewThread
+
+        ReviewThread.objects.filter(pk=self.thread().pk).update(resolved=resolved)
+
+    @rule(body=st.sampled_from(["Still there?", "Fixed now."]))
+    def comment_written(self, body):
+        # As a delivery writes it: a comment saved.
+        self.thread().comments.update_or_create(github_id=9001, defaults={"author_login": "octocat", "body": body})
+
+    @rule(state=st.sampled_from(["open", "verified_fixed"]))
+    def follow_up_written(self, state):
+        # As a check on the default branch writes it.
+        from findings.models import FollowUp
+
+        FollowUp.objects.update_or_create(finding=self.finding(3), defaults={
+            "repository_id": self.pull_request.repository_id, "pull_request": self.pull_request,
+            "origin": FollowUp.Origin.OPEN_CLEANUP, "state": state})
+
     def every_interface_reports_the_stored_state(self):
         pass  # OneAnswer's check; this machine checks the pages
 
@@ -429,16 +462,23 @@ class PagesAsFresh(OneAnswer):
             return
         from unittest import mock
 
+        from contextlib import ExitStack
+
         from web import pagecache
-        from web.views import pages as page_views
 
         base = self.pull_request.get_absolute_url()
-        for url in (base, base + "blockers/", base + "cleanups/", base + "findings/1/"):
+        repository = f"/{self.pull_request.repository.slug}/"
+        urls = (base, base + "blockers/", base + "cleanups/", base + "findings/1/", base + "threads/",
+                base + "diff/", repository, repository + "files/src/loader.py", repository + "follow-ups/",
+                repository + "decisions/", "/decisions/", "/tags/loader/")
+        for url in urls:
             for name, client in self.clients.items():
                 held = self.held.get((name, url))
                 served = client.get(url, HTTP_IF_NONE_MATCH=held[0]) if held else client.get(url)
-                with mock.patch.object(page_views, "page_served",
-                                       lambda request, key, build: pagecache.page_rendered(request, build)):
+                with ExitStack() as rendered_alone:
+                    for module in PAGE_MODULES:
+                        rendered_alone.enter_context(mock.patch(
+                            f"{module}.page_served", lambda request, key, build: pagecache.page_rendered(request, build)))
                     fresh = comparable(client.get(url))
                 if served.status_code == 304:
                     assert held[1] == fresh, (name, url, "a 304 kept a copy a fresh render no longer makes")
