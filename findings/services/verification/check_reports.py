@@ -12,7 +12,7 @@ from core import vocabulary
 from engine.git import GitReader
 from engine.reports.testids import is_bare_name, named_key
 from engine.verification import CheckResult, EvidenceSpec
-from engine.verification.checks import CheckReading, ReportSeen, check_item_result, line_now
+from engine.verification.checks import CheckReading, ReportSeen, check_item_result, result_place_now
 from findings.models import CheckReport, Evidence, ReportedResult, ReportedTest
 from reviews.models import PullRequest
 
@@ -99,10 +99,6 @@ class CheckReadings:
         where the report at the item's commit gave one, else where line tracking puts it."""
         reported = [(path, line, fingerprint) for report_id, path, line, fingerprint in self._now.get(ref.rule, ())
                     if report_id in ids]
-        fingerprint = self._fingerprints.get((spec.commit, spec.check, ref.rule, ref.path, ref.start_line))
-        if fingerprint:
-            return next(((path, line) for path, line, found in reported if found == fingerprint), None)
-        line = line_now(self._reader, spec.commit, self._target, ref.path, ref.start_line)
-        if line is False:
-            return None
-        return next(((path, at) for path, at, _ in reported if path == ref.path and at == line), None)
+        fingerprint = self._fingerprints.get((spec.commit, spec.check, ref.rule, ref.path, ref.start_line), "")
+        return result_place_now(self._reader, recorded_at=spec.commit, target=self._target, ref=ref,
+                                reported=reported, fingerprint=fingerprint)
