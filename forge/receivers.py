@@ -3,7 +3,7 @@ the review threads its findings came from; a finding's status change reaches its
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from findings.signals import follow_up_changed, verification_run_changed
+from findings.signals import check_reports_awaited, follow_up_changed, verification_run_changed
 
 
 @receiver(verification_run_changed, dispatch_uid="forge.report_run")
@@ -40,3 +40,10 @@ def _follow_up_issue(sender, follow_up, change, **kwargs) -> None:
 
     # In the sender's transaction: the issue's call commits with the follow-up's change.
     follow_up_issue_request(follow_up=follow_up, change=change)
+
+
+@receiver(check_reports_awaited, dispatch_uid="forge.read_awaited_checks")
+def _read_awaited_checks(sender, repository, sha, checks, **kwargs) -> None:
+    from forge.check_reads import commit_checks_read_request
+
+    commit_checks_read_request(repository=repository, sha=sha)

@@ -26,6 +26,8 @@ class CheckReadings:
         self._reader = reader
         self._target = target
         self._loaded = False
+        # The checks of items that found no report at the commit: waiting for CI.
+        self.awaited: set[str] = set()
 
     def result(self, spec: EvidenceSpec) -> CheckResult:
         """The item's state at the commit, as the engine reads its reports there."""
@@ -34,6 +36,8 @@ class CheckReadings:
         reports = [report for report in self._reports.get(spec.check, ())
                    if not spec.app or report["app"] == spec.app]
         ids = {report["pk"] for report in reports}
+        if not reports:
+            self.awaited.add(spec.check)
         reading = CheckReading(
             reports=tuple(
                 ReportSeen(report["conclusion"], report["url"], report["format"] == vocabulary.REPORT_JUNIT,

@@ -18,7 +18,7 @@ from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _Context, _prepare
 from findings.services.verification.rows import _error_outcome, _load, _outcome, _read_paths
 from findings.services.verification.store import _store, _store_snippet_texts
-from findings.signals import verification_stored
+from findings.signals import check_reports_awaited, verification_stored
 from reviews.mirrors import FETCH_FAILED_PUBLIC, commits_resolve, repository_fetch, repository_reader
 from reviews.models import Commit, PinnedCommit, PullRequest
 from reviews.services import pull_request_pin_commit
@@ -83,6 +83,7 @@ def _verify_and_store(
             if progress and findings:
                 progress(len(findings), len(findings))
             _store_snippet_texts(context.texts_read)
+            _awaited_said(pull_request, target, context)
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
         findings, evidence = loaded or _load(pull_request)
@@ -90,6 +91,15 @@ def _verify_and_store(
         if progress:
             progress(len(findings), len(findings))
     return _store(pull_request, commit, outcomes)
+
+
+def _awaited_said(pull_request: PullRequest, target: str, context: _Context) -> None:
+    """Say which checks the verification found no report of at `target` (the forge may read them
+    back from its API); only when some check item asked for its reports."""
+    readings = context.__dict__.get("check_readings")
+    if readings is not None and readings.awaited:
+        check_reports_awaited.send(sender=PullRequest, repository=pull_request.repository, sha=target,
+                                   checks=sorted(readings.awaited))
 
 
 @contextmanager
