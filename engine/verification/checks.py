@@ -233,6 +233,8 @@ def result_place_now(reader, *, recorded_at: str, target: str, ref, reported, fi
     in the reports there. By the tool's ``fingerprint`` when the report at ``recorded_at`` gave
     one; else where Recheck's line tracking puts the named line, at the same path. The one rule
     for "the same result", read by the verification and by the list of new failures."""
+    if not reported:
+        return None  # nothing of its rule is reported there: no git to read
     if fingerprint:
         return next(((path, line) for path, line, found in reported if found == fingerprint), None)
     line = line_now(reader, recorded_at, target, ref.path, ref.start_line)

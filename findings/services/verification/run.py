@@ -12,7 +12,8 @@ from django.utils.timesince import timesince
 from access.audit import writes
 from core.errors import RecheckError
 from engine.verification import EvidenceChecks, files_prefetched
-from findings.models import Finding, Verification, VerificationRun
+from core import vocabulary
+from findings.models import Evidence, EvidenceResult, Finding, Verification, VerificationRun
 from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _Context, _prepare
@@ -172,7 +173,7 @@ def verification_run_execute(
             if progress:
                 progress(overall, total)
 
-    changed = 0
+    changed = errors = 0
     for commit in commits:
         verifications = pull_request_verify(
             pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules,
@@ -184,8 +185,8 @@ def verification_run_execute(
         for verification in verifications:
             counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
         verdicts[commit.sha] = counts
+        errors += _unexplained_errors(verifications)
 
-    errors = sum(counts.get("error", 0) for counts in verdicts.values())
     message = _summary(verdicts, fetch_problem)
     branches = submodules.branches_read()
     unfetched = [branch for branch in branches if not branch["fetched"]]
@@ -205,6 +206,21 @@ def verification_run_execute(
             for branch in branches
         ],
     }
+
+
+def _unexplained_errors(verifications: list[Verification]) -> int:
+    """How many of the verdicts are errors that no check item explains: a finding waiting for CI
+    (or naming a test not run, or flaky) is not a verification that failed, and a run of nothing
+    else is done, not failed (`vocabulary.verdict_reason`, the rule the state reads)."""
+    failed = {verification.pk for verification in verifications if verification.verdict == vocabulary.ERROR}
+    if not failed:
+        return 0
+    outcomes: dict[int, list[str]] = {pk: [] for pk in failed}
+    for verification_id, kind, outcome in EvidenceResult.objects.filter(
+        verification_id__in=failed, state=EvidenceResult.State.ERROR,
+    ).order_by().values_list("verification_id", "evidence__kind", "facts__outcome"):
+        outcomes[verification_id].append(outcome if kind == Evidence.Kind.CHECK and isinstance(outcome, str) else "")
+    return sum(1 for found in outcomes.values() if not vocabulary.verdict_reason(vocabulary.ERROR, found))
 
 
 def _as_of_sentence(branches: list[dict]) -> str:
