@@ -86,3 +86,9 @@ def test_the_one_rule_for_a_finding_s_reason(verdict, outcomes, reason):
     assert vocabulary.verdict_reason(verdict, outcomes) == reason
     expected = vocabulary.CHECK_OUTCOME_LABELS[reason] if reason else vocabulary.verdict_label(verdict)
     assert vocabulary.finding_verdict_label(verdict, reason) == expected
+
+
+def test_a_thread_s_reply_says_why_a_finding_could_not_be_checked():
+    assert vocabulary.thread_verdict_sentence(verdict="error", short_sha="abc1234", reason="waiting") == (
+        "Waiting for CI at abc1234")
+    assert vocabulary.thread_verdict_sentence(verdict="error", short_sha="abc1234") == "Check failed at abc1234"
