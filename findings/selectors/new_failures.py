@@ -10,7 +10,8 @@ What counts:
 - a scanner result at a failing level (error, warning) unless a check item names it: the same
   result by the tool's fingerprint, or where Recheck's line tracking puts the named line
   (`engine.verification.checks.result_place_now`, the rule the verification uses);
-- a failed check that no item names at all and whose reports give no failing test or result.
+- a failed check that no item names at all, that passed in no report there, and whose reports
+  give no failing test or result.
 
 A check item that names only the whole check names no test or result inside it: the tests that
 fail there are still listed, one by one. The list is read from the stored reports and findings
@@ -119,7 +120,9 @@ def pull_request_new_failures(pull_request: PullRequest, *, pins=None) -> NewFai
     failures = [*_new_tests(reports, items), *_new_results(pull_request, reports, items, sha)]
     failing_checks = {(failure.check, failure.app) for failure in failures}
     named_checks = {item["check_name"] for item in items}
-    seen = set()
+    # A check that failed and passed at the head (a re-run that passed) is flaky: not listed whole.
+    seen = {(report["check_name"], report["app"]) for report in reports
+            if report["conclusion"] == vocabulary.CONCLUSION_SUCCESS}
     for report in reports:
         whole = (report["check_name"], report["app"])
         if (report["conclusion"] == vocabulary.CONCLUSION_FAILURE and report["check_name"] not in named_checks

@@ -203,3 +203,11 @@ def test_the_record_link_opens_the_editor_prefilled_with_the_check_item_and_savi
     saved = reviewer.post("/acme/calc/pull/1/findings/new/", form)
     assert saved.status_code == 302, saved.content.decode()[:2000]
     assert pull_request_new_failures(pull_request).count == 0
+
+
+def test_a_check_that_failed_and_passed_again_at_the_head_is_not_listed_whole(calc):
+    pull_request = imported(calc, [DIVISION])
+    arrive(pull_request, calc.head, "fast-forward", conclusion="failure")
+    arrive(pull_request, calc.head, "fast-forward", conclusion="success", attempt=2)
+
+    assert pull_request_new_failures(pull_request).count == 0
