@@ -21,6 +21,7 @@ from api.views import (
     verifications,
 )
 from api.views.annotations import PullRequestAnnotations
+from api.views.new_failures import PullRequestNewFailures
 from reviews.converters import REPOSITORY
 from api.views.follow_ups import RepositoryFollowUpList
 
@@ -54,6 +55,7 @@ urlpatterns = [
     path(f"{PULL}/threads/<int:thread_id>/triage", threads.PullRequestThreadTriage.as_view(),
          name="pull-request-thread-triage"),
     path(f"{PULL}/changes", changes.PullRequestChanges.as_view(), name="pull-request-changes"),
+    path(f"{PULL}/new-failures/", PullRequestNewFailures.as_view(), name="pull-request-new-failures"),
     path("pulls/", pull_requests.PullRequestList.as_view(), name="pull-request-list"),
     path("pulls/<int:pk>/", pull_requests.PullRequestDetail.as_view(), name="pull-request-detail"),
     path("findings/", findings.FindingList.as_view(), name="finding-list"),

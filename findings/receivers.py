@@ -12,7 +12,7 @@ from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from findings.models import Evidence, Finding, FindingLink, FollowUp, Tag, Verification, VerificationRun
+from findings.models import CheckReport, Evidence, Finding, FindingLink, FollowUp, Tag, Verification, VerificationRun
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -69,6 +69,15 @@ def _repository_row_changed(sender, instance, **kwargs):
     # of its pull requests. Rare writes: fetches and edits.
     repository_id = instance.pk if sender is Repository else instance.repository_id
     PullRequest.objects.filter(repository_id=repository_id).update(generation=F("generation") + 1)
+
+
+@receiver([post_save, post_delete], sender=CheckReport)
+def _check_report_changed(sender, instance, **kwargs):
+    # A PR's pages list the failures its head's reports give that no finding names: a report at a
+    # commit pinned to a PR moves what they show (its test cases and results are written with it,
+    # in its transaction).
+    pull_requests = PinnedCommit.objects.filter(commit_id=instance.commit_id).values("pull_request_id")
+    PullRequest.objects.filter(pk__in=pull_requests).update(generation=F("generation") + 1)
 
 
 def _findings_changed(finding_ids) -> None:

@@ -14,3 +14,7 @@ verification_stored = Signal()
 # A follow-up was opened, verified fixed, marked fixed, closed, found regressed or back open on the
 # default branch (keywords `follow_up`, `change`): the forge keeps its issue in step.
 follow_up_changed = Signal()
+
+# A verification found check items with no report of their check at the commit it checked
+# (keywords `repository`, `sha`, `checks`): the forge may read that commit's checks back.
+check_reports_awaited = Signal()

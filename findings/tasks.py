@@ -93,10 +93,15 @@ def rederive_report(report_id: int) -> dict:
 
 @shared_task
 def reap_dead_runs() -> list:
-    """Beat's job: fail the runs whose worker died, and queue each again once."""
+    """Beat's job: fail the runs whose worker died, and queue each again once; and queue again the
+    reports' re-derivations whose worker died after claiming them. Returns the runs reaped (the
+    reports are logged)."""
+    from findings.services.reports import check_reports_reap
     from findings.services.runs import verification_runs_reap
 
-    return verification_runs_reap()
+    reaped = verification_runs_reap()
+    check_reports_reap()
+    return reaped
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=4, **RETRY_FETCH)

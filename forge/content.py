@@ -13,7 +13,7 @@ from presentation.links import Links
 from presentation.pages import PullRequestPage
 from presentation.paging import list_page_numbers
 from presentation.wording import counted
-from core.vocabulary import REGRESSED_VERDICTS, verdict_phrase
+from core.vocabulary import REGRESSED_VERDICTS, finding_verdict_phrase
 from reviews.models import Commit, PullRequest
 
 CHECK_NAME = "Recheck"
@@ -221,7 +221,7 @@ def _blocker_line(view: FindingView) -> str:
     name = f"B{finding.number} {finding.title}"
     if finding.status == Finding.Status.OPEN:
         replaced = "".join(f"; {item.successor.sentence}" for item in view.evidence if item.successor)
-        return f"{_link(name, site_url(view.anchor_url))}: {verdict_phrase(view.verdict)}{replaced}"
+        return f"{_link(name, site_url(view.anchor_url))}: {finding_verdict_phrase(view.verdict, view.verdict_reason)}{replaced}"
     return f"~~{_link(name, site_url(view.anchor_url))}~~ {finding.get_status_display().lower()}"
 
 
@@ -270,7 +270,7 @@ def _annotation(view: FindingView) -> Annotation | None:
     blocker = finding.kind == Finding.Kind.BLOCKER
     message = finding.summary or finding.title
     if view.verdict:
-        message += f"\n\nRecheck: {verdict_phrase(view.verdict)} at {view.verification.commit.short_sha}."
+        message += f"\n\nRecheck: {finding_verdict_phrase(view.verdict, view.verdict_reason)} at {view.verification.commit.short_sha}."
         message += "".join(f"\n{item.successor.sentence}." for item in view.evidence if item.successor)
     detail = site_url(view.detail_url)
     if detail:

@@ -93,6 +93,14 @@ class Forge(Protocol):
     def signin_memberships(self, *, token: str) -> list[str]:
         """The organisations or groups (full paths) the signed-in account belongs to, as the forge says now."""
 
+    def commit_checks_readable(self, repository) -> bool:
+        """Whether this server can read `repository`'s CI checks back from the forge's API."""
+
+    def commit_checks_read(self, *, repository, sha: str) -> list[str]:
+        """Read the CI checks the forge holds for the commit `sha` and record each concluded one as
+        a report (`findings.services.reports.check_report_record`); the checks recorded. A
+        `forge.outbox.failures.Failure` when the forge does not answer (or the budget says wait)."""
+
     def review_threads_read(self, *, repository, number: int) -> tuple[list[WireComment], dict[int, WireThread] | None]:
         """Every review comment of pull or merge request `number` (a `forge.outbox.failures.Failure` when
         they cannot be read), and each thread's id and resolution by its first comment's id (None

@@ -3,7 +3,7 @@ the review threads its findings came from; a finding's status change reaches its
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from findings.signals import follow_up_changed, verification_run_changed
+from findings.signals import check_reports_awaited, follow_up_changed, verification_run_changed
 
 
 @receiver(verification_run_changed, dispatch_uid="forge.report_run")
@@ -65,3 +65,8 @@ def _thread_row_changed(sender, instance, **kwargs) -> None:
 for _model in ("reporting.ReviewThread", "reporting.ReviewComment", "reporting.ThreadSync"):
     post_save.connect(_thread_row_changed, sender=_model, dispatch_uid=f"forge.thread_rows.{_model}.save")
     post_delete.connect(_thread_row_changed, sender=_model, dispatch_uid=f"forge.thread_rows.{_model}.delete")
+@receiver(check_reports_awaited, dispatch_uid="forge.read_awaited_checks")
+def _read_awaited_checks(sender, repository, sha, checks, **kwargs) -> None:
+    from forge.check_reads import commit_checks_read_request
+
+    commit_checks_read_request(repository=repository, sha=sha)

@@ -64,3 +64,23 @@ def read_pipeline_test_report(self, repository_id: int, pipeline_id: int, sha: s
             raise self.retry(countdown=failure.retry_after or 30 * 2**self.request.retries) from None
         return {"pipeline": pipeline_id, "status": "failed", "message": failure.message}
     return {"pipeline": pipeline_id, "status": "ok", "suites": suites}
+
+
+@shared_task(bind=True, acks_late=True, max_retries=5)
+def read_commit_checks(self, repository_id: int, sha: str) -> dict:
+    """Read a commit's CI checks back from its forge into reports; the forge's rate limit, a 5xx or
+    a spent forge budget is tried again later."""
+    from forge.interface import forge_of
+    from forge.outbox.failures import Failure
+    from reviews.models import Repository
+
+    repository = Repository.objects.filter(pk=repository_id).first()
+    if repository is None:
+        return {"commit": sha, "status": "gone"}
+    try:
+        checks = forge_of(repository).commit_checks_read(repository=repository, sha=sha)
+    except Failure as failure:
+        if failure.retryable and not self.request.is_eager:
+            raise self.retry(countdown=failure.retry_after or 30 * 2**self.request.retries) from None
+        return {"commit": sha, "status": "failed", "message": failure.message}
+    return {"commit": sha, "status": "ok", "checks": checks}

@@ -150,6 +150,13 @@ class FindingView:
     def verdict(self) -> str:
         return self.verification.verdict if self.verification else ""
 
+    @property
+    def verdict_reason(self) -> str:
+        """Why its verdict is an error (waiting for CI, not run, flaky), from its PR's stored state
+        when the verdict shown is the state's (at the latest verified pin); '' otherwise."""
+        state = getattr(self.finding, "state", None) or {}
+        return state.get("verdict_reason") or "" if state.get("verdict") == self.verdict else ""
+
     @cached_property
     def picture(self) -> EvidenceView | None:
         """The finding's illustration: its first note that draws a diagram, shown beside the
@@ -233,6 +240,7 @@ class FindingSummary:
     verdict: str
     anchor_url: str
     detail_url: str = ""
+    verdict_reason: str = ""
 
 
 def finding_summaries(
@@ -251,6 +259,7 @@ def finding_summaries(
         FindingSummary(
             finding=finding,
             verdict=finding.state.get("verdict") or "",
+            verdict_reason=finding.state.get("verdict_reason") or "",
             anchor_url=links.finding_anchor(finding, page_number=page_numbers[finding.pk]),
             detail_url=links.finding_detail(finding),
         )

@@ -2,6 +2,8 @@
 static render, and the names of the three pages."""
 from dataclasses import dataclass, field
 
+from urllib.parse import urlencode
+
 from django.urls import reverse
 
 from findings.models import Finding
@@ -59,6 +61,21 @@ class Links:
     @property
     def latest_run(self) -> str:
         return "" if self.static else reverse("findings:latest_run", kwargs=self.kwargs)
+
+    def record_failure(self, failure, sha: str) -> str:
+        """The editor of a new finding, prefilled with the check item that names ``failure`` (a
+        `findings.selectors.new_failures.NewFailure`) at ``sha``; the static render has no editor."""
+        if self.static:
+            return ""
+        item = failure.evidence(sha)
+        query = {"kind": "check", "commit": sha, "check": item["check"]}
+        if item.get("app"):
+            query["app"] = item["app"]
+        if item.get("tests"):
+            query["tests"] = item["tests"][0]
+        if item.get("results"):
+            query["results"] = failure.label
+        return f"{reverse('findings:finding_new', kwargs=self.kwargs)}?{urlencode(query)}"
 
     def code_tree(self, sha: str) -> str:
         """The code browser's files at a pinned commit; the static render has no code browser."""

@@ -37,6 +37,7 @@ QUEUE_OF_TASK = {
     "forge.tasks.send_due_github_calls": FORGE,
     "forge.tasks.sync_review_threads": FORGE,
     "forge.tasks.read_pipeline_test_report": FORGE,
+    "forge.tasks.read_commit_checks": FORGE,
     "presentation.tasks.render_companion_pages": RENDER,
     # Beat's rounds and background imports: database work, no mirror.
     "findings.tasks.run_import": MAINTENANCE,

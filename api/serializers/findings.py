@@ -267,10 +267,14 @@ class FindingDetailSerializer(FindingSerializer):
     history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
     resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
     verifications_url = serializers.SerializerMethodField()
+    verdict_reason = serializers.SerializerMethodField(
+        help_text="Why a verdict of error is one, when its check items say: waiting (for CI), not_run or flaky; "
+        "empty otherwise. Read from its pull request's stored state, as `verdict` is."
+    )
 
     class Meta(FindingSerializer.Meta):
         fields = FindingSerializer.Meta.fields + [
-            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
+            "verdict_reason", "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
             "history_url", "resolve_url", "verifications_url",
         ]
 
@@ -279,6 +283,9 @@ class FindingDetailSerializer(FindingSerializer):
         links = sorted([*finding.links_out.all(), *finding.links_in.all()], key=lambda link: link.pk)
         return FindingLinkSerializer([finding_link_data(link, finding) for link in links], many=True,
                                      context=self.context).data
+
+    def get_verdict_reason(self, finding) -> str:
+        return finding_state(finding).get("verdict_reason") or ""
 
     def get_verifications_url(self, finding) -> str:
         return reverse("api:verification-list", request=self.context.get("request")) + f"?finding={finding.pk}"

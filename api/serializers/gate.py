@@ -11,6 +11,10 @@ class GateBlockerSerializer(serializers.Serializer):
     verdict = serializers.CharField(
         allow_null=True, help_text="Its verdict at the commit (present, likely_fixed, ...); null while unverified."
     )
+    verdict_reason = serializers.CharField(
+        allow_blank=True, help_text="Why a verdict of error is one, when its check items say: waiting (for CI), "
+        "not_run or flaky; empty otherwise."
+    )
     url = serializers.URLField(help_text="The finding's page on the site.")
 
 

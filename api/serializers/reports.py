@@ -41,3 +41,28 @@ class CheckReportSerializer(serializers.ModelSerializer):
             "id", "repository", "commit", "check", "app", "source", "conclusion", "format", "tool", "url", "attempt",
             "completed_at", "received_at", "size", "tests", "tests_failed", "tests_skipped", "results", "created",
         ]
+
+
+class NewFailureSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["test", "result", "check"],
+                                   help_text="A failed test, a scanner's result, or a whole failed check.")
+    check = serializers.CharField(help_text="The check's name, as its CI gives it.")
+    app = serializers.CharField(help_text="The app that reported it; empty when not given.")
+    test = serializers.CharField(help_text="kind test: the test id that names it (a pytest node id, or classname.name).")
+    rule = serializers.CharField(help_text="kind result: the scanner's rule.")
+    path = serializers.CharField(help_text="kind result: the file, relative to the repository.")
+    start_line = serializers.IntegerField(allow_null=True, help_text="kind result: its line; null for a whole file.")
+    message = serializers.CharField(help_text="kind result: what the scanner said.")
+    url = serializers.CharField(help_text="The run on the CI; empty when not given.")
+    evidence = serializers.DictField(help_text="The check item that names it, recorded at the head: send it in a "
+                                     "finding's evidence (the bundle format) to record it.")
+
+
+class NewFailuresSerializer(serializers.Serializer):
+    pull_request = serializers.CharField(help_text="owner/name#number")
+    head = serializers.CharField(allow_null=True, help_text="The head's full SHA: its latest head pin, else its "
+                                 "latest pin; null with nothing pinned.")
+    reported = serializers.IntegerField(help_text="How many reports of checks are kept at the head (0: CI has "
+                                        "said nothing yet).")
+    count = serializers.IntegerField(help_text="How many failures no finding names.")
+    failures = NewFailureSerializer(many=True, help_text="The first 50 of them, in the order of their checks' names.")

@@ -42,9 +42,9 @@ _BLOCKED_EXAMPLE = {
     "verified": True,
     "reason": "2 open blocker(s) at 3f2c9a1d (1 look likely fixed: a human marks them fixed).",
     "open_blockers": [
-        {"id": 17, "number": 1, "title": "Tolerance lowered to 10", "verdict": "present",
+        {"id": 17, "number": 1, "title": "Tolerance lowered to 10", "verdict": "present", "verdict_reason": "",
          "url": "https://recheck.example.com/acme/loader/pull/4108/findings/1/"},
-        {"id": 18, "number": 3, "title": "Cache key ignores the dtype", "verdict": "likely_fixed",
+        {"id": 18, "number": 3, "title": "Cache key ignores the dtype", "verdict": "likely_fixed", "verdict_reason": "",
          "url": "https://recheck.example.com/acme/loader/pull/4108/findings/3/"},
     ],
     "open_blockers_count": 2,

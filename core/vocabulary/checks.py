@@ -1,7 +1,7 @@
 """A CI check's reports at a commit, what a check item's reports say, and how a check item is
 described in a line."""
 from core.vocabulary.places import location
-from core.vocabulary.verdicts import NOT_VERIFIED_LABEL
+from core.vocabulary.verdicts import ERROR, NOT_VERIFIED_LABEL, verdict_label, verdict_phrase
 
 
 # --- A CI check's report at a commit ------------------------------------------------------------
@@ -90,6 +90,37 @@ NAMED_OUTCOME_LABELS = {
     NAMED_FAILS: "Fails", NAMED_PASSES: "Passes", NAMED_FLAKY: "Flaky", NAMED_NOT_RUN: "Not run",
     NAMED_REPORTED: "Still reported", NAMED_GONE: "Gone",
 }
+
+
+# --- Why a finding could not be checked, when its check items say -----------------------------
+
+# A finding whose verdict is an error because its check items are waiting for CI, or name tests
+# not run or flaky, says which: the first of these that one of them gives (what comes soonest
+# first: a report still to come may settle the rest). Any other error (an unreachable
+# repository, a cancelled check) leaves the plain "could not be checked".
+VERDICT_REASONS = (CHECK_WAITING, CHECK_NOT_RUN, CHECK_FLAKY)
+VERDICT_REASON_PHRASES = {CHECK_WAITING: "waiting for CI", CHECK_NOT_RUN: "not run", CHECK_FLAKY: "flaky"}
+
+
+def verdict_reason(verdict: str | None, errors) -> str:
+    """Why a finding's `verdict` is an error, in one of VERDICT_REASONS, '' when it is not one or
+    its items do not say: `errors` are the check outcomes (`facts["outcome"]`) of its items in
+    error there, '' for an item that is not a check item. The one rule every interface reads, from
+    the stored state (`findings.state`) or from the results at a commit (`manage.py verify`)."""
+    errors = list(errors)
+    if verdict != ERROR or not errors or any(outcome not in VERDICT_REASONS for outcome in errors):
+        return ""
+    return next(reason for reason in VERDICT_REASONS if reason in errors)
+
+
+def finding_verdict_label(verdict: str | None, reason: str = "") -> str:
+    """A finding's verdict as a badge says it: "Waiting for CI" where its reason says so."""
+    return CHECK_OUTCOME_LABELS[reason] if verdict == ERROR and reason in VERDICT_REASONS else verdict_label(verdict)
+
+
+def finding_verdict_phrase(verdict: str | None, reason: str = "") -> str:
+    """A finding's verdict inside a sentence: "waiting for CI" where its reason says so."""
+    return VERDICT_REASON_PHRASES[reason] if verdict == ERROR and reason in VERDICT_REASONS else verdict_phrase(verdict)
 
 
 def check_outcome_label(outcome: str | None) -> str:

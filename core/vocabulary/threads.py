@@ -1,4 +1,5 @@
 """A review thread's state in a pull request's inbox, and what Recheck replies on one."""
+from core.vocabulary.checks import finding_verdict_label
 from core.vocabulary.verdicts import LIKELY_FIXED, PARTLY_FIXED, PRESENT, verdict_label
 
 
@@ -44,9 +45,12 @@ VERIFIED_FIXED_LABEL = "Verified fixed"
 
 
 def thread_verdict_sentence(*, verdict: str | None, short_sha: str, where: str = "", gone: int = 0,
-                            total: int = 0) -> str:
+                            total: int = 0, reason: str = "") -> str:
     """The one line a thread's reply starts with: "Still present at abc1234, now at path:3–4",
-    "Verified fixed at abc1234", "Partly fixed: 2 of 3 items gone"."""
+    "Verified fixed at abc1234", "Partly fixed: 2 of 3 items gone", "Waiting for CI at abc1234"
+    (an error's `reason`, `verdict_reason`)."""
+    if reason:
+        return f"{finding_verdict_label(verdict, reason)} at {short_sha}"
     if verdict == PRESENT:
         return f"{verdict_label(verdict)} at {short_sha}" + (f", now at {where}" if where else "")
     if verdict == LIKELY_FIXED:

@@ -227,6 +227,22 @@ def _of(count: int, total: int, noun: str = "test") -> str:
     return f"{count} of {total} named {noun}{'' if total == 1 else 's'}"
 
 
+def result_place_now(reader, *, recorded_at: str, target: str, ref, reported, fingerprint: str = ""):
+    """Where the result ``ref`` (a `CheckResultRef` named at ``recorded_at``) is reported at
+    ``target``, or None: ``reported`` are the (path, line, fingerprint) of the results of its rule
+    in the reports there. By the tool's ``fingerprint`` when the report at ``recorded_at`` gave
+    one; else where Recheck's line tracking puts the named line, at the same path. The one rule
+    for "the same result", read by the verification and by the list of new failures."""
+    if not reported:
+        return None  # nothing of its rule is reported there: no git to read
+    if fingerprint:
+        return next(((path, line) for path, line, found in reported if found == fingerprint), None)
+    line = line_now(reader, recorded_at, target, ref.path, ref.start_line)
+    if line is False:
+        return None
+    return next(((path, at) for path, at, _ in reported if path == ref.path and at == line), None)
+
+
 def line_now(reader, recorded_at: str, target: str, path: str, line: int | None) -> int | None | bool:
     """Where line ``line`` of ``path`` at ``recorded_at`` is at ``target``, by git's diff of the
     file between them (Recheck's own line tracking): a result pushed down by lines added above it

@@ -51,6 +51,10 @@ class CheckReport(models.Model):
         null=True, blank=True,
         help_text="When a worker claimed verifying again the pull requests already verified at its commit.",
     )
+    rederive_done_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When that work finished; claimed and not finished past the time a task may run, it is reaped.",
+    )
 
     class Meta:
         ordering = ["commit_id", "check_name", "received_at", "id"]

@@ -5,6 +5,7 @@ from access.permissions import reads_everything
 from reviews.selectors import readable_repositories
 from core import vocabulary
 from findings.models import (
+    Evidence,
     EvidenceResult,
     Finding,
     FindingEvent,
@@ -80,6 +81,12 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
                 **({"successor": shown.as_data() if shown else None} if state == EvidenceResult.State.GONE else {}),
             }
         )
+    for finding in findings.values():
+        # The one rule the stored state applies at the latest verified pin, here at `commit`.
+        finding["verdict_reason"] = vocabulary.verdict_reason(finding["verdict"], [
+            (item.get("facts") or {}).get("outcome") or "" if item["kind"] == Evidence.Kind.CHECK else ""
+            for item in finding["evidence"] if item["state"] == EvidenceResult.State.ERROR
+        ])
     return list(findings.values())
 
 

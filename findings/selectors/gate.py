@@ -58,6 +58,7 @@ class GateEntry:
     title: str
     verdict: str | None
     url: str  # the finding's page, a path on the site
+    verdict_reason: str = ""  # why an error is one: waiting for CI, not run, flaky (vocabulary.verdict_reason)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,8 @@ class MergeGate:
 
     def _entries(self, rows) -> list[GateEntry]:
         base = self.pull_request_url
-        return [GateEntry(pk, number, title, verdict, f"{base}findings/{number}/") for pk, number, title, verdict in rows]
+        return [GateEntry(pk, number, title, verdict, f"{base}findings/{number}/", *reason)
+                for pk, number, title, verdict, *reason in rows]
 
     @property
     def open_blockers(self) -> list[GateEntry]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -174,9 +175,11 @@ def check_report_rederive(*, report_id: int) -> list[str]:
     the same state. Returns the pull requests verified again.
 
     The report is claimed with a conditional update (decision 0003): a duplicated or redelivered
-    message finds it claimed and does nothing twice. A worker that dies after claiming leaves the
-    state as the next verification at that commit makes it, which reads every report there."""
-    claimed = CheckReport.objects.filter(pk=report_id, rederived_at__isnull=True).update(rederived_at=timezone.now())
+    message finds it claimed and does nothing twice. The claim is marked done at the end; a worker
+    that dies after claiming leaves it undone, and the reaper (`check_reports_reap`) hands it to
+    another once no task could still be running it."""
+    claimed_at = timezone.now()
+    claimed = CheckReport.objects.filter(pk=report_id, rederived_at__isnull=True).update(rederived_at=claimed_at)
     if not claimed:
         return []
     report = CheckReport.objects.select_related("commit").get(pk=report_id)
@@ -188,7 +191,35 @@ def check_report_rederive(*, report_id: int) -> list[str]:
     for pull_request in pull_requests:
         pull_request_verify(pull_request=pull_request, commit=report.commit, fetch=False)
         verified.append(str(pull_request))
+    # Done under this claim only: a reaped claim taken by another worker is that worker's to finish.
+    CheckReport.objects.filter(pk=report_id, rederived_at=claimed_at).update(rederive_done_at=timezone.now())
     return verified
+
+
+@writes("verification.run", system=REDERIVATION)
+def check_reports_reap(*, now=None) -> list[int]:
+    """Hand on the re-derivations no worker will finish: claimed and not done for longer than a
+    task may run (RECHECK_RUN_STALE_SECONDS, the verification runs' own measure: its worker was
+    killed). Each claim is released with a conditional update that matches only while it is still
+    that claim and still undone, and queued again once that commits; the task claims it afresh, so
+    a reaper running twice, or beside a live worker, queues nothing twice. Returns the reports
+    queued again. (One whose message never reached a worker is read by the next verification at
+    its commit, as before.)"""
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
+    stale = CheckReport.objects.filter(rederive_done_at__isnull=True, rederived_at__lt=cutoff)
+    reaped = []
+    for report_id, claimed_at in stale.order_by("pk").values_list("pk", "rederived_at"):
+        with transaction.atomic():
+            released = CheckReport.objects.filter(
+                pk=report_id, rederive_done_at__isnull=True, rederived_at=claimed_at
+            ).update(rederived_at=None)
+            if released != 1:
+                continue
+            _rederive_after_commit(CheckReport(pk=report_id))
+        logger.warning("Report %s: its re-derivation was claimed by a worker that stopped; queued again", report_id)
+        reaped.append(report_id)
+    return reaped
 
 
 def _check_fields(*, check, source, conclusion, url, attempt, app, has_content) -> None:

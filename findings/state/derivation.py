@@ -31,7 +31,7 @@ FIXED_ANYWAY = v.FIXED_ANYWAY
 UNVERIFIED = "unverified"
 RUN_DONE, RUN_FAILED = "done", "failed"
 # Version of the stored shape: a row of another version is derived again, never read.
-SHAPE = 2
+SHAPE = 3
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,9 @@ class Facts:
     # evidence id -> (finding id, its state at the latest verified pin, or "" when not verified)
     evidence_states: dict[int, tuple[int, str]] = field(default_factory=dict)
     evidence_of: dict[int, list[int]] = field(default_factory=dict)  # finding id -> evidence ids
+    # (finding id, commit id) -> the check outcome of each of its items in error there ('' for an
+    # item that is not a check item): why its verdict is an error (`vocabulary.verdict_reason`).
+    error_outcomes: dict[tuple[int, int], list[str]] = field(default_factory=dict)
 
 
 def current_verdicts(facts: Facts) -> dict[tuple[int, int], str]:
@@ -140,6 +143,8 @@ def gate_at(
     checked_there = any(key[1] == commit_id for key in verdicts) or (
         last_run is not None and last_run.status == RUN_DONE
     )
+    reasons = {f.pk: v.verdict_reason(verdict, facts.error_outcomes.get((f.pk, commit_id), ()))
+               for f, verdict in open_blockers}
     unverified = sum(1 for _, verdict in open_blockers if verdict is None)
     errors = sum(1 for _, verdict in open_blockers if verdict == v.ERROR)
     run_failed = last_run is not None and last_run.status == RUN_FAILED
@@ -149,19 +154,20 @@ def gate_at(
         "sha": sha,
         "verified": verified,
         "mergeable": verified and not open_blockers,
-        "open_blockers": [[f.pk, f.number, f.title, verdict] for f, verdict in open_blockers],
+        "open_blockers": [[f.pk, f.number, f.title, verdict, reasons[f.pk]] for f, verdict in open_blockers],
         "possibly_regressed": [[f.pk, f.number, f.title, verdict] for f, verdict in regressed],
     }
     answer["reason"] = gate_reason(
         sha=sha, verified=verified, resolved=resolved, run_failed=run_failed, checked=checked_there,
         open_verdicts=[verdict for _, verdict in open_blockers], regressed=len(regressed),
+        waiting=sum(1 for reason in reasons.values() if reason == v.CHECK_WAITING),
     )
     return answer
 
 
 def gate_reason(
     *, sha: str, verified: bool, resolved: bool, run_failed: bool, checked: bool, open_verdicts: list,
-    regressed: int,
+    regressed: int, waiting: int = 0,
 ) -> str:
     """One sentence for a CI log, from the gate's own figures."""
     at = sha[:8]
@@ -182,6 +188,11 @@ def gate_reason(
         return (
             f"{count} open blocker(s); {unverified} not yet verified at {at}: "
             "request a verification (how_to_verify)."
+        )
+    if errors and waiting == errors:
+        return (
+            f"{count} open blocker(s); {errors} waiting for CI at {at}: their verdicts follow when CI reports "
+            "there (how_to_verify)."
         )
     if errors:
         return (
@@ -211,6 +222,9 @@ def derive(facts: Facts) -> dict:
             "status": finding.status,
             "resolution": FIXED_ANYWAY if anyway else finding.status,
             "verdict": verdict,
+            "verdict_reason": v.verdict_reason(
+                verdict, facts.error_outcomes.get((finding.pk, latest.commit_id), ()) if latest else ()
+            ),
             "evidence": {
                 str(evidence_id): facts.evidence_states.get(evidence_id, (finding.pk, ""))[1]
                 for evidence_id in facts.evidence_of.get(finding.pk, [])

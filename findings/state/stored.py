@@ -81,6 +81,14 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
     ):
         evidence_of.setdefault(finding_id, []).append(evidence_id)
     facts.evidence_of = evidence_of
+    # Why verdicts are errors: the check outcomes of the items in error, at every commit (the gate
+    # answers at each pin). As many rows as items in error.
+    for finding_id, commit_id, kind, outcome in EvidenceResult.objects.filter(
+        verification__finding__pull_request_id=pull_request_id, state=EvidenceResult.State.ERROR,
+    ).order_by().values_list("verification__finding_id", "verification__commit_id", "evidence__kind", "facts__outcome"):
+        facts.error_outcomes.setdefault((finding_id, commit_id), []).append(
+            outcome if kind == Evidence.Kind.CHECK and isinstance(outcome, str) else ""
+        )
     latest = latest_verified_pin(facts, current_verdicts(facts))
     if latest is not None:
         facts.evidence_states = {
@@ -126,8 +134,9 @@ def gate_body(answer: dict, *, findings_url: str) -> str:
     `findings_url` + number), compact as DRF's renderer writes it: its lists bounded by
     GATE_LISTED, with their counts."""
     def entries(rows):
-        return [{"id": pk, "number": number, "title": title, "verdict": verdict, "url": f"{findings_url}{number}/"}
-                for pk, number, title, verdict in rows[:GATE_LISTED]]
+        return [{"id": pk, "number": number, "title": title, "verdict": verdict, "verdict_reason": reason,
+                 "url": f"{findings_url}{number}/"}
+                for pk, number, title, verdict, reason in (_with_reason(row) for row in rows[:GATE_LISTED])]
 
     return json.dumps(
         {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
@@ -136,6 +145,11 @@ def gate_body(answer: dict, *, findings_url: str) -> str:
          "possibly_regressed_count": len(answer["possibly_regressed"])},
         ensure_ascii=False, separators=(",", ":"),
     )
+
+
+def _with_reason(row: list) -> list:
+    # A possibly regressed blocker's verdict holds: it has no reason, and its row none.
+    return row if len(row) == 5 else [*row, ""]
 
 
 def _store(pull_request_id: int, generation: int, state: dict) -> None:

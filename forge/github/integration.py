@@ -90,6 +90,16 @@ class GitHubForge:
         rows = forge_paged(f"{GitHubOAuth2Adapter.api_url}/user/orgs", {"Authorization": f"token {token}"})
         return [row["login"] for row in rows]
 
+    def commit_checks_readable(self, repository) -> bool:
+        from forge.github.client import credentials_kind
+
+        return bool(credentials_kind())
+
+    def commit_checks_read(self, *, repository, sha: str) -> list[str]:
+        from forge.github.reports import commit_checks_read
+
+        return commit_checks_read(repository=repository, sha=sha)
+
     def review_threads_read(self, *, repository, number: int):
         from forge.outbox.failures import Failure
         from forge.github.threads import review_comments_read, review_threads_read

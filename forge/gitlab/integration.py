@@ -85,6 +85,13 @@ class GitLabForge:
         return [row["full_path"] for row in rows]
 
 
+    def commit_checks_readable(self, repository) -> bool:
+        # GitLab's reports arrive with its Pipeline and Job hooks and the pipeline's test report.
+        return False
+
+    def commit_checks_read(self, *, repository, sha: str) -> list[str]:
+        return []
+
     def review_threads_read(self, *, repository, number: int):
         from forge.gitlab.threads import discussions_read
 

@@ -43,7 +43,7 @@ def _answered_threads(pull_request_id: int, finding_ids=None):
     return threads.filter(finding_id__in=finding_ids) if finding_ids is not None else threads
 
 
-def _reply(finding: Finding, commit: Commit, verdict: str | None) -> tuple[str, str]:
+def _reply(finding: Finding, commit: Commit, verdict: str | None, reason: str = "") -> tuple[str, str]:
     """The reply's key (what changed, without the commit) and its text."""
     verification = Verification.objects.filter(
         finding=finding, commit=commit, evidence_version=finding.evidence_version).first()
@@ -54,10 +54,10 @@ def _reply(finding: Finding, commit: Commit, verdict: str | None) -> tuple[str, 
     where = next((v.location(result.path, result.start_line, result.end_line) for result in checkable
                   if result.state == EvidenceResult.State.HOLDS and result.path), "")
     sentence = v.thread_verdict_sentence(verdict=verdict, short_sha=commit.short_sha, where=where, gone=gone,
-                                         total=len(checkable))
+                                         total=len(checkable), reason=reason)
     # What replaced the gone items ("Rewritten at abc12345: now src/x.py:40–44"), one line each.
     replaced = [shown.sentence for result in checkable if (shown := successor_read(result.successor, sha=commit.sha))]
-    key = "|".join([verdict or "", where, f"{gone}/{len(checkable)}", *replaced])
+    key = "|".join([verdict or "", where, f"{gone}/{len(checkable)}", *replaced] + ([reason] if reason else []))
     # Here, not at the top: forge.content is the reports' text, which a verification of a repository
     # whose threads hear nothing should not load.
     from forge.content import site_url
@@ -118,7 +118,7 @@ def _report(run: VerificationRun, settings: ThreadSettings) -> list[ForgeCall]:
         state = finding_state(thread.finding)
         if state.get("latest_sha") != commit.sha:
             continue
-        key, body = _reply(thread.finding, commit, state.get("verdict"))
+        key, body = _reply(thread.finding, commit, state.get("verdict"), state.get("verdict_reason") or "")
         if key != thread.reply_state:
             ReviewThread.objects.filter(pk=thread.pk).update(reply_state=key, reply_body=body)
             calls.append(thread_call_record(thread=thread, kind=ForgeCall.Kind.THREAD_REPLY, state=VERDICT,

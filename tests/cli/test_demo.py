@@ -361,3 +361,29 @@ def test_the_samples_first_blocker_shows_a_real_pin_history(demo_root):
     assert (facts["base_pin"], facts["fast_forward"], facts["added"], facts["dropped"]) == (TOOLKIT_MAIN, False, 3, 2)
     assert facts["dropped_subjects"] == ["Fix the record validator for empty turns",
                                          "Validate record fields before yielding them"]
+
+
+@pytest.mark.django_db
+def test_the_4108_ci_blockers_name_their_jobs_and_wait_for_ci_with_no_report_invented(demo_root):
+    from core import vocabulary
+    from engine.verification import EvidenceSpec
+    from engine.verification.specs import CheckResultRef
+    from findings.models import CheckReport
+    from findings.services.verification.check_reports import CheckReadings
+
+    loaded = demo_load()
+    items = Evidence.objects.filter(finding__pull_request=loaded.review, kind="check").order_by("finding__number")
+    assert [(item.finding.number, item.check_name) for item in items] == [
+        (1, "submodule fast-forward"), (2, "secrets-detector"), (3, "L0_Unit_Tests_Megatron")]
+    assert items[1].check_results == [
+        {"rule": "Base64 High Entropy String", "path": "sft-super67b-generalist.n16soak.yaml", "start_line": line}
+        for line in (104, 109)]
+    assert not CheckReport.objects.filter(repository=loaded.review.repository).exists()
+    # What each item reads at d044f40 with no report there: waiting for CI, and so does its finding.
+    readings = CheckReadings(loaded.review, None, "d044f40")
+    for item in items:
+        spec = EvidenceSpec(kind="check", commit="d044f40", check=item.check_name, tests=tuple(item.check_tests),
+                            results=tuple(CheckResultRef(**ref) for ref in item.check_results))
+        result = readings.result(spec)
+        assert (result.state, result.facts["outcome"]) == ("error", vocabulary.CHECK_WAITING)
+    assert vocabulary.finding_verdict_label("error", vocabulary.verdict_reason("error", ["waiting"])) == "Waiting for CI"

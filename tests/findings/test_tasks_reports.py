@@ -124,3 +124,46 @@ def test_a_broker_that_cannot_take_the_re_derivation_keeps_the_report(waiting, m
     # The next verification at that commit reads the kept report.
     pull_request_verify(pull_request=waiting, commit=Commit.objects.get(sha=waiting.repo.reviewed))
     assert outcome(waiting.repo.reviewed) == ("likely_fixed", "passes")
+
+
+def killed_claim(pull_request, monkeypatch, *, silent_for: float) -> CheckReport:
+    """A report whose re-derivation a worker claimed and then died with (SIGKILL: it never finished)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    with monkeypatch.context() as patch:
+        patch.setattr(rederive_report, "delay", lambda *args, **kwargs: None)  # the message its worker took
+        assert upload(pull_request, "success").status_code == 201
+    CheckReport.objects.update(rederived_at=timezone.now() - timedelta(seconds=silent_for))
+    return CheckReport.objects.get()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("eager_tasks")
+def test_a_re_derivation_whose_worker_died_after_claiming_it_is_taken_up_by_the_reaper(waiting, monkeypatch):
+    from findings.tasks import reap_dead_runs
+
+    report = killed_claim(waiting, monkeypatch, silent_for=settings.RECHECK_RUN_STALE_SECONDS + 1)
+    assert outcome(waiting.repo.reviewed) == ("error", "waiting")  # stale: the report says it passed
+
+    reap_dead_runs.apply().get()
+
+    assert outcome(waiting.repo.reviewed) == ("likely_fixed", "passes")
+    report.refresh_from_db()
+    assert report.rederived_at is not None and report.rederive_done_at is not None
+    checked = set(Verification.objects.values_list("pk", "checked_at"))
+    reap_dead_runs.apply().get()  # done now: nothing is taken up twice
+    assert set(Verification.objects.values_list("pk", "checked_at")) == checked
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("eager_tasks")
+def test_a_claim_younger_than_a_task_may_run_is_left_to_its_worker(waiting, monkeypatch):
+    from findings.services.reports import check_reports_reap
+
+    report = killed_claim(waiting, monkeypatch, silent_for=settings.RECHECK_RUN_STALE_SECONDS - 30)
+
+    assert check_reports_reap() == []
+    report.refresh_from_db()
+    assert report.rederive_done_at is None and outcome(waiting.repo.reviewed) == ("error", "waiting")

@@ -61,6 +61,30 @@ def _user(login: str = "recheck[bot]", user_id: int = 9) -> dict:
     }
 
 
+def _app(slug: str) -> dict:
+    """Another GitHub App, as a check run names the app that made it."""
+    return {"id": 15368, "slug": slug, "node_id": "MDExOkludGVncmF0aW9uMTUzNjg=", "owner": _user("github", 9919),
+            "name": slug, "description": "", "external_url": f"https://github.com/apps/{slug}",
+            "html_url": f"https://github.com/apps/{slug}", "created_at": NOW, "updated_at": NOW,
+            "permissions": {"checks": "write", "metadata": "read"}, "events": ["check_run"]}
+
+
+def _minimal_repository(owner: str, repo: str) -> dict:
+    base = f"{API}/repos/{owner}/{repo}"
+    return {
+        "id": 1296269, "node_id": "MDEwOlJlcG9zaXRvcnkxMjk2MjY5", "name": repo, "full_name": f"{owner}/{repo}",
+        "owner": _user(owner, 1), "private": False, "html_url": f"https://github.com/{owner}/{repo}",
+        "description": None, "fork": False, "url": base, **{
+            f"{key}_url": f"{base}/{key}" for key in (
+                "archive", "assignees", "blobs", "branches", "collaborators", "comments", "commits", "compare",
+                "contents", "contributors", "deployments", "downloads", "events", "forks", "git_commits", "git_refs",
+                "git_tags", "issue_comment", "issue_events", "issues", "keys", "labels", "languages", "merges",
+                "milestones", "notifications", "pulls", "releases", "stargazers", "statuses", "subscribers",
+                "subscription", "tags", "teams", "trees", "hooks")
+        },
+    }
+
+
 @dataclass
 class Failure:
     method: str
@@ -127,6 +151,21 @@ class FakeGitHub(ThreadsMixin):
     def answers(self, method: str, pattern: str) -> list[tuple[float, int]]:
         return [(at, status) for at, m, path, status in self.answered if m == method and re.search(pattern, path)]
 
+    def other_run(self, slug: str, sha: str, name: str, conclusion: str | None, *, app: str) -> dict:
+        """A check run another app (`app`, its slug) made on `sha`; completed unless `conclusion` is None."""
+        run = {"id": next(self._ids), "repo": slug, "name": name, "head_sha": sha,
+               "status": "completed" if conclusion else "in_progress", "conclusion": conclusion, "external_id": "",
+               "details_url": None, "output": {}, "annotations": [], "app": app}
+        self.check_runs[run["id"]] = run
+        return run
+
+    def other_status(self, sha: str, context: str, state: str, *, target_url: str | None = None) -> dict:
+        """A commit status someone else set on `sha`."""
+        status = {"id": next(self._ids), "sha": sha, "context": context, "state": state, "target_url": target_url,
+                  "description": None}
+        self.statuses.append(status)
+        return status
+
     def runs_of(self, sha: str, name: str = "Recheck") -> list[dict]:
         return [run for run in self.check_runs.values() if run["head_sha"] == sha and run["name"] == name]
 
@@ -143,6 +182,7 @@ class FakeGitHub(ThreadsMixin):
         ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs/(?P<id>\d+)/annotations$", "list_annotations"),
         ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/commits/(?P<ref>[^/]+)/check-runs$", "list_for_ref"),
         ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/statuses/(?P<sha>[0-9a-f]{40})$", "create_status"),
+        ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/commits/(?P<ref>[^/]+)/status$", "combined_status"),
         ("GET", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "list_comments"),
         ("POST", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$", "create_comment"),
         ("PATCH", r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/comments/(?P<id>\d+)$", "update_comment"),
@@ -313,7 +353,8 @@ class FakeGitHub(ThreadsMixin):
 
     def list_for_ref(self, query, owner, repo, ref):
         runs = [run for run in self.check_runs.values() if run["repo"] == f"{owner}/{repo}" and run["head_sha"] == ref
-                and run["name"] == query.get("check_name", run["name"])]
+                and run["name"] == query.get("check_name", run["name"])
+                and run["status"] == query.get("status", run["status"])]
         if query.get("filter", "latest") == "latest":
             latest = {}
             for run in runs:
@@ -337,7 +378,8 @@ class FakeGitHub(ThreadsMixin):
             "output": {"title": run["output"].get("title"), "summary": run["output"].get("summary"),
                        "text": None, "annotations_count": len(run["annotations"]),
                        "annotations_url": f"{url}/annotations"},
-            "name": run["name"], "check_suite": {"id": 5}, "app": None, "pull_requests": [],
+            "name": run["name"], "check_suite": {"id": 5}, "app": _app(run["app"]) if run.get("app") else None,
+            "pull_requests": [],
         }
         type_validate_python(gh.CheckRun, answer)
         return answer
@@ -356,6 +398,28 @@ class FakeGitHub(ThreadsMixin):
         }
         type_validate_python(gh.Status, answer)
         return self._json(201, answer)
+
+    def combined_status(self, query, owner, repo, ref):
+        """The latest status of each context on `ref`, as GitHub combines them (newest first)."""
+        latest = {}
+        for status in self.statuses:
+            if status["sha"] == ref:
+                latest[status.get("context", "default")] = status
+        statuses = [
+            {"url": f"{API}/repos/{owner}/{repo}/statuses/{ref}", "avatar_url": None, "id": status["id"],
+             "node_id": "SC_kwDO", "state": status["state"], "description": status.get("description"),
+             "target_url": status.get("target_url"), "context": context, "created_at": NOW, "updated_at": NOW}
+            for context, status in sorted(latest.items(), key=lambda item: -item[1]["id"])
+        ]
+        states = {status["state"] for status in statuses}
+        state = ("failure" if states & {"failure", "error"} else "pending" if "pending" in states or not states
+                 else "success")
+        answer = {"state": state, "statuses": statuses, "sha": ref, "total_count": len(statuses),
+                  "repository": _minimal_repository(owner, repo),
+                  "commit_url": f"{API}/repos/{owner}/{repo}/commits/{ref}",
+                  "url": f"{API}/repos/{owner}/{repo}/commits/{ref}/status"}
+        type_validate_python(gh.CombinedCommitStatus, answer)
+        return self._json(200, answer)
 
     def _comment(self, comment: dict) -> dict:
         repo, number = comment["repo"], comment["number"]

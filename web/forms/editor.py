@@ -161,6 +161,10 @@ class Prefill:
     location_path: str = ""
     location_line: int | None = None
     problem: str = ""
+    # A check item from the pages' new failures (`?kind=check&check=&tests=` or `&results=`):
+    # a blocker caught by CI, titled after what failed.
+    title: str = ""
+    caught_by: str = ""
 
 
 def selection_prefill(pull_request: PullRequest, query, *, kind: str = Evidence.Kind.SNIPPET) -> Prefill | None:
@@ -172,6 +176,8 @@ def selection_prefill(pull_request: PullRequest, query, *, kind: str = Evidence.
     if kind not in Evidence.Kind.values:
         return Prefill(evidence=blank_evidence(), problem=f"Unknown evidence kind {kind!r}: use one of "
                        f"{', '.join(Evidence.Kind.values)}.")
+    if kind == Evidence.Kind.CHECK:
+        return check_prefill(query)
     if not (commit or path or lines):
         return None if kind == Evidence.Kind.SNIPPET and "kind" not in query else Prefill(blank_evidence(kind))
     item = {**blank_evidence(kind), "commit": commit, "path": path}
@@ -197,3 +203,21 @@ def selection_prefill(pull_request: PullRequest, query, *, kind: str = Evidence.
                     "to have it read when the pull request is verified."
                 )
     return prefill
+
+
+def check_prefill(query) -> Prefill:
+    """A check item naming one failure at a commit, as the pages' list of new failures sends it:
+    `commit`, `check`, and `app`, `tests` (a test id) or `results` (`rule path:line`) when given.
+    The values go to the form as they are; saving checks them with the bundle format."""
+    values = {name: query.get(name, "").strip() for name in ("commit", "check", "app", "tests", "results")}
+    item = {**blank_evidence(Evidence.Kind.CHECK), **values}
+    check = values["check"]
+    if values["tests"]:
+        title = f"{values['tests']} fails in {check}"
+    elif values["results"]:
+        title = f"{values['results']} reported by {check}"
+    else:
+        title = f"{check} fails" if check else ""
+    place = result_item(values["results"]) if values["results"] else {}
+    return Prefill(evidence=item, location_path=place.get("path", ""), location_line=place.get("start_line"),
+                   title=title[:300], caught_by=Finding.CaughtBy.CI if check else "")

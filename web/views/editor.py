@@ -159,6 +159,8 @@ def finding_new(request, owner: str, name: str, number: int):
     if prefill is not None:
         rows = [prefill.evidence]
         values.update(location_path=prefill.location_path, location_line=prefill.location_line or "")
+        if prefill.title:
+            values.update(title=prefill.title, caught_by=prefill.caught_by or values["caught_by"])
         if prefill.problem:
             notes.append(prefill.problem)
     return _editor(request, pull_request, values=values, rows=rows, notes=notes)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from presentation.companion import companion_files, companion_zip_bytes, zip_name
 from findings.models import Evidence, Finding, FollowUp, TagDescription
 from findings.selectors.evidence_history import finding_evidence_histories
+from findings.selectors.new_failures import pull_request_new_failures
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
 from findings.selectors.findings import (
@@ -141,6 +142,12 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
             can_resolve=reader.may(Action.RESOLVE),
             github_failures=failures,
         )
+        if current in ("overview", "blockers") and page.chosen_pin is None:
+            # Read with the page, kept by the PR's generation: a report's arrival moves it.
+            new_failures = pull_request_new_failures(pull_request, pins=[view.pin for view in page.pins])
+            context.update(new_failures=new_failures, new_failure_rows=[
+                (failure, page.links.record_failure(failure, new_failures.sha)) for failure in new_failures.listed
+            ])
         return f"findings/pull_request/{current}.html", context
 
     return page_served(request, key, build)

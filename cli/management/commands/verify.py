@@ -80,7 +80,8 @@ class Command(OperationalCommand):
         self.stdout.write(self.style.MIGRATE_HEADING(f"{report['pull_request']} at {report['commit']}"))
         self.stdout.write(f"  {'#':>3}  {'verdict':<13} evidence")
         for finding in report["findings"]:
-            verdict = finding["verdict"] or "-"
+            # "waiting" where the finding waits for CI (vocabulary.verdict_reason), else its verdict.
+            verdict = finding.get("verdict_reason") or finding["verdict"] or "-"
             style = {"present": self.style.WARNING, "error": self.style.ERROR, "likely_fixed": self.style.SUCCESS}
             line = f"  {finding['number']:>3}  {verdict:<13} "
             states = []

@@ -12,7 +12,7 @@ from core import vocabulary
 from engine.git import GitReader
 from engine.reports.testids import is_bare_name, named_key
 from engine.verification import CheckResult, EvidenceSpec
-from engine.verification.checks import CheckReading, ReportSeen, check_item_result, line_now
+from engine.verification.checks import CheckReading, ReportSeen, check_item_result, result_place_now
 from findings.models import CheckReport, Evidence, ReportedResult, ReportedTest
 from reviews.models import PullRequest
 
@@ -26,6 +26,8 @@ class CheckReadings:
         self._reader = reader
         self._target = target
         self._loaded = False
+        # The checks of items that found no report at the commit: waiting for CI.
+        self.awaited: set[str] = set()
 
     def result(self, spec: EvidenceSpec) -> CheckResult:
         """The item's state at the commit, as the engine reads its reports there."""
@@ -34,6 +36,8 @@ class CheckReadings:
         reports = [report for report in self._reports.get(spec.check, ())
                    if not spec.app or report["app"] == spec.app]
         ids = {report["pk"] for report in reports}
+        if not reports:
+            self.awaited.add(spec.check)
         reading = CheckReading(
             reports=tuple(
                 ReportSeen(report["conclusion"], report["url"], report["format"] == vocabulary.REPORT_JUNIT,
@@ -99,10 +103,6 @@ class CheckReadings:
         where the report at the item's commit gave one, else where line tracking puts it."""
         reported = [(path, line, fingerprint) for report_id, path, line, fingerprint in self._now.get(ref.rule, ())
                     if report_id in ids]
-        fingerprint = self._fingerprints.get((spec.commit, spec.check, ref.rule, ref.path, ref.start_line))
-        if fingerprint:
-            return next(((path, line) for path, line, found in reported if found == fingerprint), None)
-        line = line_now(self._reader, spec.commit, self._target, ref.path, ref.start_line)
-        if line is False:
-            return None
-        return next(((path, at) for path, at, _ in reported if path == ref.path and at == line), None)
+        fingerprint = self._fingerprints.get((spec.commit, spec.check, ref.rule, ref.path, ref.start_line), "")
+        return result_place_now(self._reader, recorded_at=spec.commit, target=self._target, ref=ref,
+                                reported=reported, fingerprint=fingerprint)

@@ -12,13 +12,14 @@ from django.utils.timesince import timesince
 from access.audit import writes
 from core.errors import RecheckError
 from engine.verification import EvidenceChecks, files_prefetched
-from findings.models import Finding, Verdict, Verification, VerificationRun
+from core import vocabulary
+from findings.models import Evidence, EvidenceResult, Finding, Verdict, Verification, VerificationRun
 from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _Context, _prepare
 from findings.services.verification.rows import _error_outcome, _load, _outcome, _read_paths
 from findings.services.verification.store import _store, _store_snippet_texts
-from findings.signals import verification_stored
+from findings.signals import check_reports_awaited, verification_stored
 from engine.git import mirror_holds
 from reviews.mirrors import (
     FETCH_FAILED_PUBLIC,
@@ -107,6 +108,7 @@ def _outcomes(
             if progress and findings:
                 progress(len(findings), len(findings))
             _store_snippet_texts(context.texts_read)
+            _awaited_said(pull_request, target, context)
     except RecheckError as error:
         detail = f"Repository unreachable: {fetch_problem}" if fetch_problem else str(error)
         findings, evidence = loaded or _load(pull_request)
@@ -114,6 +116,15 @@ def _outcomes(
         if progress:
             progress(len(findings), len(findings))
     return outcomes
+
+
+def _awaited_said(pull_request: PullRequest, target: str, context: _Context) -> None:
+    """Say which checks the verification found no report of at `target` (the forge may read them
+    back from its API); only when some check item asked for its reports."""
+    readings = context.__dict__.get("check_readings")
+    if readings is not None and readings.awaited:
+        check_reports_awaited.send(sender=PullRequest, repository=pull_request.repository, sha=target,
+                                   checks=sorted(readings.awaited))
 
 
 @contextmanager
@@ -187,7 +198,7 @@ def verification_run_execute(
             if progress:
                 progress(overall, total)
 
-    changed = 0
+    changed = errors = 0
     for commit in commits:
         verifications = pull_request_verify(
             pull_request=pull_request, commit=commit, fetch=False, progress=advance, submodules=submodules,
@@ -199,8 +210,8 @@ def verification_run_execute(
         for verification in verifications:
             counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
         verdicts[commit.sha] = counts
+        errors += _unexplained_errors(verifications, pull_request=pull_request, commit=commit)
 
-    errors = sum(counts.get("error", 0) for counts in verdicts.values())
     message = _summary(verdicts, fetch_problem)
     branches = submodules.branches_read()
     unfetched = [branch for branch in branches if not branch["fetched"]]
@@ -220,6 +231,26 @@ def verification_run_execute(
             for branch in branches
         ],
     }
+
+
+def _unexplained_errors(verifications: list[Verification], *, pull_request: PullRequest, commit: Commit) -> int:
+    """How many of the verdicts at `commit` are errors that no check item explains: a finding
+    waiting for CI (or naming a test not run, or flaky) is not a verification that failed, and a
+    run of nothing else is done, not failed (`vocabulary.verdict_reason`, the rule the state reads).
+    One query, by the commit rather than by the verifications' ids (a PR can have thousands)."""
+    failed = {verification.pk for verification in verifications if verification.verdict == vocabulary.ERROR}
+    if not failed:
+        return 0
+    outcomes: dict[int, list[str]] = {pk: [] for pk in failed}
+    for verification_id, kind, outcome in EvidenceResult.objects.filter(
+        verification__finding__pull_request=pull_request, verification__commit=commit,
+        verification__verdict=vocabulary.ERROR, state=EvidenceResult.State.ERROR,
+    ).order_by().values_list("verification_id", "evidence__kind", "facts__outcome"):
+        if verification_id in outcomes:
+            outcomes[verification_id].append(
+                outcome if kind == Evidence.Kind.CHECK and isinstance(outcome, str) else ""
+            )
+    return sum(1 for found in outcomes.values() if not vocabulary.verdict_reason(vocabulary.ERROR, found))
 
 
 def _as_of_sentence(branches: list[dict]) -> str:

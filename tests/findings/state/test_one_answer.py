@@ -226,11 +226,11 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
         assert (answer["verified"], answer["mergeable"], answer["reason"]) == (
             gate["verified"], gate["mergeable"], gate["reason"]
         )
-        assert [(item["number"], item["verdict"]) for item in answer["open_blockers"]] == [
-            (number, verdict) for _, number, _, verdict in gate["open_blockers"]
+        assert [(item["number"], item["verdict"], item["verdict_reason"]) for item in answer["open_blockers"]] == [
+            (number, verdict, reason) for _, number, _, verdict, reason in gate["open_blockers"]
         ]
         assert {item["number"] for item in answer["possibly_regressed"]} == {
-            number for _, number, _, _ in gate["possibly_regressed"]
+            number for _, number, *_ in gate["possibly_regressed"]
         }
         assert (answer["open_blockers_count"], answer["possibly_regressed_count"]) == (
             len(gate["open_blockers"]), len(gate["possibly_regressed"])
@@ -298,7 +298,7 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
     if gate is not None and state["head_sha"]:
         head = Commit.objects.get(repository=pull_request.repository, sha=state["head_sha"])
         report = commit_report(pull_request=pull_request, commit=head)
-        holding = any(verdict in ("present", "partly_fixed") for *_, verdict in gate["open_blockers"])
+        holding = any(verdict in ("present", "partly_fixed") for _, _, _, verdict, *_ in gate["open_blockers"])
         conclusion = FAILURE if holding else (
             ACTION_REQUIRED if gate["open_blockers"] or not gate["verified"] else SUCCESS
         )
