@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.cache import cache
@@ -71,6 +72,17 @@ def repository_installation_id(repository: Repository, *, refresh: bool = False)
     Repository.objects.filter(pk=repository.pk).update(github_installation_id=installation_id)
     repository.github_installation_id = installation_id
     return installation_id
+
+
+def budget_key(repository: Repository) -> str:
+    """The forge budget `repository`'s calls are counted in (`forge.outbox.budget`). GitHub counts an
+    App's requests per installation (its secondary limit, about 80 content-creating requests a
+    minute, too), a token's per token: the installation is looked up before the repository's first
+    call, so its calls are never counted in two budgets."""
+    server = urlsplit(settings.RECHECK_GITHUB_API_URL).netloc
+    if credentials_kind() == "app":
+        return f"github:{server}:installation:{repository_installation_id(repository)}"
+    return f"github:{server}:token"
 
 
 def installation_token(repository: Repository, *, refresh: bool = False) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -67,15 +66,9 @@ class GitHubForge:
         return {}
 
     def budget_key(self, call) -> str:
-        from forge.github.client import credentials_kind, repository_installation_id
+        from forge.github.client import budget_key
 
-        server = urlsplit(settings.RECHECK_GITHUB_API_URL).netloc
-        # GitHub counts an App's requests per installation (its secondary limit, about 80
-        # content-creating requests a minute, too), a token's per token: looked up before the first
-        # call of a repository, so its calls are never counted in two budgets.
-        if credentials_kind() == "app":
-            return f"github:{server}:installation:{repository_installation_id(call.repository)}"
-        return f"github:{server}:token"
+        return budget_key(call.repository)
 
     def failure_hint(self, call, failure, *, gave_up: bool) -> str:
         from forge.github.hints import github_hint

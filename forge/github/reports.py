@@ -18,7 +18,7 @@ from core import vocabulary
 from core.errors import ReportError
 from findings.services.reports import check_report_record
 from forge.content import CHECK_NAME, STATUS_CONTEXT
-from forge.github.client import github_call
+from forge.github.client import budget_key, github_call
 from forge.github.events import EventOutcome, EventPayloadError, _field, _repository, _sha
 from forge.outbox.budget import BudgetUnavailable, forge_budget
 from forge.outbox.failures import Failure
@@ -94,7 +94,7 @@ def _budget_taken(repository) -> None:
     """One call from the forge's budget, shared with the outbox (decision 0025); a Failure that
     says when to try again when it cannot take one now."""
     try:
-        wait = forge_budget().acquire(repository.forge)
+        wait = forge_budget().acquire(budget_key(repository))
     except BudgetUnavailable as error:
         raise Failure(None, f"The forge budget is not answering: {error}", retryable=True, retry_after=30) from None
     if wait:

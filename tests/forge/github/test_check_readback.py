@@ -85,10 +85,12 @@ def test_nothing_is_read_when_every_check_item_has_its_report(awaiting, repo, fa
 
 
 def test_a_spent_forge_budget_reads_nothing_now_and_github_is_not_called(awaiting, repo, fake_github, settings):
+    from forge.github.client import budget_key
     from forge.outbox.budget import forge_budget
 
     settings.RECHECK_FORGE_BUDGET_CALLS = 1
-    forge_budget().acquire("github")  # the outbox took the window's one call
+    # The outbox took the window's one call, counted where the repository's installation is.
+    forge_budget().acquire(budget_key(awaiting.repository))
 
     verify(awaiting, repo.reviewed)
 
