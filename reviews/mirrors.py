@@ -87,17 +87,19 @@ def repository_fetch(
 
 # A page whose commits a fetch could not bring (a pin no longer at the forge, a forge down) is not
 # fetched for again, in this process, for so long: anyone may open a page, and each view must not
-# cost a fetch.
+# cost a fetch. Kept with whether the fetch itself failed, so the page says which it was.
 PAGE_FETCH_RETRY_SECONDS = 60
 PAGE_FETCH_REMEMBERED = 1000
-_page_fetch_lacking: dict[tuple, float] = {}
+_page_fetch_lacking: dict[tuple, tuple[float, bool]] = {}
 
 
 def repository_reader_holding(repository: Repository, commits: Sequence[str]) -> GitReader:
     """A reader over this host's mirror once it holds `commits` (what a page is about to read):
     fetched first when the mirror is missing, broken or lacks one of them. A page is a read: a fetch
-    that fails here is logged and not recorded on the repository (its workers record theirs), and
-    the reader then says what the mirror lacks."""
+    that fails here is logged and not recorded on the repository (its workers record theirs). When
+    the fetch failed and the mirror still lacks them, a RepositoryError says the repository could
+    not be fetched (not that a commit is missing, which only a fetch that worked can say);
+    otherwise the reader says what the mirror lacks."""
     wanted = [sha for sha in commits if sha]
     mirror_dir = repository_mirror_dir(repository)
 
@@ -105,15 +107,23 @@ def repository_reader_holding(repository: Repository, commits: Sequence[str]) ->
         return mirror_holds(mirror_dir, wanted) if wanted else (mirror_dir / "HEAD").is_file()
 
     asked = (repository.pk, repository.clone_url, tuple(sorted(wanted)))
-    if not held() and time.monotonic() - _page_fetch_lacking.get(asked, float("-inf")) >= PAGE_FETCH_RETRY_SECONDS:
+    if held():
+        return repository_reader(repository)
+    tried_at, failed = _page_fetch_lacking.get(asked, (float("-inf"), False))
+    if time.monotonic() - tried_at >= PAGE_FETCH_RETRY_SECONDS:
+        failed = False
         try:
             _fetch_into_this_host(repository, unless_holding=wanted)
         except RepositoryError as error:
             logger.warning("Fetching %s for a page on this host failed: %s", repository.slug, error)
-        if not held():
-            if len(_page_fetch_lacking) >= PAGE_FETCH_REMEMBERED:
-                _page_fetch_lacking.clear()
-            _page_fetch_lacking[asked] = time.monotonic()
+            failed = True
+        if held():
+            return repository_reader(repository)
+        if len(_page_fetch_lacking) >= PAGE_FETCH_REMEMBERED:
+            _page_fetch_lacking.clear()
+        _page_fetch_lacking[asked] = (time.monotonic(), failed)
+    if failed:
+        raise RepositoryError(f"{repository.slug} has not been fetched yet: {FETCH_FAILED_PUBLIC}.")
     return repository_reader(repository)
 
 
