@@ -14,3 +14,7 @@ verification_stored = Signal()
 # A follow-up was opened, verified fixed, marked fixed, closed, found regressed or back open on the
 # default branch (keywords `follow_up`, `change`): the forge keeps its issue in step.
 follow_up_changed = Signal()
+
+# Events were added to a timeline (keyword `events`: the ReviewEvent rows, of one repository),
+# inside the transaction that wrote them: what is delivered of them is written with them.
+events_recorded = Signal()
