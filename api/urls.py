@@ -8,6 +8,7 @@ from api import webhooks
 from api.views import (
     audit,
     changes,
+    events,
     exports,
     findings,
     gate,
@@ -44,8 +45,10 @@ urlpatterns = [
     # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
     # the figures of group/sub/project, not a project named figures.
     path(f"repos/{REPOSITORY}/commits/<str:sha>/reports/", reports.CommitReports.as_view(), name="commit-reports"),
+    path(f"repos/{REPOSITORY}/events/", events.RepositoryEvents.as_view(), name="repository-events"),
     path(f"repos/{REPOSITORY}/", repositories.RepositoryDetail.as_view(), name="repository-detail"),
     path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),
+    path(f"{PULL}/events/", events.PullRequestEvents.as_view(), name="pull-request-events"),
     path(f"{PULL}/gate", gate.PullRequestGate.as_view(), name="pull-request-gate"),
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),

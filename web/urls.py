@@ -9,6 +9,7 @@ from web.views import follow_ups as follow_up_views
 from web.views import pages as views
 
 from web.views import threads as thread_views
+from web.views import timeline as timeline_views
 
 app_name = "findings"
 
@@ -27,6 +28,8 @@ urlpatterns = [
     path(PULL_REQUEST + "findings/<int:finding_number>/", views.finding_detail, name="finding"),
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
+    path(PULL_REQUEST + "timeline/", timeline_views.pull_request_timeline_page, name="timeline"),
+    path(PULL_REQUEST + "timeline/feed.atom", timeline_views.PullRequestFeed(), name="pull_request_feed"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
     # The PR's GitHub review threads: its inbox, reading them again, triaging one.
     path(PULL_REQUEST + "threads/", thread_views.pull_request_threads_page, name="threads"),
@@ -54,6 +57,8 @@ urlpatterns = [
     # Follow-ups: what merged pull requests left to do, checked on the default branch.
     path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
+    path(REPOSITORY + "/timeline/", timeline_views.repository_timeline_page, name="repository_timeline"),
+    path(REPOSITORY + "/timeline/feed.atom", timeline_views.RepositoryFeed(), name="repository_feed"),
     path(REPOSITORY + "/", views.repository_page, name="repository"),
     path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),
