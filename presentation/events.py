@@ -50,3 +50,26 @@ def summarised(events):
         event.summary = event_summary(event.kind, event.payload, finding_number=event.finding_number, sha=event.sha,
                                       actor=event.actor.get_username() if event.actor_id and event.actor else "")
     return events
+
+
+def event_data(event, *, site_url: str = "") -> dict:
+    """An event as every outgoing channel gives it (a webhook's `data.events`, the email's table):
+    the fields the API's events list gives (api.serializers.events), and a link to it on the site."""
+    path = (f"{event.pull_request.get_absolute_url()}timeline/#event-{event.pk}" if event.pull_request_id
+            else f"{event.repository.get_absolute_url()}timeline/#event-{event.pk}")
+    return {
+        "id": event.pk,
+        "kind": event.kind,
+        "kind_label": ev.event_kind_label(event.kind),
+        "cause": event.cause,
+        "actor": event.actor.get_username() if event.actor_id and event.actor else None,
+        "at": event.at.isoformat().replace("+00:00", "Z"),
+        "repository": event.repository.slug,
+        "pull_request": event.pull_request.number if event.pull_request_id else None,
+        "generation": event.generation,
+        "finding_number": event.finding_number,
+        "sha": event.sha,
+        "payload": event.payload,
+        "summary": getattr(event, "summary", None) or summarised([event])[0].summary,
+        "url": f"{site_url}{path}",
+    }

@@ -35,13 +35,14 @@ def timelines_catch_up(*, limit: int = 200) -> int:
     (which writes their events), at most `limit` of them, the longest waiting first. Returns how
     many were derived. Beat runs it every RECHECK_NOTIFY_BATCH_SECONDS, so a change nobody reads
     still reaches the timeline, the webhooks and the mail within about one batch window."""
-    from django.db.models import F
+    from django.db.models import F, Q
 
     from reviews.models import PullRequest
 
-    moved = list(PullRequest.objects.filter(timeline_mark__isnull=False,
-                                            generation__gt=F("timeline_mark__generation"))
-                 .order_by("timeline_mark__generation").values_list("pk", flat=True)[:limit])
+    moved = list(PullRequest.objects.filter(Q(timeline_mark__isnull=True)
+                                            | Q(generation__gt=F("timeline_mark__generation")))
+                 .order_by(F("timeline_mark__generation").asc(nulls_first=True), "pk")
+                 .values_list("pk", flat=True)[:limit])
     for pk in moved:
         pull_request_state(pull_request_id=pk)
     return len(moved)

@@ -1,0 +1,102 @@
+"""Outgoing webhooks: an endpoint a repository's Admin set (its URL, the kinds of event it wants,
+its secrets), the messages written for it (one per kind of event per pull request per batch
+window, each with its `webhook-id`), and every attempt to deliver one."""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from findings.models import ReviewEvent
+from reviews.models import PullRequest, Repository
+
+
+class WebhookEndpoint(models.Model):
+    class Preset(models.TextChoices):
+        STANDARD = "standard", "Standard Webhooks (JSON, signed)"
+        CHAT = "chat", "Chat (Slack-compatible text and blocks, signed)"
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="webhook_endpoints")
+    url = models.URLField(max_length=2000)
+    description = models.CharField(max_length=200, blank=True)
+    preset = models.CharField(max_length=10, choices=Preset.choices, default=Preset.STANDARD)
+    kinds = models.JSONField(default=list, help_text="The event kinds it is sent (core.vocabulary.events).")
+    # whsec_<base64>, newest first: every one signs while a rotation is under way, so a receiver
+    # that still holds an older secret keeps verifying.
+    secrets = models.JSONField(default=list)
+    active = models.BooleanField(default=True)
+    disabled_reason = models.TextField(blank=True, help_text="Why Recheck stopped sending (a 410 Gone).")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Webhook {self.pk} of {self.repository_id}: {self.url}"
+
+
+class WebhookMessageQuerySet(models.QuerySet):
+    def unfinished(self):
+        return self.filter(status__in=[WebhookMessage.Status.PENDING, WebhookMessage.Status.SENDING])
+
+    def due(self, now):
+        return self.unfinished().filter(due_at__lte=now)
+
+
+class WebhookMessage(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to be sent"
+        SENDING = "sending", "Being sent"
+        SENT = "sent", "Delivered"
+        FAILED = "failed", "Failed"
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="messages")
+    pull_request = models.ForeignKey(PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=40)
+    # The `webhook-id` header: the same on every attempt and every resend, so a receiver drops a
+    # message it has handled already.
+    message_id = models.CharField(max_length=40, unique=True)
+    events = models.ManyToManyField(ReviewEvent, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    due_at = models.DateTimeField(default=timezone.now)
+    # Events join a message until it is first tried: the end of its batch window.
+    window_ends_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    objects = WebhookMessageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status", "due_at"], name="webhook_message_due"),
+                   models.Index(fields=["endpoint", "pull_request", "status"], name="webhook_message_order")]
+        constraints = [models.CheckConstraint(condition=Q(status__in=["pending", "sending", "sent", "failed"]),
+                                              name="webhook_message_status_valid")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} to endpoint {self.endpoint_id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.SENT, self.Status.FAILED)
+
+
+class WebhookAttempt(models.Model):
+    """One try at delivering a message: what the receiver answered, or why nothing was sent."""
+
+    message = models.ForeignKey(WebhookMessage, on_delete=models.CASCADE, related_name="attempts_made")
+    at = models.DateTimeField(auto_now_add=True)
+    response_status = models.PositiveIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    # The start of the receiver's answer, bounded: a receiver that answers a gigabyte is read no further.
+    response_body = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Attempt {self.pk} of message {self.message_id}: {self.response_status or self.error[:40]}"

@@ -1,0 +1,28 @@
+"""Telling people what changed (the `notify` package, docs/using/notifications.md): the batch
+window, the outgoing webhooks' timeout, retry schedule and the hosts they may reach inside the
+network. Read from the environment like every other setting."""
+from recheck.env import env_list, env_str
+
+# Events of one pull request within this many seconds go out together: one webhook per kind, one
+# email. Beat also derives, this often, the states of the pull requests that moved and nobody read.
+RECHECK_NOTIFY_BATCH_SECONDS = float(env_str("RECHECK_NOTIFY_BATCH_SECONDS", "10"))
+# Seconds a webhook receiver has to answer (connect and read).
+RECHECK_WEBHOOK_TIMEOUT = float(env_str("RECHECK_WEBHOOK_TIMEOUT", "10"))
+# Seconds to wait before each retry of a webhook that failed (each jittered by up to a tenth):
+# after the last one the message is failed and waits for a person to resend it.
+RECHECK_WEBHOOK_RETRY_SCHEDULE = [
+    float(seconds) for seconds in env_list("RECHECK_WEBHOOK_RETRY_SCHEDULE", ["5", "300", "1800", "7200", "18000",
+                                                                               "36000", "36000"])
+]
+# Host names a webhook may be sent to although they resolve to an internal address (a chat server
+# inside the network), and over plain http. Empty: only public https URLs.
+RECHECK_WEBHOOK_INTERNAL_HOSTS = env_list("RECHECK_WEBHOOK_INTERNAL_HOSTS", [])
+
+# Beat's rounds of notify: the states that moved and nobody read, and the webhooks due whatever
+# their wait (a countdown longer than the broker's visibility timeout would be handed out twice).
+from recheck.settings.work import CELERY_BEAT_SCHEDULE  # noqa: E402
+
+CELERY_BEAT_SCHEDULE.update({
+    "catch-up-timelines": {"task": "notify.tasks.catch_up_timelines", "schedule": RECHECK_NOTIFY_BATCH_SECONDS},
+    "send-due-webhooks": {"task": "notify.tasks.send_due_webhooks", "schedule": RECHECK_NOTIFY_BATCH_SECONDS},
+})
