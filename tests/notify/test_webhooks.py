@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 from standardwebhooks import Webhook
+from standardwebhooks.webhooks import WebhookVerificationError
 from werkzeug import Response
 
 from access.models import AuditEntry, Membership
@@ -78,7 +79,7 @@ def test_a_push_is_one_signed_webhook_per_event_kind_that_verifies(world, admin,
         assert listed[fixed["id"]][key] == fixed[key], key
     # A signature that does not match refuses: the receiver's check is real.
     headers, body = deliveries[0]
-    with pytest.raises(Exception):
+    with pytest.raises(WebhookVerificationError):
         Webhook(secret).verify(body.replace("likely_fixed", "present"), headers)
     assert all(message.status == "sent" for message in WebhookMessage.objects.filter(endpoint=endpoint))
 
