@@ -13,6 +13,7 @@ from api.views import (
     findings,
     gate,
     navigation,
+    outgoing_webhooks,
     pull_requests,
     reports,
     repositories,
@@ -45,6 +46,15 @@ urlpatterns = [
     # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
     # the figures of group/sub/project, not a project named figures.
     path(f"repos/{REPOSITORY}/commits/<str:sha>/reports/", reports.CommitReports.as_view(), name="commit-reports"),
+    path(f"repos/{REPOSITORY}/webhooks/", outgoing_webhooks.RepositoryWebhooks.as_view(), name="repository-webhooks"),
+    path(f"repos/{REPOSITORY}/webhooks/<int:endpoint>", outgoing_webhooks.RepositoryWebhook.as_view(),
+         name="repository-webhook"),
+    path(f"repos/{REPOSITORY}/webhooks/<int:endpoint>/secret", outgoing_webhooks.RepositoryWebhookSecret.as_view(),
+         name="repository-webhook-secret"),
+    path(f"repos/{REPOSITORY}/webhooks/<int:endpoint>/messages/", outgoing_webhooks.RepositoryWebhookMessages.as_view(),
+         name="repository-webhook-messages"),
+    path(f"repos/{REPOSITORY}/webhooks/<int:endpoint>/messages/<int:message>/resend",
+         outgoing_webhooks.RepositoryWebhookResend.as_view(), name="repository-webhook-resend"),
     path(f"repos/{REPOSITORY}/events/", events.RepositoryEvents.as_view(), name="repository-events"),
     path(f"repos/{REPOSITORY}/", repositories.RepositoryDetail.as_view(), name="repository-detail"),
     path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),

@@ -10,6 +10,7 @@ from web.views import pages as views
 
 from web.views import threads as thread_views
 from web.views import timeline as timeline_views
+from web.views import webhooks as webhook_views
 
 app_name = "findings"
 
@@ -57,6 +58,10 @@ urlpatterns = [
     # Follow-ups: what merged pull requests left to do, checked on the default branch.
     path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
+    path(REPOSITORY + "/webhooks/", webhook_views.webhooks_page, name="webhooks"),
+    path(REPOSITORY + "/webhooks/<int:endpoint_id>/", webhook_views.webhook_change, name="webhook_change"),
+    path(REPOSITORY + "/webhooks/<int:endpoint_id>/messages/<int:message_id>/resend/", webhook_views.webhook_resend,
+         name="webhook_resend"),
     path(REPOSITORY + "/timeline/", timeline_views.repository_timeline_page, name="repository_timeline"),
     path(REPOSITORY + "/timeline/feed.atom", timeline_views.RepositoryFeed(), name="repository_feed"),
     path(REPOSITORY + "/", views.repository_page, name="repository"),

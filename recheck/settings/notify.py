@@ -26,3 +26,8 @@ CELERY_BEAT_SCHEDULE.update({
     "catch-up-timelines": {"task": "notify.tasks.catch_up_timelines", "schedule": RECHECK_NOTIFY_BATCH_SECONDS},
     "send-due-webhooks": {"task": "notify.tasks.send_due_webhooks", "schedule": RECHECK_NOTIFY_BATCH_SECONDS},
 })
+
+# The event kinds, one enum in the OpenAPI document wherever an event's kind is given or taken.
+from recheck.settings.work import SPECTACULAR_SETTINGS  # noqa: E402
+
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]["EventKindEnum"] = "core.vocabulary.events.EVENT_KINDS"

@@ -143,6 +143,7 @@ def repository_page(request, owner: str, name: str):
             "pull_requests": repository.pull_requests.order_by("-number"),
             "github_failures": repository_failed_calls(repository),
             "may_resend": user_may(request.user, Action.VERIFY, repository),
+            "may_set_webhooks": user_may(request.user, Action.SETTINGS, repository),
             "follow_ups_chart": line_chart(title="Open follow-ups over time", unit="open follow-ups",
                                            points=open_follow_ups_over_time(repository)),
         },
