@@ -75,19 +75,12 @@ def webhook_message_send(*, message_id: int, now=None, transport=None) -> Webhoo
         return message
     status, error, kept, started = None, "", "", time.monotonic()
     try:
-        webhook_url_addresses(endpoint.url)
+        addresses = webhook_url_addresses(endpoint.url)
         events = list(message.events.select_related("actor", "repository", "pull_request__repository").order_by("id"))
         body = message_body(message, events)
         headers = signed_headers(message_id=message.message_id, timestamp=timezone.now(), body=body,
                                  secrets=endpoint.secrets)
-        with httpx.Client(timeout=settings.RECHECK_WEBHOOK_TIMEOUT, follow_redirects=False,
-                          transport=transport) as client, \
-                client.stream("POST", endpoint.url, content=body.encode(), headers=headers) as response:
-            status = response.status_code
-            for chunk in response.iter_bytes():
-                kept += chunk.decode("utf-8", "replace")
-                if len(kept) >= RESPONSE_KEPT:
-                    break
+        status, kept = _post(endpoint.url, addresses, body=body.encode(), headers=headers, transport=transport)
     except WebhookUrlRefused as refused:
         error = str(refused)
     except httpx.HTTPError as failure:
@@ -116,6 +109,37 @@ def webhook_message_send(*, message_id: int, now=None, transport=None) -> Webhoo
                 webhooks_wake([message])
     message.refresh_from_db()
     return message
+
+
+def _post(url: str, addresses: list[str], *, body: bytes, headers: dict, transport=None) -> tuple[int, str]:
+    """POST to `url`, connecting only to `addresses` (the ones just checked, in the resolver's
+    order: the next when one refuses the connection), so a name that resolves elsewhere by the
+    time the connection is made is not followed there. The URL's host goes in the Host header and
+    the TLS server name, so the certificate is checked against it. Returns the status and the
+    start of the answer."""
+    parts = httpx.URL(url)
+    failure = None
+    for address in addresses or [parts.host]:
+        pinned = parts.copy_with(host=address)
+        try:
+            with httpx.Client(timeout=settings.RECHECK_WEBHOOK_TIMEOUT, follow_redirects=False,
+                              transport=transport) as client:
+                request = client.build_request("POST", pinned, content=body,
+                                               headers={**headers, "host": parts.netloc.decode()},
+                                               extensions={"sni_hostname": parts.host})
+                response = client.send(request, stream=True)
+                try:
+                    kept = ""
+                    for chunk in response.iter_bytes():
+                        kept += chunk.decode("utf-8", "replace")
+                        if len(kept) >= RESPONSE_KEPT:
+                            break
+                    return response.status_code, kept
+                finally:
+                    response.close()
+        except httpx.ConnectError as error:
+            failure = error
+    raise failure
 
 
 def _finish(message: WebhookMessage, *, failed: bool, error: str = "") -> None:

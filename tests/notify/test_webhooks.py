@@ -229,3 +229,21 @@ def test_the_chat_preset_sends_slack_compatible_text_and_blocks(world, admin, ht
     assert set(chat) == {"text", "blocks"}
     assert "acme/loader#7" in chat["text"] and "Finding 2" in chat["text"]
     assert [block["type"] for block in chat["blocks"]] == ["section", "section"]
+
+
+def test_it_connects_to_the_address_it_checked_not_to_a_second_lookup(world, admin, httpserver, monkeypatch, settings):
+    """The name is resolved once, checked, and the connection made to that address with the name
+    in the Host header: `hooks.invalid` resolves nowhere but through the check's own lookup."""
+    from engine.git import safety
+
+    settings.RECHECK_WEBHOOK_INTERNAL_HOSTS = ["hooks.invalid"]
+    monkeypatch.setattr(safety, "resolve_host", lambda host, port: ["127.0.0.1"])
+    url = f"http://hooks.invalid:{httpserver.port}/hook"
+    endpoint, secret = webhook_endpoint_create(repository=world.pull_request.repository, actor=admin, url=url,
+                                               kinds=[ev.FINDING_VERDICT_CHANGED])
+    httpserver.expect_request("/hook").respond_with_data("ok")
+    world.first_push()
+    webhooks_send_due()
+    headers, body = received(httpserver)[0]
+    assert headers["Host"] == f"hooks.invalid:{httpserver.port}"
+    Webhook(secret).verify(body, headers)
