@@ -247,3 +247,16 @@ def test_it_connects_to_the_address_it_checked_not_to_a_second_lookup(world, adm
     headers, body = received(httpserver)[0]
     assert headers["Host"] == f"hooks.invalid:{httpserver.port}"
     Webhook(secret).verify(body, headers)
+
+
+def test_the_signature_is_the_specifications_test_vector():
+    """The Standard Webhooks specification's own example, as docs/using/notifications.md gives it."""
+    from datetime import UTC, datetime
+
+    from notify.webhooks.signing import signed_headers
+
+    headers = signed_headers(message_id="msg_p5jXN8AQM9LWM0D4loKWxJek",
+                             timestamp=datetime.fromtimestamp(1614265330, tz=UTC), body='{"test": 2432232314}',
+                             secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+    assert headers["webhook-signature"] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+    assert headers["webhook-timestamp"] == "1614265330"
