@@ -100,3 +100,60 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"Attempt {self.pk} of message {self.message_id}: {self.response_status or self.error[:40]}"
+
+
+class Subscription(models.Model):
+    """A person's choice for a repository (every pull request of it) or one pull request: which
+    kinds of event, and how (email, or none: muted). Without one, a person is sent the events of
+    the pull requests whose findings they recorded or decided, of every kind, by email."""
+
+    class Channel(models.TextChoices):
+        EMAIL = "email", "Email"
+        NONE = "none", "None (muted)"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="subscriptions")
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
+    pull_request = models.ForeignKey(PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    kinds = models.JSONField(default=list, blank=True, help_text="Empty: every kind.")
+    channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.EMAIL)
+    # Moves on each change: an unsubscribe link names the version it was made for, so it works once.
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "repository", "pull_request"], name="subscription_once",
+                                    nulls_distinct=False),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on {self.pull_request_id or self.repository_id}: {self.channel}"
+
+
+class MailMessage(models.Model):
+    """One email to one person about one pull request: the events of a batch window, sent once."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to be sent"
+        SENDING = "sending", "Being sent"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+        DROPPED = "dropped", "Not sent: no longer readable, or no address"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
+    pull_request = models.ForeignKey(PullRequest, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    events = models.ManyToManyField(ReviewEvent, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    due_at = models.DateTimeField(default=timezone.now)
+    window_ends_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status", "due_at"], name="mail_message_due")]
+
+    def __str__(self) -> str:
+        return f"Mail {self.pk} to {self.user_id} ({self.status})"

@@ -25,3 +25,19 @@ def catch_up_timelines() -> dict:
     from findings.selectors.timeline import timelines_catch_up
 
     return {"derived": timelines_catch_up()}
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def send_mail(message_id: int) -> dict:
+    from notify.mail.sending import mail_message_send
+
+    message = mail_message_send(message_id=message_id)
+    return {"message": message_id, "status": message.status if message else "skipped"}
+
+
+@shared_task(acks_late=True)
+def send_due_mails() -> dict:
+    """Beat's round: every email whose batch window has ended, however it came to wait."""
+    from notify.mail.sending import mails_send_due
+
+    return {"attempted": mails_send_due()}

@@ -48,6 +48,8 @@ QUEUE_OF_TASK = {
     "notify.tasks.send_webhook": NOTIFY,
     "notify.tasks.send_due_webhooks": NOTIFY,
     "notify.tasks.catch_up_timelines": NOTIFY,
+    "notify.tasks.send_mail": NOTIFY,
+    "notify.tasks.send_due_mails": NOTIFY,
 }
 
 # Declared, so that a worker started without -Q consumes every kind (one machine needs one worker);

@@ -6,6 +6,7 @@ from web.views import code as code_views
 from web.views import decisions as decision_views
 from web.views import editor as editor_views
 from web.views import follow_ups as follow_up_views
+from web.views import notifications as notification_views
 from web.views import pages as views
 
 from web.views import threads as thread_views
@@ -19,6 +20,9 @@ PULL_REQUEST = REPOSITORY + "/pull/<int:number>/"
 urlpatterns = [
     path("", views.index, name="index"),
     path("tags/<slug:slug>/", views.tag_page, name="tag"),
+    # What a person is sent, and the one-click unsubscribe their email links to.
+    path("notifications/", notification_views.notifications_page, name="notifications"),
+    path("notifications/unsubscribe/<str:token>/", notification_views.unsubscribe, name="unsubscribe"),
     # The audit log, for instance admins, and setting a recorded field change back.
     path("audit/", audit_views.audit_log, name="audit_log"),
     path("audit/<int:entry>/", audit_views.audit_entry, name="audit_entry"),

@@ -11,7 +11,6 @@ attempt is recorded (`WebhookAttempt`) and shown on the repository's webhooks pa
 sends a failed message again."""
 import logging
 import random
-import threading
 import time
 from datetime import timedelta
 
@@ -25,7 +24,7 @@ from notify.models import WebhookAttempt, WebhookEndpoint, WebhookMessage
 from notify.webhooks.addresses import WebhookUrlRefused, webhook_url_addresses
 from notify.webhooks.payloads import message_body
 from notify.webhooks.signing import signed_headers
-from notify.webhooks.wake import sender_event, webhooks_wake
+from notify.webhooks.wake import webhooks_wake
 
 logger = logging.getLogger(__name__)
 
@@ -173,31 +172,3 @@ def webhooks_send_due(*, now=None, limit: int = SEND_BATCH, transport=None) -> i
 
 def webhooks_next_due():
     return WebhookMessage.objects.unfinished().order_by("due_at").values_list("due_at", flat=True).first()
-
-
-def notifications_send_forever(*, stop: threading.Event, poll: float | None = None) -> None:
-    """The sender of a process without a worker (`manage.py send_notifications`): catch up the
-    timelines that moved, send what is due, sleep until the next is due or new messages are written
-    in this process, or `poll` seconds pass; until `stop` is set."""
-    from findings.selectors.timeline import timelines_catch_up
-
-    poll = float(settings.RECHECK_NOTIFY_BATCH_SECONDS if poll is None else poll)
-    while not stop.is_set():
-        wait = poll
-        try:
-            sender_event.clear()
-            timelines_catch_up()
-            webhooks_send_due()
-            next_due = webhooks_next_due()
-            if next_due is not None:
-                wait = min(poll, max(0.0, (next_due - timezone.now()).total_seconds()))
-        except Exception:
-            logger.exception("Sending the due notifications failed; trying again in %.1f s", poll)
-        finally:
-            from django.db import connections
-
-            connections.close_all()
-        deadline = time.monotonic() + wait
-        while not stop.is_set() and (left := deadline - time.monotonic()) > 0:
-            if sender_event.wait(min(left, 0.25)):
-                break

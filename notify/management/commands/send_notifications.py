@@ -6,7 +6,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from notify.webhooks.sending import notifications_send_forever
+from notify.sender import notifications_send_forever
 
 
 class Command(BaseCommand):
