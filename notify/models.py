@@ -157,3 +157,21 @@ class MailMessage(models.Model):
 
     def __str__(self) -> str:
         return f"Mail {self.pk} to {self.user_id} ({self.status})"
+
+
+class PullRequestVisit(models.Model):
+    """Since you last looked: the generation of a pull request a person saw on their latest visit,
+    and the one they had seen before it (what the pages mark changes since, until they mark all
+    seen)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    pull_request = models.ForeignKey(PullRequest, on_delete=models.CASCADE, related_name="+")
+    generation = models.PositiveBigIntegerField()
+    since = models.PositiveBigIntegerField(help_text="The generation changes are marked since.")
+    seen_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "pull_request"], name="pull_request_visit_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} saw {self.pull_request_id} at {self.generation}"

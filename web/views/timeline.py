@@ -6,15 +6,19 @@ not read takes an API token with the `read` scope as `?token=` (or `Authorizatio
 answers 404 without one, as for a repository that does not exist."""
 from django.contrib.syndication.views import Feed
 from django.http import Http404
-from django.shortcuts import get_object_or_404, render
+from django.http import JsonResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from access.permissions import Action, user_may
 from access.tokens import api_token_reader
 from core.vocabulary import events as ev
 from findings.selectors.timeline import pull_request_events, repository_events
+from notify.models import PullRequestVisit
+from notify.visits import changes_since_visit, pull_request_mark_all_seen, pull_request_visit
 from presentation.events import summarised
 from reviews.models import PullRequest, Repository
 from reviews.selectors import readable_repositories
@@ -27,11 +31,51 @@ FEED_LENGTH = 50
 @readable
 def pull_request_timeline_page(request, owner: str, name: str, number: int):
     pull_request = pull_request_for(request, owner, name, number)
-    events = summarised(pull_request_events(pull_request))
+    visit = PullRequestVisit.objects.filter(user=request.user, pull_request=pull_request).first() \
+        if request.user.is_authenticated else None
+    since = request.GET.get("since") == "last-visit" and visit is not None
+    events = summarised(pull_request_events(pull_request, since_generation=visit.since if since else None))
+    unseen = {event.pk for event in events if visit is not None and event.generation > visit.since}
     return render(request, "findings/timeline.html", {
-        "pull_request": pull_request, "events": events, "unseen": set(),
+        "pull_request": pull_request, "events": events, "unseen": unseen, "since": since,
+        "since_link": visit is not None,
         "feed_url": reverse("findings:pull_request_feed", args=[owner, name, number]),
     })
+
+
+@require_GET
+@readable
+def since_last_visit(request, owner: str, name: str, number: int):
+    """What changed since this person's visit before this one, for the pages to mark (per person:
+    asked for by the page, never kept in it). Records this visit."""
+    pull_request = pull_request_for(request, owner, name, number)
+    visit = pull_request_visit(user=request.user, pull_request=pull_request)
+    if visit is None:
+        return JsonResponse({"signed_in": False, "count": 0, "findings": {}})
+    changes = changes_since_visit(visit, pull_request)
+    findings: dict[str, list[str]] = {}
+    for event in changes:
+        if event.finding_number is not None:
+            findings.setdefault(str(event.finding_number), []).append(event.summary)
+    base = reverse("findings:timeline", args=[owner, name, number])
+    response = JsonResponse({
+        "signed_in": True, "since": visit.since, "generation": visit.generation, "count": len(changes),
+        "findings": findings, "other": [event.summary for event in changes if event.finding_number is None],
+        "timeline": f"{base}?since=last-visit", "seen_url": reverse("findings:mark_seen", args=[owner, name, number]),
+        "csrf": get_token(request),
+    })
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_POST
+@readable
+def mark_all_seen(request, owner: str, name: str, number: int):
+    pull_request = pull_request_for(request, owner, name, number)
+    pull_request_mark_all_seen(user=request.user, pull_request=pull_request)
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"count": 0})
+    return redirect(pull_request.get_absolute_url())
 
 
 @require_GET
