@@ -14,6 +14,7 @@ from api.views.reading import ReadMixin
 from core.vocabulary import events as ev
 from findings.models import ReviewEvent
 from findings.selectors.timeline import pull_request_events, repository_events
+from notify.visits import pull_request_visit
 from reviews.models import Repository
 
 KIND_PARAMETER = OpenApiParameter(
@@ -21,8 +22,9 @@ KIND_PARAMETER = OpenApiParameter(
     description="Keep the events of these kinds (comma-separated).",
 )
 SINCE_PARAMETER = OpenApiParameter(
-    "since_generation", OpenApiTypes.INT, OpenApiParameter.QUERY,
-    description="Keep the events of the pull request's states after this generation.",
+    "since_generation", OpenApiTypes.STR, OpenApiParameter.QUERY,
+    description="Keep the events of the pull request's states after this generation; `last-visit`: those since "
+    "the token's user's visit before this one (on the site or here), and record this visit.",
 )
 
 
@@ -62,8 +64,11 @@ class PullRequestEvents(EventListMixin, generics.ListAPIView):
                                          number=self.kwargs["number"])
         self.repository_slug = pull_request.repository.slug
         since = self.request.query_params.get("since_generation")
+        if since == "last-visit":
+            visit = pull_request_visit(user=self.request.user, pull_request=pull_request)
+            since = str(visit.since) if visit is not None else None
         if since is not None and not since.isdigit():
-            raise ValidationError({"since_generation": "Give a generation: a whole number."})
+            raise ValidationError({"since_generation": "Give a generation (a whole number) or last-visit."})
         events = pull_request_events(pull_request, since_generation=int(since) if since is not None else None)
         return self.kinds_filtered(events)
 

@@ -107,3 +107,16 @@ def test_a_private_repositorys_events_reach_no_outsider(world, settings):
     # The member loses the role: the token reaches nothing more.
     Membership.objects.filter(user=member).delete()
     assert client.get("/acme/loader/pull/7/timeline/feed.atom", {"token": secret}).status_code == 404
+
+
+def test_the_api_reads_since_the_last_visit_and_a_page_of_events_in_a_fixed_number_of_queries(
+        world, django_assert_max_num_queries):
+    world.imported().first_push()
+    ada = personas.api_client(world.actor)
+    url = "/api/repos/acme/loader/pulls/7/events/"
+    assert ada.get(url, {"since_generation": "last-visit"}).json()["results"] == []  # a first visit: nothing new
+    world.second_push()
+    since = ada.get(url, {"since_generation": "last-visit"}).json()["results"]
+    assert [row["kind"] for row in since] == [ev.FINDING_VERDICT_CHANGED, ev.FINDING_REGRESSED]
+    with django_assert_max_num_queries(12):
+        assert len(ada.get(url, {"page_size": 200}).json()["results"]) == world.events().count()
