@@ -36,7 +36,7 @@ urlpatterns = [
     path(PULL_REQUEST + "since.json", timeline_views.since_last_visit, name="since_last_visit"),
     path(PULL_REQUEST + "since/seen/", timeline_views.mark_all_seen, name="mark_seen"),
     path(PULL_REQUEST + "timeline/", timeline_views.pull_request_timeline_page, name="timeline"),
-    path(PULL_REQUEST + "timeline/feed.atom", timeline_views.PullRequestFeed(), name="pull_request_feed"),
+    path(PULL_REQUEST + "timeline/feed.atom", timeline_views.pull_request_feed, name="pull_request_feed"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
     # The PR's GitHub review threads: its inbox, reading them again, triaging one.
     path(PULL_REQUEST + "threads/", thread_views.pull_request_threads_page, name="threads"),
@@ -69,7 +69,7 @@ urlpatterns = [
     path(REPOSITORY + "/webhooks/<int:endpoint_id>/messages/<int:message_id>/resend/", webhook_views.webhook_resend,
          name="webhook_resend"),
     path(REPOSITORY + "/timeline/", timeline_views.repository_timeline_page, name="repository_timeline"),
-    path(REPOSITORY + "/timeline/feed.atom", timeline_views.RepositoryFeed(), name="repository_feed"),
+    path(REPOSITORY + "/timeline/feed.atom", timeline_views.repository_feed, name="repository_feed"),
     path(REPOSITORY + "/", views.repository_page, name="repository"),
     path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),

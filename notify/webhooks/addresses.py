@@ -7,8 +7,6 @@ from urllib.parse import urlsplit
 from django.conf import settings
 
 from core.errors import RecheckError
-from engine.git import safety
-from engine.git.safety import host_is_allowed, internal_reason, literal_address
 
 
 class WebhookUrlRefused(RecheckError):
@@ -26,6 +24,11 @@ def webhook_url_addresses(url: str, *, resolve=None, strict: bool = True) -> lis
     """The addresses `url`'s host resolves to now, every one public (or the host named in
     RECHECK_WEBHOOK_INTERNAL_HOSTS); WebhookUrlRefused otherwise. Not `strict` (when it is set): a
     name that does not resolve yet is let through, and checked again when it is sent."""
+    # The engine's git package is loaded by the writes and sends that check a URL, not by every
+    # process that loads the apps' receivers (as reviews.services does).
+    from engine.git import safety
+    from engine.git.safety import host_is_allowed, internal_reason, literal_address
+
     url = url.strip()
     resolve = resolve or safety.resolve_host  # looked up now: a test stands in for DNS there
     try:

@@ -167,3 +167,12 @@ class RepositoryFeed(EventFeed):
     def items(self, repository):
         events = repository_events(repository).select_related("repository")
         return summarised(list(events.reverse()[:FEED_LENGTH]))
+
+
+# Function views, as every other route of the site (the URL classification names views by function).
+def pull_request_feed(request, owner: str, name: str, number: int):
+    return PullRequestFeed()(request, owner=owner, name=name, number=number)
+
+
+def repository_feed(request, owner: str, name: str):
+    return RepositoryFeed()(request, owner=owner, name=name)
