@@ -1,8 +1,11 @@
 """Reading a timeline: a pull request's events or a repository's, brought up to date first (the
 state of the PR's current generation is derived and stored if it is not, which writes its events),
 so every interface (the site, the API, the feeds) shows the same events up to the same state."""
+from django.db.models import F, Q
+
 from findings.models import ReviewEvent
 from findings.state.stored import pull_request_state, pull_request_states
+from reviews.models import PullRequest
 
 
 def pull_request_events(pull_request, *, since_generation: int | None = None):
@@ -18,10 +21,6 @@ def pull_request_events(pull_request, *, since_generation: int | None = None):
 def repository_events(repository):
     """The repository's events, oldest first, after the states of its open pull requests that moved
     since their last events are stored (at most a page's worth of them per read)."""
-    from django.db.models import F, Q
-
-    from reviews.models import PullRequest
-
     moved = (PullRequest.objects.filter(repository_id=repository.pk)
              .filter(Q(timeline_mark__isnull=True) | Q(generation__gt=F("timeline_mark__generation")))
              .values_list("pk", flat=True)[:50])
@@ -35,10 +34,6 @@ def timelines_catch_up(*, limit: int = 200) -> int:
     (which writes their events), at most `limit` of them, the longest waiting first. Returns how
     many were derived. Beat runs it every RECHECK_NOTIFY_BATCH_SECONDS, so a change nobody reads
     still reaches the timeline, the webhooks and the mail within about one batch window."""
-    from django.db.models import F, Q
-
-    from reviews.models import PullRequest
-
     moved = list(PullRequest.objects.filter(Q(timeline_mark__isnull=True)
                                             | Q(generation__gt=F("timeline_mark__generation")))
                  .order_by(F("timeline_mark__generation").asc(nulls_first=True), "pk")

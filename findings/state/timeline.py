@@ -154,9 +154,9 @@ def _who_decided(finding_ids: set) -> dict:
     if not finding_ids:
         return {}
     latest = (FindingEvent.objects.filter(finding_id__in=finding_ids).values("finding_id", "kind")
-              .annotate(last=Max("id")).values_list("last", flat=True))
+              .annotate(last=Max("id")).values("last"))
     found = {}
-    for finding_id, kind, actor_id, note, source, sha in FindingEvent.objects.filter(pk__in=list(latest)).values_list(
+    for finding_id, kind, actor_id, note, source, sha in FindingEvent.objects.filter(pk__in=latest).values_list(
         "finding_id", "kind", "actor_id", "note", "source", "commit__sha"
     ):
         event_kind = ev.FINDING_RECORDED if kind == FindingEvent.Kind.CREATED else ev.FINDING_STATUS_CHANGED

@@ -35,7 +35,9 @@ def message_body(message, events) -> str:
 def chat_body(message, data: dict) -> dict:
     where = data["repository"]
     if data["pull_request"]:
-        where = f"<{data['pull_request']['url']}|{where}#{data['pull_request']['number']}>"
+        where = f"{where}#{data['pull_request']['number']}"
+        if data["pull_request"]["url"].startswith("http"):  # a link only where the site's address is known
+            where = f"<{data['pull_request']['url']}|{where}>"
     count = len(data["events"])
     heading = f"{where}: {ev.event_kind_label(message.kind)}" + (f" ({count})" if count > 1 else "")
     lines = [f"• {event['summary']}" for event in data["events"][:CHAT_LISTED]]
