@@ -5,6 +5,22 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def baselines(apps, schema_editor):
+    """The pull requests reviewed before the timeline existed: their next stored state is their
+    baseline, written with no events (else every finding of every review would be "recorded" at
+    once, and mailed to everyone who ever decided one)."""
+    PullRequest = apps.get_model("reviews", "PullRequest")
+    TimelineMark = apps.get_model("findings", "TimelineMark")
+    ids = PullRequest.objects.values_list("pk", flat=True).iterator(chunk_size=2000)
+    batch = []
+    for pk in ids:
+        batch.append(TimelineMark(pull_request_id=pk, generation=0, snapshot=None))
+        if len(batch) == 2000:
+            TimelineMark.objects.bulk_create(batch)
+            batch = []
+    TimelineMark.objects.bulk_create(batch)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -19,7 +35,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('pull_request', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='timeline_mark', serialize=False, to='reviews.pullrequest')),
                 ('generation', models.PositiveBigIntegerField()),
-                ('snapshot', models.JSONField()),
+                ('snapshot', models.JSONField(null=True)),
             ],
         ),
         migrations.CreateModel(
@@ -45,4 +61,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('repository', 'key'), name='review_event_once')],
             },
         ),
+        migrations.RunPython(baselines, migrations.RunPython.noop),
     ]

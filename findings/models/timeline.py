@@ -68,7 +68,9 @@ class TimelineMark(models.Model):
                                         related_name="timeline_mark")
     generation = models.PositiveBigIntegerField()
     # `findings.state.timeline.snapshot` of the state at `generation`: the base of the next events.
-    snapshot = models.JSONField()
+    # None for a pull request reviewed before the timeline existed: its next state is its baseline,
+    # stored here with no events (migration 0024).
+    snapshot = models.JSONField(null=True)
 
     def __str__(self) -> str:
         return f"Timeline of {self.pull_request_id} up to generation {self.generation}"

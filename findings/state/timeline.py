@@ -114,14 +114,14 @@ def timeline_record(*, pull_request_id: int, repository_id: int, generation: int
         return []
     new = snapshot(state)
     head_gate = state.get("gates", {}).get(new["head_sha"]) if new["head_sha"] else None
-    changes = diff(mark.snapshot if mark is not None else EMPTY, new,
+    changes = diff(mark.snapshot if mark is not None and mark.snapshot is not None else EMPTY, new,
                    gate_reason=head_gate["reason"] if head_gate else "")
     if mark is None:
         TimelineMark.objects.create(pull_request_id=pull_request_id, generation=generation, snapshot=new)
     else:
         TimelineMark.objects.filter(pk=pull_request_id).update(generation=generation, snapshot=new)
-    if not changes:
-        return []
+    if not changes or (mark is not None and mark.snapshot is None):
+        return []  # nothing changed, or the baseline of a review older than the timeline
     decided = _who_decided({change["finding_id"] for change in changes
                             if change["kind"] in (ev.FINDING_STATUS_CHANGED, ev.FINDING_RECORDED)})
     rows = []
