@@ -168,3 +168,28 @@ def test_a_mail_server_that_is_down_is_tried_again(world, settings):
     mails_send_due(now=later())
     message = MailMessage.objects.get(user=world.actor)
     assert message.status == "pending" and message.attempts == 1 and message.last_error
+
+
+def test_a_recipient_the_mail_server_refuses_fails_that_message_only(world, settings):
+    import socket
+
+    from aiosmtpd.controller import Controller
+
+    class Refusing:
+        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            return "550 5.1.1 No such user here"
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(Refusing(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+        world.imported().first_push()
+        mails_send_due(now=later())
+    finally:
+        controller.stop()
+    message = MailMessage.objects.get(user=world.actor)
+    assert message.status == "failed" and "refused" in message.last_error and message.attempts == 1

@@ -260,3 +260,22 @@ def test_the_signature_is_the_specifications_test_vector():
                              secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
     assert headers["webhook-signature"] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
     assert headers["webhook-timestamp"] == "1614265330"
+
+
+def test_a_slow_receiver_is_given_up_on_at_the_timeout_and_tried_again(world, admin, httpserver, settings):
+    import time
+
+    settings.RECHECK_WEBHOOK_TIMEOUT = 0.5
+    endpoint, _ = endpoint_for(world, admin, httpserver)
+
+    def slow(request):
+        time.sleep(1.5)
+        return Response("late")
+
+    httpserver.expect_request("/hooks/recheck").respond_with_handler(slow)
+    world.first_push()
+    webhooks_send_due()
+    message = WebhookMessage.objects.get(endpoint=endpoint)
+    attempt = WebhookAttempt.objects.get(message=message)
+    assert attempt.response_status is None and "Timeout" in attempt.error
+    assert message.status == "pending" and message.due_at > timezone.now()
