@@ -133,3 +133,24 @@ def api_token_revoke(*, token: ApiToken, revoked_by=None) -> ApiToken:
     message = f"{token.label.capitalize()} was already revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC."
     audit_refusal(action="token.revoke", actor=revoked_by, token=token, target=token.label, message=message)
     raise TokenError(message)
+
+
+def api_token_reader(*, secret: str, repository) -> object | None:
+    """The user a token `secret` reads `repository` as, or None: the token is usable (not revoked,
+    not expired), holds the `read` scope, reaches the repository (when it is limited), and its
+    user may read it. For what cannot send a header (a feed reader given `?token=`); compared as
+    knox compares (the secret's prefix looks it up, its digest is compared in constant time)."""
+    from knox.auth import TokenAuthentication
+    from rest_framework import exceptions
+
+    try:
+        user, token = TokenAuthentication().authenticate_credentials(secret.strip().encode())
+    except exceptions.AuthenticationFailed:
+        return None
+    if not isinstance(token, ApiToken) or not ApiToken.objects.usable().filter(pk=token.pk).exists():
+        return None
+    if "read" not in (token.scopes or []):
+        return None
+    if token.limited and not token.repositories.filter(pk=repository.pk).exists():
+        return None
+    return user if user_may(user, Action.READ, repository) else None

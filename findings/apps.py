@@ -17,4 +17,4 @@ class FindingsConfig(AppConfig):
     def ready(self):
         # SQLite rebuilds a table to alter a column, and the rebuilt table has no triggers.
         post_migrate.connect(_repair_search_index, sender=self)
-        from findings import receivers  # noqa: F401  (connects the receivers)
+        from findings import receivers, timeline_receivers  # noqa: F401  (connects the receivers)

@@ -18,3 +18,6 @@ follow_up_changed = Signal()
 # A verification found check items with no report of their check at the commit it checked
 # (keywords `repository`, `sha`, `checks`): the forge may read that commit's checks back.
 check_reports_awaited = Signal()
+# Events were added to a timeline (keyword `events`: the ReviewEvent rows, of one repository),
+# inside the transaction that wrote them: what is delivered of them is written with them.
+events_recorded = Signal()

@@ -21,6 +21,8 @@ VERIFY = "verify"
 FORGE = "forge"
 RENDER = "render"
 MAINTENANCE = "maintenance"
+# Tell people what changed: the timelines' catch-up and the outgoing webhooks (notify).
+NOTIFY = "notify"
 # The queue of a single-queue deployment before the queues by kind: still consumed, so that what
 # it held when the queues came in is not left behind.
 LEGACY = "celery"
@@ -44,11 +46,17 @@ QUEUE_OF_TASK = {
     "findings.tasks.reap_dead_runs": MAINTENANCE,
     "findings.tasks.track_open_pull_requests": MAINTENANCE,
     "findings.tasks.check_follow_ups_everywhere": MAINTENANCE,
+    "notify.tasks.send_webhook": NOTIFY,
+    "notify.tasks.send_due_webhooks": NOTIFY,
+    "notify.tasks.catch_up_timelines": NOTIFY,
+    "notify.tasks.send_mail": NOTIFY,
+    "notify.tasks.send_due_mails": NOTIFY,
 }
 
 # Declared, so that a worker started without -Q consumes every kind (one machine needs one worker);
 # the shard queues are made when a worker names them with -Q.
-TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in (VERIFY, FORGE, RENDER, MAINTENANCE, LEGACY))
+TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in (VERIFY, FORGE, RENDER, MAINTENANCE, NOTIFY,
+                                                                          LEGACY))
 
 
 def verify_shard(repository_id: int, shards: int) -> int:

@@ -6,10 +6,13 @@ from web.views import code as code_views
 from web.views import decisions as decision_views
 from web.views import editor as editor_views
 from web.views import follow_ups as follow_up_views
+from web.views import notifications as notification_views
 from web.views import pages as views
 from web.views import repository_pages
 
 from web.views import threads as thread_views
+from web.views import timeline as timeline_views
+from web.views import webhooks as webhook_views
 
 app_name = "findings"
 
@@ -18,6 +21,9 @@ PULL_REQUEST = REPOSITORY + "/pull/<int:number>/"
 urlpatterns = [
     path("", views.index, name="index"),
     path("tags/<slug:slug>/", repository_pages.tag_page, name="tag"),
+    # What a person is sent, and the one-click unsubscribe their email links to.
+    path("notifications/", notification_views.notifications_page, name="notifications"),
+    path("notifications/unsubscribe/<str:token>/", notification_views.unsubscribe, name="unsubscribe"),
     # The audit log, for instance admins, and setting a recorded field change back.
     path("audit/", audit_views.audit_log, name="audit_log"),
     path("audit/<int:entry>/", audit_views.audit_entry, name="audit_entry"),
@@ -28,6 +34,10 @@ urlpatterns = [
     path(PULL_REQUEST + "findings/<int:finding_number>/", views.finding_detail, name="finding"),
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
+    path(PULL_REQUEST + "since.json", timeline_views.since_last_visit, name="since_last_visit"),
+    path(PULL_REQUEST + "since/seen/", timeline_views.mark_all_seen, name="mark_seen"),
+    path(PULL_REQUEST + "timeline/", timeline_views.pull_request_timeline_page, name="timeline"),
+    path(PULL_REQUEST + "timeline/feed.atom", timeline_views.pull_request_feed, name="pull_request_feed"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
     # The PR's GitHub review threads: its inbox, reading them again, triaging one.
     path(PULL_REQUEST + "threads/", thread_views.pull_request_threads_page, name="threads"),
@@ -55,6 +65,12 @@ urlpatterns = [
     # Follow-ups: what merged pull requests left to do, checked on the default branch.
     path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
+    path(REPOSITORY + "/webhooks/", webhook_views.webhooks_page, name="webhooks"),
+    path(REPOSITORY + "/webhooks/<int:endpoint_id>/", webhook_views.webhook_change, name="webhook_change"),
+    path(REPOSITORY + "/webhooks/<int:endpoint_id>/messages/<int:message_id>/resend/", webhook_views.webhook_resend,
+         name="webhook_resend"),
+    path(REPOSITORY + "/timeline/", timeline_views.repository_timeline_page, name="repository_timeline"),
+    path(REPOSITORY + "/timeline/feed.atom", timeline_views.repository_feed, name="repository_feed"),
     path(REPOSITORY + "/", repository_pages.repository_page, name="repository"),
     path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,
          name="github_call_resend"),

@@ -12,6 +12,7 @@ other packages use) is imported from here, `findings.models`, as Django expects 
 - `findings.models.import_jobs`: bundles imported in the background
 - `findings.models.companion`: a pull request's stored companion pages
 - `findings.models.state`: a pull request's review state, stored per generation
+- `findings.models.timeline`: a pull request's events, only ever added to, and how far they go
 - `findings.models.webhooks`: forge webhook deliveries
 - `findings.models.follow_ups`: what a merged pull request left to do, checked on the default branch
 - `findings.models.reports`: CI reports of a repository's commits, with their tests and scanner results
@@ -25,6 +26,7 @@ from findings.models.import_jobs import ImportJob
 from findings.models.reports import CheckReport, ReportedResult, ReportedTest
 from findings.models.runs import VerificationRun
 from findings.models.state import FindingListState, PullRequestGate, PullRequestState
+from findings.models.timeline import ReviewEvent, TimelineMark
 from findings.models.verifications import EvidenceResult, Verdict, Verification, latest_verified_commit_id
 from findings.models.webhooks import WebhookDelivery
 
@@ -46,10 +48,12 @@ __all__ = [
     "PullRequestState",
     "ReportedResult",
     "ReportedTest",
+    "ReviewEvent",
     "Tag",
     "TagDescription",
     "Verdict",
     "Verification",
+    "TimelineMark",
     "VerificationRun",
     "WebhookDelivery",
     "latest_verified_commit_id",

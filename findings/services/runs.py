@@ -14,7 +14,9 @@ from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from findings.signals import verification_run_changed
 from findings.state.stored import pull_request_state_derive
+from findings.state.timeline import timeline_event_write
 from core.errors import RecheckError
+from core.vocabulary import events as ev
 from reviews.mirrors import commit_resolve
 from reviews.models import PinnedCommit, PullRequest, Repository
 from reviews.services import commit_get_or_create, commit_sha_checked, pull_request_changed
@@ -286,6 +288,11 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
             message=message,
         )
     )
+    if failed:
+        try:
+            _run_event(run, kind=ev.RUN_FAILED, message=message)
+        except DatabaseError as error:
+            logger.warning("Failure of run %s not put on the timeline: %s", run.pk, error)
     # The gate stops reporting the run as under way.
     pull_request_changed(pull_request_id=run.pull_request_id)
     # Derived now, in the task that verified, so the merge bot asking next reads it stored.
@@ -339,6 +346,7 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
                     )
                 message = _reaped_message(silent_since, retry)
                 VerificationRun.objects.filter(pk=run.pk).update(message=message)
+                _run_event(run, kind=ev.RUN_REAPED, message=message, retry=retry.pk if retry else None)
             verification_run_changed.send(sender=VerificationRun, run=run)
         except QueueUnavailable:
             # Committed: the retry is marked failed with its own message, saying to ask again.
@@ -346,6 +354,16 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
         logger.warning("Reaped dead verification run %s: %s", run.pk, message)
         reaped.append((run.pk, retry.pk if retry else None))
     return reaped
+
+
+def _run_event(run: VerificationRun, *, kind: str, message: str, retry: int | None = None) -> None:
+    """The run's failure on its PR's timeline, once (keyed by the run)."""
+    sha = run.commit.sha if run.commit_id else ""
+    timeline_event_write(
+        repository_id=run.pull_request.repository_id, pull_request_id=run.pull_request_id, kind=kind,
+        key=f"{kind}:{run.pk}", sha=sha,
+        payload={"run": run.pk, "message": message, "retry": retry, "commit": sha or None},
+    )
 
 
 def _reaped_message(silent_since: str, retry: VerificationRun | None) -> str:

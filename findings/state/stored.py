@@ -32,6 +32,7 @@ from findings.state.derivation import (
     latest_verified_pin,
 )
 from findings.state.listed import listed_delete_older, listed_store
+from findings.state.timeline import timeline_record
 from reviews.models import Commit, PinnedCommit, PullRequest
 
 logger = logging.getLogger(__name__)
@@ -154,7 +155,8 @@ def _with_reason(row: list) -> list:
 
 def _store(pull_request_id: int, generation: int, state: dict) -> None:
     summary = {key: value for key, value in state.items() if key != "findings"}
-    reference = PullRequest.objects.filter(pk=pull_request_id).values_list("repository__slug", "number").first()
+    reference = PullRequest.objects.filter(pk=pull_request_id).values_list(
+        "repository__slug", "number", "repository_id").first()
     findings_url = f"/{reference[0]}/pull/{reference[1]}/findings/"
     gates = [
         PullRequestGate(pull_request_id=pull_request_id, generation=generation, sha=key, commit_id=answer["commit_id"],
@@ -177,6 +179,9 @@ def _store(pull_request_id: int, generation: int, state: dict) -> None:
             )
             PullRequestGate.objects.bulk_create(gates)
             listed_store(stored.pk, state["findings"])  # what a list page reads of it, from the row
+            # What changed since the state the timeline went up to: its events, with the state.
+            timeline_record(pull_request_id=pull_request_id, repository_id=reference[2], generation=generation,
+                            state=state)
     except IntegrityError:
         return  # another reader stored the same generation's state first: it is the same state
     listed_delete_older(pull_request_id, generation)  # the older states with their list rows

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "findings",
     "presentation",
     "forge",
+    "notify",
     # The interfaces: the site, the admin and the commands (the REST API needs no app of its own).
     "web",
     "backoffice",

@@ -128,12 +128,20 @@ def _world(owner_of_import) -> World:
                       for repository in (a, b))
     a_thread, b_thread = (ReviewThread.objects.create(pull_request=pull_request, root_comment_id=root, path="src/a.py")
                           for pull_request, root in ((review.pull_request, 7001), (b_pr, 7002)))
+    from notify.models import WebhookEndpoint, WebhookMessage
+
+    a_hook, b_hook = (WebhookEndpoint.objects.create(repository=repository, url="https://hooks.example.com/recheck",
+                                                     kinds=["gate.changed"], secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+                      for repository in (a, b))
+    a_message, b_message = (WebhookMessage.objects.create(endpoint=hook, kind="gate.changed",
+                                                          message_id=f"msg_persona_{hook.pk}")
+                            for hook in (a_hook, b_hook))
     a_entry, b_entry = (AuditEntry.objects.create(action="pullrequest.edit", target=f"{repository.slug}#41",
                                                   repository=repository, changes={"title": ["Before", "After"]})
                         for repository in (a, b))
 
     def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha, entry, call,
-            thread):
+            thread, hook, message):
         owner, name = repository.slug.split("/")
         return {
             "owner": owner, "name": name, "number": pull_request.number, "finding_number": finding.number,
@@ -141,21 +149,25 @@ def _world(owner_of_import) -> World:
             "findings": finding.pk, "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk,
             "pulls": pull_request.pk, "imports": job.pk, "link": link.pk, "links": link.pk, "path": path,
             "slug": tag, "tags": tag, "audit": entry.pk, "entry": entry.pk, "call_id": call.pk,
-            "thread_id": thread.root_comment_id,
+            "thread_id": thread.root_comment_id, "endpoint_id": hook.pk, "message_id": message.pk,
+            "endpoint": hook.pk, "message": message.pk,
+            # An unsubscribe link's token: signed, so none of a repository's is guessable; a bad one is refused.
+            "token": "not-a-signed-token",
         }
 
     return World(
         a=a, b=b,
         ids=ids(a, review.pull_request, a_finding, a_finding.evidence.first(),
                 review.findings[0].verifications.first(), a_run, a_link, a_job, SHARED_TAG, a_finding.path,
-                review.latest_commit.sha, a_entry, a_call, a_thread),
+                review.latest_commit.sha, a_entry, a_call, a_thread, a_hook, a_message),
         b_ids=ids(b, b_pr, b_findings[0], b_findings[0].evidence.first(), b_verification, b_run, b_link, b_job,
-                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call, b_thread),
+                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call, b_thread, b_hook, b_message),
         ghost_ids={"owner": "ghost-org", "name": "nothing", "number": 999999, "finding_number": 999999,
                    "findings": 10**9, "evidence": 10**9, "verifications": 10**9, "runs": 10**9, "pulls": 10**9,
                    "imports": 10**9, "link": 10**9, "links": 10**9, "path": "src/quokka.py", "slug": "ghost-kind",
                    "sha": "0" * 40, "audit": 10**9, "entry": 10**9, "call_id": 10**9, "thread_id": 10**9,
-                   "tags": "ghost-kind"},
+                   "tags": "ghost-kind", "endpoint_id": 10**9, "message_id": 10**9, "token": "not-a-signed-token",
+                   "endpoint": 10**9, "message": 10**9},
         a_words=(review.pull_request.title, a_finding.title),
     )
 
@@ -201,7 +213,8 @@ def _persona(name: str) -> tuple[Persona, object]:
 
 # The sample value of each path parameter, by its name (an id by the collection it follows).
 SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha",
-           "entry", "call_id", "thread_id"}
+           "entry", "call_id", "thread_id", "endpoint_id", "message_id", "token", "endpoint",
+           "message"}
 
 
 def _fill(path: str, ids: dict) -> str:
@@ -271,6 +284,11 @@ SITE_WRITES = {
     "{owner}/{name}/pull/{number}/threads/sync/": Action.WRITE,
     "{owner}/{name}/pull/{number}/threads/{thread_id}/triage/": Action.WRITE,
     "{owner}/{name}/pull/{number}/findings/{finding_number}/follow-up/": Action.RESOLVE,
+    # A repository's webhooks are its Admin's; an empty change is refused on the page it redirects to.
+    "{owner}/{name}/webhooks/{endpoint_id}/": Action.SETTINGS,
+    "{owner}/{name}/webhooks/{endpoint_id}/messages/{message_id}/resend/": Action.SETTINGS,
+    # Mark all seen: the reader's own marks.
+    "{owner}/{name}/pull/{number}/since/seen/": Action.READ,
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
 # evidence check and the preview answer in place (an empty item is refused for what it lacks).
@@ -288,9 +306,13 @@ SITE_FORMS = {
     "{owner}/{name}/pull/{number}/findings/{finding_number}/edit/": Action.WRITE,
     "{owner}/{name}/pull/{number}/findings/{finding_number}/evidence/new/": Action.WRITE,
     "{owner}/{name}/pull/{number}/findings/{finding_number}/decide/": Action.RESOLVE,
+    "{owner}/{name}/webhooks/": Action.SETTINGS,
 }
 # The audit log's pages: for instance admins only, refused before anything is looked up.
 SITE_ADMIN_PAGES = ("audit/", "audit/{entry}/")
+# A person's own pages: their notifications (signed in), and the unsubscribe link's confirmation,
+# which names nothing but what its signed token says (and a bad token is refused when posted).
+SITE_PERSONAL_PAGES = ("notifications/", "notifications/unsubscribe/{token}/")
 # Site pages about a repository in general rather than one named in the URL.
 SITE_GENERAL_FORMS = {"import/": Action.IMPORT}
 # The code browser reads the mirror, which this world has not fetched: a reader of A is told so.

@@ -16,6 +16,7 @@ from tests.access.persona_world import (  # noqa: F401 (the fixtures are used by
     SITE_FORMS,
     SITE_GENERAL_FORMS,
     SITE_MIRROR_PAGES,
+    SITE_PERSONAL_PAGES,
     SITE_WRITES,
     SITE_WRITE_DONE,
     TOKEN_PERSONAS,
@@ -62,6 +63,9 @@ def test_every_site_url_gives_each_persona_what_its_role_allows_and_nothing_of_b
             expected = ({302, 404} if persona_name == "anonymous" else {404}) if not reads_a else {
                 200 if SITE_FORMS[route] in held(persona_name) else 403}
             assert response.status_code in expected, (persona_name, url, response.status_code)
+        elif route in SITE_PERSONAL_PAGES:
+            signed_in = persona.user.is_authenticated or "{token}" in route
+            assert response.status_code == (200 if signed_in else 302), (persona_name, url, response.status_code)
         elif route in SITE_ADMIN_PAGES:
             assert response.status_code == (302 if persona_name == "anonymous" else 403), (persona_name, url)
         elif route in SITE_GENERAL_FORMS:
@@ -87,7 +91,7 @@ def test_every_site_url_gives_each_persona_what_its_role_allows_and_nothing_of_b
         text = response.content.decode(errors="replace")
         if not reads_a:
             assert not [word for word in world.a_words if word in text], (persona_name, url)
-        if "{" not in route or route.startswith("accounts/"):
+        if "{" not in route or route.startswith(("accounts/", "notifications/")):
             continue
         b_url, ghost_url = _site_url(route, world.b_ids), _site_url(route, world.ghost_ids)
         method = "post" if route in SITE_WRITES else "get"

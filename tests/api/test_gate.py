@@ -136,9 +136,11 @@ def test_the_gate_takes_a_fixed_number_of_queries(anonymous_reader, review, djan
     for number in range(10, 30):
         FindingFactory(pull_request=review.pull_request, number=number)
     # The first read after a change derives the PR's state (a fixed number of queries, however
-    # many findings) and stores it, with its list rows; a read afresh after that is the generation
-    # and the stored state. (One of them reads why verdicts are errors: their items' check outcomes.)
-    with django_assert_max_num_queries(26):
+    # many findings) and stores it, with its list rows and the events of its timeline (the mark,
+    # who decided, the events, and what notify writes of them: the webhooks and mail it is for);
+    # a read afresh after that is the generation and the stored state. (One of them reads why
+    # verdicts are errors: their items' check outcomes.)
+    with django_assert_max_num_queries(34):
         assert anonymous_reader.get(GATE, {"commit": review.head.sha}).status_code == 200
     cache.clear()
     with django_assert_max_num_queries(2):

@@ -69,8 +69,14 @@ def targets(review, secret=None, *, user=None) -> dict:
                                       changes={"title": ["Before", pull_request.title]})
     thread = ReviewThread.objects.create(pull_request=pull_request, root_comment_id=8001 if secret else 8000,
                                          path="src/loader.py", original_line=3)
+    from notify.models import WebhookEndpoint, WebhookMessage
+
+    webhook = WebhookEndpoint.objects.create(repository=repository, url="https://hooks.example.com/recheck",
+                                             kinds=["gate.changed"], secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+    message = WebhookMessage.objects.create(endpoint=webhook, pull_request=pull_request, kind="gate.changed",
+                                            message_id=f"msg_matrix_{webhook.pk}")
     owner, name = repository.slug.split("/")
-    return {"owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk, "audit": entry.pk,
+    return {"webhooks": webhook.pk, "messages": message.pk, "owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk, "audit": entry.pk,
             "thread_id": thread.root_comment_id,
             "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk, "pulls": pull_request.pk,
             "imports": job.pk, "links": link.pk, "files": "src/loader.py",
@@ -196,6 +202,9 @@ def test_a_read_token_reads_every_operation_of_its_repository_and_writes_none(re
             assert response.status_code == 403 and "scope" in response.json()["detail"], (method, url)
         elif path == "/api/audit/":
             assert response.status_code == 403, (method, url)  # instance admins only
+        elif "/webhooks/" in path:
+            # A repository's outgoing webhooks are its Admin's settings: the settings scope reads them.
+            assert response.status_code == 403 and "scope" in response.json()["detail"], (method, url)
         elif path.endswith("/changes"):
             # Read, and answered: this review's repository was never fetched, which it says.
             assert response.status_code == 409 and "not been fetched" in response.json()["detail"], (method, url)

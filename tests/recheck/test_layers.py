@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("recheck", "web", "api", "backoffice", "cli", "forge", "presentation", "findings", "reviews", "access",
+PACKAGES = ("recheck", "web", "api", "backoffice", "cli", "forge", "notify", "presentation", "findings", "reviews", "access",
             "engine", "core", "recheck_gate")
 
 

@@ -43,9 +43,9 @@ def routed(name: str, *args) -> str:
 
 
 def test_every_task_of_the_project_has_a_queue_of_its_kind():
-    for module in ("findings.tasks", "forge.tasks", "presentation.tasks"):
+    for module in ("findings.tasks", "forge.tasks", "presentation.tasks", "notify.tasks"):
         import_module(module)
-    ours = {name for name in app.tasks if name.split(".")[0] in {"findings", "forge", "presentation"}}
+    ours = {name for name in app.tasks if name.split(".")[0] in {"findings", "forge", "presentation", "notify"}}
     assert ours == set(QUEUE_OF_TASK)
     declared = {queue.name for queue in app.amqp.queues.values()}
     assert set(QUEUE_OF_TASK.values()) <= declared
@@ -58,6 +58,8 @@ def test_every_task_of_the_project_has_a_queue_of_its_kind():
     ("presentation.tasks.render_companion_pages", "render"),
     ("findings.tasks.reap_dead_runs", "maintenance"),
     ("findings.tasks.run_import", "maintenance"),
+    ("notify.tasks.send_webhook", "notify"),
+    ("notify.tasks.catch_up_timelines", "notify"),
 ])
 def test_work_goes_to_the_queue_of_its_kind(name, queue, sharded):
     assert routed(name, 1) == queue

@@ -62,6 +62,7 @@ def repository_page(request, owner: str, name: str):
             "pull_requests": list(repository.pull_requests.order_by("-number")),
             "github_failures": failures,
             "may_resend": key.reader.may(Action.VERIFY),
+            "may_set_webhooks": key.reader.may(Action.SETTINGS),
             "follow_ups_chart": line_chart(
                 title="Open follow-ups over time", unit="open follow-ups",
                 points=open_follow_ups_over_time(repository)),

@@ -25,7 +25,8 @@ SERIOUS = ("serious", "critical")
 NOT_PAGES = {
     "latest_run", "verify", "companion_zip", "markdown_preview", "evidence_check", "evidence_new",
     "github_call_resend", "audit_entry_revert", "threads_sync", "thread_triage",
-    "follow_up_decide",
+    "follow_up_decide", "since_last_visit", "pull_request_feed", "repository_feed", "mark_seen", "webhook_change",
+    "webhook_resend",
 }
 
 
@@ -60,6 +61,11 @@ def pages(sample) -> dict[str, tuple[str, str]]:
         "threads": ("reviewer", base + "threads/"),
         "code_diff": ("reviewer", base + "diff/"),
         "repository_follow_ups": ("maintainer", f"/{repository.slug}/follow-ups/"),
+        "timeline": ("reader", base + "timeline/"),
+        "repository_timeline": ("reader", f"/{repository.slug}/timeline/"),
+        "webhooks": ("admin", f"/{repository.slug}/webhooks/"),
+        "notifications": ("reader", "/notifications/"),
+        "unsubscribe": ("anonymous", "/notifications/unsubscribe/not-a-signed-token/"),
         # Beyond the findings' URLconf: the 4108 review's pages, the tokens page, sign-in, a 404.
         "4108-blockers": ("reader", "/NVIDIA-NeMo/RL/pull/4108/blockers/"),
         "4108-overview": ("reader", "/NVIDIA-NeMo/RL/pull/4108/"),

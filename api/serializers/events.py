@@ -1,0 +1,73 @@
+"""Events of a timeline as the API gives them, with their payload's schema: the same JSON a
+webhook's `data` carries for each event (`notify.payloads.event_data`)."""
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from core.vocabulary import events as ev
+
+
+class EventFindingSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    kind = serializers.CharField(help_text="blocker or cleanup.")
+    status = serializers.CharField(help_text="open, fixed or dismissed.")
+    resolution = serializers.CharField(help_text="The status and how it got there (fixed_anyway).")
+    verdict = serializers.CharField(allow_null=True, help_text="At the latest verified pin; null before any.")
+    possibly_regressed = serializers.BooleanField()
+
+
+class EventPayloadSerializer(serializers.Serializer):
+    """What changed. Every field is optional: each kind carries the ones that concern it."""
+
+    finding = EventFindingSerializer(required=False, help_text="The finding after the event (finding.* kinds).")
+    # `from` and `to` are Python keywords: declared by name below.
+    note = serializers.CharField(required=False, help_text="Why, as the person wrote it (finding.status_changed).")
+    source = serializers.CharField(required=False, help_text="Where the person set it: site, api, admin, import.")
+    reason = serializers.CharField(required=False, help_text="The gate's own sentence (gate.changed).")
+    head_sha = serializers.CharField(required=False, allow_null=True)
+    latest_sha = serializers.CharField(required=False, allow_null=True)
+    run = serializers.IntegerField(required=False, help_text="The verification run (run.*).")
+    retry = serializers.IntegerField(required=False, allow_null=True, help_text="The run queued again (run.reaped).")
+    message = serializers.CharField(required=False, help_text="What went wrong (run.*).")
+    follow_up = serializers.IntegerField(required=False, help_text="The follow-up (follow_up.*).")
+    change = serializers.CharField(required=False)
+    state = serializers.CharField(required=False, help_text="The follow-up's state after it.")
+    commit = serializers.CharField(required=False, allow_null=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = serializers.JSONField(
+            required=False, help_text="Before: a verdict (finding.verdict_changed, finding.regressed), "
+            "{status, resolution} (finding.status_changed) or {mergeable, verified} (gate.changed).")
+        fields["to"] = serializers.JSONField(required=False, help_text="After, in the same shape as `from`.")
+        return fields
+
+
+@extend_schema_field(EventPayloadSerializer)
+class PayloadField(serializers.JSONField):
+    pass
+
+
+class ReviewEventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ev.EVENT_KINDS)
+    kind_label = serializers.SerializerMethodField()
+    cause = serializers.ChoiceField(choices=tuple(ev.CAUSE_LABELS), help_text="person or recheck.")
+    actor = serializers.SerializerMethodField(help_text="Who, when a person caused it (their user name).")
+    at = serializers.DateTimeField()
+    repository = serializers.SerializerMethodField(help_text="owner/name")
+    pull_request = serializers.IntegerField(source="pull_request.number", allow_null=True,
+                                            help_text="Its number; null for a follow-up's event without one.")
+    generation = serializers.IntegerField(help_text="The PR's generation the event was derived into.")
+    finding_number = serializers.IntegerField(allow_null=True)
+    sha = serializers.CharField(help_text="The commit it happened at; empty when none.")
+    payload = PayloadField()
+
+    def get_kind_label(self, event) -> str:
+        return ev.event_kind_label(event.kind)
+
+    def get_actor(self, event) -> str | None:
+        return event.actor.get_username() if event.actor_id and event.actor else None
+
+    def get_repository(self, event) -> str:
+        return self.context["repository_slug"]

@@ -1,0 +1,55 @@
+"""The kinds of event on a pull request's timeline (and a repository's), with their labels, and
+who caused one. An event is one difference between two stored states of a pull request
+(`findings.state.timeline`), or a run or follow-up that changed (`findings.timeline_receivers`).
+
+A new kind is added here, with its label, and nowhere else: the model's choices, the API's schema,
+the subscription and webhook forms and the feeds all read `EVENT_KINDS`. A kind that a later
+change brings (a gate answer a person overrides, say) is one more line in each table below."""
+
+FINDING_RECORDED = "finding.recorded"
+FINDING_REMOVED = "finding.removed"
+FINDING_VERDICT_CHANGED = "finding.verdict_changed"
+FINDING_STATUS_CHANGED = "finding.status_changed"
+FINDING_REGRESSED = "finding.regressed"
+FINDING_REGRESSION_CLEARED = "finding.regression_cleared"
+GATE_CHANGED = "gate.changed"
+RUN_FAILED = "run.failed"
+RUN_REAPED = "run.reaped"
+FOLLOW_UP_OPENED = "follow_up.opened"
+FOLLOW_UP_VERIFIED_FIXED = "follow_up.verified_fixed"
+FOLLOW_UP_REGRESSED = "follow_up.regressed"
+FOLLOW_UP_CHANGED = "follow_up.changed"
+
+EVENT_KIND_LABELS = {
+    FINDING_RECORDED: "Finding recorded",
+    FINDING_REMOVED: "Finding removed",
+    FINDING_VERDICT_CHANGED: "Verdict changed",
+    FINDING_STATUS_CHANGED: "Status changed",
+    FINDING_REGRESSED: "Possibly regressed",
+    FINDING_REGRESSION_CLEARED: "No longer looks regressed",
+    GATE_CHANGED: "Merge gate changed",
+    RUN_FAILED: "Verification failed",
+    RUN_REAPED: "Verification reaped",
+    FOLLOW_UP_OPENED: "Follow-up opened",
+    FOLLOW_UP_VERIFIED_FIXED: "Follow-up verified fixed",
+    FOLLOW_UP_REGRESSED: "Follow-up regressed",
+    FOLLOW_UP_CHANGED: "Follow-up changed",
+}
+EVENT_KINDS = tuple(EVENT_KIND_LABELS)
+# The kinds a pull request's stored state is rebuilt from (`findings.state.timeline.replay`).
+STATE_EVENT_KINDS = (FINDING_RECORDED, FINDING_REMOVED, FINDING_VERDICT_CHANGED, FINDING_STATUS_CHANGED,
+                     FINDING_REGRESSED, FINDING_REGRESSION_CLEARED, GATE_CHANGED)
+
+# Who caused an event: a person (a status they set, a finding they recorded) or Recheck itself (a
+# verification's verdicts, the gate that follows from them, a run that failed).
+CAUSE_PERSON = "person"
+CAUSE_RECHECK = "recheck"
+CAUSE_LABELS = {CAUSE_PERSON: "A person", CAUSE_RECHECK: "Recheck"}
+
+
+def event_kind_label(kind: str) -> str:
+    return EVENT_KIND_LABELS.get(kind, str(kind or "").replace("_", " ").replace(".", ": ").capitalize())
+
+
+def cause_label(cause: str) -> str:
+    return CAUSE_LABELS.get(cause, str(cause or "").capitalize())

@@ -1,0 +1,85 @@
+"""Webhooks sent by a real Celery worker of the real app, consuming the notify queue (Redis when
+CELERY_BROKER_URL is set, Celery's in-memory transport otherwise): the receiver down for a while,
+then back, gets every message once, in the order they were written."""
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from celery.signals import task_postrun
+from django.conf import settings as django_settings
+from django.db import connections
+from standardwebhooks import Webhook
+from werkzeug import Response
+
+from access.models import Membership
+from core.vocabulary import events as ev
+from notify.models import WebhookMessage
+from notify.webhooks.services import webhook_endpoint_create
+from recheck.celery import app
+from tests import personas
+from tests.timeline_world import TimelineWorld
+
+
+def _forget_broker_connections():
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+def _close_connections(**kwargs):
+    connections.close_all()
+
+
+@pytest.fixture
+def notify_worker(transactional_db, settings):
+    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
+    if not django_settings.CELERY_BROKER_URL:
+        app.conf.update(broker_url="memory://", result_backend="cache+memory://")
+        _forget_broker_connections()
+    app.conf.task_always_eager = False
+    app.control.purge()
+    task_postrun.connect(_close_connections, weak=False)
+    try:
+        with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30,
+                          queues=["notify"], hostname="celery@notify-host") as worker:
+            yield worker
+            app.control.purge()
+    finally:
+        task_postrun.disconnect(_close_connections)
+        app.conf.update(saved)
+        _forget_broker_connections()
+
+
+def _wait(predicate, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def test_a_worker_delivers_every_message_once_in_order_after_the_receiver_comes_back(
+        notify_worker, tmp_path, settings, httpserver):
+    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
+    settings.RECHECK_NOTIFY_BATCH_SECONDS = 0
+    settings.RECHECK_WEBHOOK_INTERNAL_HOSTS = ["localhost"]
+    settings.RECHECK_WEBHOOK_RETRY_SCHEDULE = [0.5] * 20
+    world = TimelineWorld(tmp_path, actor=personas.user_with_role("maintainer", username="ada")).imported()
+    admin = personas.member_of(world.pull_request.repository, personas.user_with_role("no_role", username="adam"),
+                               Membership.Role.ADMIN)
+    endpoint, secret = webhook_endpoint_create(repository=world.pull_request.repository, actor=admin,
+                                               url=httpserver.url_for("/hook"), kinds=list(ev.EVENT_KINDS))
+    up = {"now": False}
+    httpserver.expect_request("/hook").respond_with_handler(
+        lambda request: Response("ok") if up["now"] else Response("down", status=503))
+    world.first_push()
+    world.second_push()
+    written = list(WebhookMessage.objects.filter(endpoint=endpoint).order_by("id").values_list("message_id", flat=True))
+    assert len(written) >= 4
+    _wait(lambda: len(httpserver.log) >= 2)  # the first message, tried and tried again while it is down
+    up["now"] = True
+    _wait(lambda: set(WebhookMessage.objects.filter(endpoint=endpoint).values_list("status", flat=True)) == {"sent"})
+    delivered = [request.headers["webhook-id"] for request, response in httpserver.log if response.status_code == 200]
+    assert delivered == written
+    for request, _ in httpserver.log:
+        Webhook(secret).verify(request.get_data(as_text=True), dict(request.headers))
