@@ -12,7 +12,9 @@ from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from findings.models import Evidence, Finding, FindingLink, Tag, Verification, VerificationRun
+from findings.models import (
+    Evidence, Finding, FindingLink, FollowUp, GateOverride, RepositoryPolicy, Tag, Verification, VerificationRun,
+)
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -33,6 +35,7 @@ def _finding_changed(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=PinnedCommit)
 @receiver([post_save, post_delete], sender=VerificationRun)
+@receiver([post_save, post_delete], sender=GateOverride)
 def _pull_request_row_changed(sender, instance, **kwargs):
     pull_request_changed(pull_request_id=instance.pull_request_id)
 
@@ -66,6 +69,22 @@ def _repository_row_changed(sender, instance, **kwargs):
     # of its pull requests. Rare writes: fetches and edits.
     repository_id = instance.pk if sender is Repository else instance.repository_id
     PullRequest.objects.filter(repository_id=repository_id).update(generation=F("generation") + 1)
+
+
+@receiver([post_save, post_delete], sender=RepositoryPolicy)
+def _policy_changed(sender, instance, **kwargs):
+    # The policy decides every gate of the repository's pull requests (and the buttons their pages
+    # show): each is derived again, with the new policy or the old, never a mix.
+    PullRequest.objects.filter(repository_id=instance.repository_id).update(generation=F("generation") + 1)
+
+
+@receiver([post_save, post_delete], sender=FollowUp)
+def _follow_up_changed(sender, instance, **kwargs):
+    # Where the policy lets overdue cleanups block, a follow-up opened, decided or reopened changes
+    # the gate of every open pull request of its repository. Elsewhere no gate reads follow-ups.
+    if RepositoryPolicy.objects.filter(repository_id=instance.repository_id, overdue_cleanups_block=True).exists():
+        PullRequest.objects.filter(repository_id=instance.repository_id, state=PullRequest.State.OPEN).update(
+            generation=F("generation") + 1)
 
 
 def _findings_changed(finding_ids) -> None:

@@ -14,3 +14,8 @@ verification_stored = Signal()
 # A follow-up was opened, verified fixed, marked fixed, closed, found regressed or back open on the
 # default branch (keywords `follow_up`, `change`): the forge keeps its issue in step.
 follow_up_changed = Signal()
+
+# A pull request's gate was overridden at a commit, or an override revoked (keywords `override`,
+# a `findings.models.GateOverride`, and `change`: "overridden" or "revoked"), sent once the write
+# commits: the forge reports the commit's check again. A pull request's timeline records it here.
+gate_override_changed = Signal()

@@ -3,7 +3,7 @@ the review threads its findings came from; a finding's status change reaches its
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from findings.signals import follow_up_changed, verification_run_changed
+from findings.signals import follow_up_changed, gate_override_changed, verification_run_changed
 
 
 @receiver(verification_run_changed, dispatch_uid="forge.report_run")
@@ -40,3 +40,11 @@ def _follow_up_issue(sender, follow_up, change, **kwargs) -> None:
 
     # In the sender's transaction: the issue's call commits with the follow-up's change.
     follow_up_issue_request(follow_up=follow_up, change=change)
+
+
+@receiver(gate_override_changed, dispatch_uid="forge.report_override")
+def _report_override(sender, override, change, **kwargs) -> None:
+    from forge.outbox.services import gate_override_report
+
+    # The check's conclusion and summary follow the gate: it was overridden, or is no longer.
+    gate_override_report(pull_request_id=override.pull_request_id, commit_id=override.commit_id)

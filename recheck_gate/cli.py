@@ -136,7 +136,8 @@ def wait_for_gate(recheck: Recheck, sha: str, *, timeout: float, log=print, slee
         if answer.status == 200:
             gate = answer.body
             run = gate.get("verification_run")
-            if run is None and gate.get("verified"):
+            # An override holds at the commit whatever a verification would say: nothing to wait for.
+            if gate.get("overridden") or (run is None and gate.get("verified")):
                 return gate
             if run is None and requested:
                 raise GateError(f"The verification of {sha[:8]} ended without a verdict for every open blocker: "
@@ -177,6 +178,11 @@ def _request(recheck: Recheck, sha: str, log) -> bool:
 
 def text_report(gate: dict) -> str:
     lines = [gate.get("reason", "")]
+    overridden = gate.get("overridden")
+    if overridden:
+        note = f": {overridden['note']}" if overridden.get("note") else ""
+        lines.append(f"  Overridden at {str(overridden.get('commit', ''))[:8]} by {overridden.get('by') or 'an operator'} "
+                     f"on {str(overridden.get('at', ''))[:10]}, reason {overridden.get('reason')}{note}")
     for blocker in gate.get("open_blockers", []):
         verdict = (blocker.get("verdict") or "not verified").replace("_", " ")
         lines.append(f"  B{blocker['number']} {blocker['title']}: {verdict}  {blocker.get('url', '')}".rstrip())
@@ -189,6 +195,8 @@ def text_report(gate: dict) -> str:
     more = gate.get("possibly_regressed_count", 0) - len(gate.get("possibly_regressed", []))
     if more > 0:
         lines.append(f"  ... and {more} more that look regressed")
+    for item in gate.get("overdue_cleanups", []):
+        lines.append(f"  {item['finding']} {item['title']}: overdue since {str(item.get('due_at', ''))[:10]}")
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ from web.views import decisions as decision_views
 from web.views import editor as editor_views
 from web.views import follow_ups as follow_up_views
 from web.views import pages as views
+from web.views import policy as policy_views
 
 from web.views import threads as thread_views
 
@@ -27,6 +28,10 @@ urlpatterns = [
     path(PULL_REQUEST + "findings/<int:finding_number>/", views.finding_detail, name="finding"),
     path(PULL_REQUEST + "runs/latest.json", views.latest_run, name="latest_run"),
     path(PULL_REQUEST + "verify/", views.verify_now, name="verify"),
+    # The merge gate: overriding it at the head, and revoking an override.
+    path(PULL_REQUEST + "gate/override/", policy_views.gate_override_now, name="gate_override"),
+    path(PULL_REQUEST + "gate/overrides/<int:override_id>/revoke/", policy_views.gate_override_revoke_now,
+         name="gate_override_revoke"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
     # The PR's GitHub review threads: its inbox, reading them again, triaging one.
     path(PULL_REQUEST + "threads/", thread_views.pull_request_threads_page, name="threads"),
@@ -53,6 +58,7 @@ urlpatterns = [
          name="follow_up_decide"),
     # Follow-ups: what merged pull requests left to do, checked on the default branch.
     path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
+    path(REPOSITORY + "/policy/", policy_views.repository_policy_now, name="repository_policy"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path(REPOSITORY + "/", views.repository_page, name="repository"),
     path(REPOSITORY + "/github-calls/<int:call_id>/resend/", views.github_call_resend_now,

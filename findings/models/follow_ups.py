@@ -59,6 +59,9 @@ class FollowUp(models.Model):
         help_text="The commit the pull request merged as: where its evidence lives on the default branch.",
     )
     opened_at = models.DateTimeField(auto_now_add=True)
+    # When it is due, by the repository's policy for its kind (`findings.services.policy`): set
+    # when it opens, again when a regression restarts the clock; None for one opened before.
+    due_at = models.DateTimeField(null=True, blank=True, help_text="When it is due; empty: no due date.")
     state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN)
     # The latest check at the default branch's head.
     verdict = models.CharField(max_length=15, blank=True, help_text="At the default branch's head; '' before any check.")

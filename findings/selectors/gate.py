@@ -110,6 +110,17 @@ class MergeGate:
     def possibly_regressed(self) -> list[GateEntry]:
         return self._entries(self.answer["possibly_regressed"])
 
+    @property
+    def overridden(self) -> dict | None:
+        """Who overrode the gate at this commit, why and when (`by`, `reason`, `note`, `commit`,
+        `at`), or None."""
+        return self.answer.get("overridden")
+
+    @property
+    def overdue_cleanups(self) -> list:
+        """[finding reference, title, due date] of each cleanup follow-up that blocks as overdue."""
+        return self.answer.get("overdue_cleanups", [])
+
 
 def _live_run(pull_request_id: int, commit_condition: Q) -> GateRun | None:
     row = (
@@ -158,7 +169,8 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
     stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
     # Hexadecimal digits sort below "z": the range holds every SHA that starts with `sha`.
     shas = [sha, sha + "z"] if sha else ["", ""]
-    params = [db.ops.adapt_datetimefield_value(stale), *shas, slug, number]
+    now = db.ops.adapt_datetimefield_value(timezone.now())
+    params = [db.ops.adapt_datetimefield_value(stale), *shas, now, slug, number]
     if repositories is not None and repositories is not PUBLIC_ONLY:
         try:
             subquery, scope_params = repositories.order_by().values("pk").query.sql_with_params()
@@ -237,7 +249,7 @@ def _gate_read_sql(*, public_only: bool) -> str:
         f'SELECT {full_sha}, g."unique_from", g."verified", g."body", {live_run}, p."id", p."generation" '
         f'FROM {pull_request} p INNER JOIN {repository} r ON p."repository_id" = r."id" '
         f'LEFT OUTER JOIN {gate} g ON g."pull_request_id" = p."id" AND g."generation" = p."generation" '
-        f'AND g."sha" >= %s AND g."sha" <= %s '
+        f'AND g."sha" >= %s AND g."sha" <= %s AND (g."valid_until" IS NULL OR g."valid_until" > %s) '
         f'WHERE r."slug" = %s AND p."number" = %s{visible}'
     )
 

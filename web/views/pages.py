@@ -12,6 +12,7 @@ from presentation.companion import companion_files, companion_zip_bytes, zip_nam
 from findings.models import Evidence, Finding, FollowUp, TagDescription
 from findings.selectors.evidence_history import finding_evidence_histories
 from findings.selectors.figures import file_findings, repository_figures
+from findings.selectors.policy import override_action, policy_values, repository_policy
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
 from findings.selectors.findings import (
@@ -50,6 +51,7 @@ from web.pagecache import (
     reader_scope,
     reader_visibility,
 )
+from web.forms.policy import PolicyForm
 from web.forms.search import FindingSearchForm
 from web.verifying import verification_request_and_say
 from core import vocabulary
@@ -123,6 +125,9 @@ def tag_page(request, slug: str):
 def repository_page(request, owner: str, name: str):
     repository = get_object_or_404(Repository.objects.readable_by(request.user), slug=f"{owner}/{name}")
     figures = repository_figures(repository)
+    policy = repository_policy(repository)
+    policy_form = (PolicyForm(initial=policy_values(policy))
+                   if user_may(request.user, Action.SETTINGS, repository) else None)
     charts = [
         ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
         ("Time from finding to fix", figures.fix_times, "fixed findings"),
@@ -136,6 +141,8 @@ def repository_page(request, owner: str, name: str):
         {
             "repository": repository,
             "figures": figures,
+            "policy": policy,
+            "policy_form": policy_form,
             "charts": [
                 {"title": title, "bars": bars, "svg": bar_chart(title=title, bars=bars, unit=unit)}
                 for title, bars, unit in charts
@@ -215,6 +222,10 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
             can_verify=reader.may(Action.VERIFY),
             can_write=reader.may(Action.WRITE),
             can_resolve=reader.may(Action.RESOLVE),
+            # The role the policy names (part of the state, so of the generation) over the reader's
+            # actions (part of the key): a kept page shows the override button to whom it may.
+            can_override=bool(page.head_gate) and reader.may(override_action(page.head_gate["override_role"])),
+            override_reasons=list(vocabulary.OVERRIDE_REASON_LABELS.items()),
             github_failures=failures,
         )
         return f"findings/pull_request/{current}.html", context
