@@ -3,7 +3,7 @@ dismissed or fixed anyway), checked again at the head of the repository's defaul
 a person marks it fixed or closes it with a reason; each check there, and its history."""
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from core import vocabulary as v
 from findings.models.findings import Finding
@@ -22,6 +22,20 @@ class FollowUpQuerySet(models.QuerySet):
     def unclosed(self):
         """Open, or verified fixed and waiting for a person: what a CI job may warn about."""
         return self.filter(state__in=[FollowUp.State.OPEN, FollowUp.State.VERIFIED_FIXED])
+
+    def still_due(self):
+        """What a due date still holds for: open, verified fixed and waiting for a person, or
+        marked fixed with its evidence back (flagged regressed)."""
+        return self.filter(Q(state__in=[FollowUp.State.OPEN, FollowUp.State.VERIFIED_FIXED])
+                           | Q(state=FollowUp.State.FIXED, regressed=True))
+
+    def overdue(self, now):
+        """Still due, and past its due date at `now`."""
+        return self.still_due().filter(due_at__lte=now)
+
+    def by_due_date(self):
+        """The soonest due first; those without a due date last, newest first."""
+        return self.order_by(F("due_at").asc(nulls_last=True), "-opened_at", "-id")
 
     def checked_on_the_default_branch(self):
         """What each push to the default branch checks again: all but those a person closed with

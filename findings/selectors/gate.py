@@ -85,6 +85,8 @@ class MergeGate:
     answer: dict
     pull_request_url: str
     active_run: GateRun | None = None
+    # When the answer changes with time alone (the state's `valid_until`): not cached past it.
+    valid_until: str | None = None
 
     @property
     def verified(self) -> bool:
@@ -265,4 +267,4 @@ def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate
                          resolved=commit.resolved, pin=None)
     run = _live_run(pull_request.pk, Q(commit__isnull=True) | Q(commit_id=commit.pk))
     return MergeGate(pull_request.reference, GateCommit(commit.sha), answer, pull_request.get_absolute_url(),
-                     active_run=run)
+                     active_run=run, valid_until=state.get("valid_until"))

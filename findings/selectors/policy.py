@@ -1,6 +1,9 @@
 """Reading a repository's merge policy (its row, else the defaults), who may override its gate,
 and a pull request's overrides, as the site, the API and the admin show them."""
+from datetime import datetime, timedelta
+
 from access.permissions import Action, user_may
+from core import vocabulary as v
 from findings.models import GateOverride, RepositoryPolicy
 from reviews.models import PullRequest, Repository
 
@@ -21,6 +24,18 @@ def repository_policy(repository: Repository) -> RepositoryPolicy:
 
 def policy_values(policy: RepositoryPolicy) -> dict:
     return {name: getattr(policy, name) for name in POLICY_FIELDS}
+
+
+def follow_up_due_days(policy: RepositoryPolicy, origin: str) -> int:
+    """How many days a follow-up of `origin` has under `policy`: an open cleanup's, or a blocker's
+    (dismissed, fixed anyway, or left open at the merge)."""
+    return policy.cleanup_due_days if origin == v.ORIGIN_OPEN_CLEANUP else policy.blocker_due_days
+
+
+def follow_up_due_at(policy: RepositoryPolicy, origin: str, start: datetime) -> datetime:
+    """When a follow-up of `origin` whose clock starts at `start` is due: always after `start`,
+    since a policy's days are at least one."""
+    return start + timedelta(days=follow_up_due_days(policy, origin))
 
 
 def override_action(override_role: str) -> Action:

@@ -121,7 +121,7 @@ def policy_facts_load(facts: Facts, pull_request_id: int) -> None:
     if facts.policy.overdue_cleanups_block:
         facts.due_cleanups = [
             DueFacts(f"{slug}#{number}/{finding_number}", title, due_at)
-            for slug, number, finding_number, title, due_at in FollowUp.objects.unclosed()
+            for slug, number, finding_number, title, due_at in FollowUp.objects.still_due()
             .filter(repository_id=repository_id, finding__kind="cleanup", due_at__isnull=False)
             .order_by("due_at", "id")
             .values_list("repository__slug", "pull_request__number", "finding__number", "finding__title", "due_at")
@@ -329,3 +329,17 @@ def findings_where(queryset, key: str, value=True) -> list[int]:
         for pk, finding in state["findings"].items()
         if finding.get(key) == value
     ]
+
+
+def states_expired_move(*, now: datetime | None = None) -> int:
+    """Move the generation of each pull request whose current stored state has changed with time
+    alone (a follow-up the policy counts fell due), so kept pages and cached answers are not
+    served past it: beat's job, every minute. Returns how many moved."""
+    expired = PullRequestState.objects.filter(valid_until__lte=now or timezone.now(),
+                                              generation=F("pull_request__generation"))
+    ids = list(expired.values_list("pull_request_id", flat=True))
+    if ids:
+        from reviews.services import pull_requests_changed
+
+        pull_requests_changed(pull_request_ids=ids)
+    return len(ids)

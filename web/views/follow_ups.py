@@ -22,7 +22,8 @@ def repository_follow_ups_page(request, owner: str, name: str):
     state = request.GET.get("state", "")
     if state not in STATE_FILTERS:
         state = ""
-    follow_ups = list(repository_follow_ups(repository, state=state)[:PAGE_LIMIT])
+    # The soonest due first: what is overdue, then what falls due next.
+    follow_ups = list(repository_follow_ups(repository, state=state, by_due_date=True)[:PAGE_LIMIT])
     return render(request, "findings/follow_ups.html", {
         "repository": repository,
         "rows": [(follow_up, follow_up_summary(follow_up)) for follow_up in follow_ups],

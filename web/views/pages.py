@@ -34,6 +34,7 @@ from findings.selectors.follow_ups import (
     follow_up_of_finding,
     follow_up_summary,
     open_follow_ups_over_time,
+    overdue_follow_ups_over_time,
 )
 from presentation.matrix import verification_matrix
 from presentation.finding_views import finding_has_diagram, finding_views, history_views
@@ -152,6 +153,8 @@ def repository_page(request, owner: str, name: str):
             "may_resend": user_may(request.user, Action.VERIFY, repository),
             "follow_ups_chart": line_chart(title="Open follow-ups over time", unit="open follow-ups",
                                            points=open_follow_ups_over_time(repository)),
+            "overdue_chart": line_chart(title="Overdue follow-ups over time", unit="overdue follow-ups",
+                                        points=overdue_follow_ups_over_time(repository)),
         },
     )
 
