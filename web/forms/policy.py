@@ -13,7 +13,7 @@ class PolicyForm(forms.Form):
     cleanup_due_days = forms.IntegerField(min_value=1, max_value=v.LONGEST_DUE_DAYS,
                                           label="Cleanups are due, days after the merge")
     blocker_due_days = forms.IntegerField(min_value=1, max_value=v.LONGEST_DUE_DAYS,
-                                          label="Blockers dismissed or fixed anyway are due, days after the merge")
+                                          label="Blockers dismissed, fixed anyway or left open are due, days after the merge")
     regression_restarts_clock = forms.BooleanField(required=False, label="A regression restarts the clock")
     override_role = forms.ChoiceField(choices=list(v.OVERRIDE_ROLE_LABELS.items()),
                                       label="Who may override the gate")
