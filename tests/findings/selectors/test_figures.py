@@ -115,8 +115,9 @@ def test_the_repository_page_reads_in_bounded_queries(client, repository, pulls,
     build_history(repository, pulls=pulls)
     store_states()  # the endings are counted from the PRs' stored states
     # The page's figures, one query for the GitHub calls that finally failed (with a resend button)
-    # and one for the open follow-ups over time.
-    with django_assert_max_num_queries(10):
+    # and one for the open follow-ups over time; one for the merge policy and one for the overdue
+    # follow-ups over time.
+    with django_assert_max_num_queries(12):
         assert client.get("/acme/loader/").status_code == 200
     with django_assert_max_num_queries(8):
         assert client.get("/api/repos/acme/loader/figures/").status_code == 200
