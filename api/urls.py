@@ -14,6 +14,7 @@ from api.views import (
     gate,
     navigation,
     outgoing_webhooks,
+    policy,
     pull_requests,
     reports,
     repositories,
@@ -44,6 +45,7 @@ urlpatterns = [
     path(f"repos/{REPOSITORY}/thread-settings", threads.RepositoryThreadSettings.as_view(),
          name="repository-thread-settings"),
     path(f"repos/{REPOSITORY}/follow-ups/", RepositoryFollowUpList.as_view(), name="repository-follow-ups"),
+    path(f"repos/{REPOSITORY}/policy", policy.RepositoryPolicyView.as_view(), name="repository-policy"),
     # After the routes that go on from a repository's slug: `repos/group/sub/project/figures/` is
     # the figures of group/sub/project, not a project named figures.
     path(f"repos/{REPOSITORY}/commits/<str:sha>/reports/", reports.CommitReports.as_view(), name="commit-reports"),
@@ -61,6 +63,9 @@ urlpatterns = [
     path(f"{PULL}/", pull_requests.PullRequestByNumber.as_view(), name="pull-request-by-number"),
     path(f"{PULL}/events/", events.PullRequestEvents.as_view(), name="pull-request-events"),
     path(f"{PULL}/gate", gate.PullRequestGate.as_view(), name="pull-request-gate"),
+    path(f"{PULL}/overrides/", policy.PullRequestOverrides.as_view(), name="pull-request-overrides"),
+    path(f"{PULL}/overrides/<int:id>/revoke", policy.PullRequestOverrideRevoke.as_view(),
+         name="pull-request-override-revoke"),
     path(f"{PULL}/verify", verifications.PullRequestVerify.as_view(), name="pull-request-verify"),
     path(f"{PULL}/annotations", PullRequestAnnotations.as_view(), name="pull-request-annotations"),
     path(f"{PULL}/export", exports.PullRequestExport.as_view(), name="pull-request-export"),

@@ -5,6 +5,7 @@ from backoffice.audited import AuditedModelAdmin
 from access.permissions import Action, user_may
 from core.errors import RecheckError
 from core.forges import DEFAULT_FORGE
+from findings.models import RepositoryPolicy
 from forge.models import FollowUpIssueSetting, ThreadSettings
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import repository_clone_url_check, repository_slug_check
@@ -76,12 +77,22 @@ class FollowUpIssueSettingInline(RepositorySettingInline):
     verbose_name = verbose_name_plural = "Follow-up issues"
 
 
+class RepositoryPolicyInline(RepositorySettingInline):
+    """The merge policy: saved here, recorded in the log as `repositorypolicy.edit` with each
+    setting before and after; its receiver moves every pull request's generation, as the service's
+    save does."""
+
+    model = RepositoryPolicy
+    exclude = ["updated_at"]
+    verbose_name = verbose_name_plural = "Merge policy"
+
+
 @admin.register(Repository)
 class RepositoryAdmin(AuditedModelAdmin):
     audit_repository_path = "self"
     change_action = Action.SETTINGS
     form = RepositoryForm
-    inlines = [ThreadSettingsInline, FollowUpIssueSettingInline]
+    inlines = [RepositoryPolicyInline, ThreadSettingsInline, FollowUpIssueSettingInline]
 
     def get_inlines(self, request, obj):
         # A repository's reporting settings once it exists: adding one stays the one form.

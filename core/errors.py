@@ -117,3 +117,13 @@ class FindingError(RecheckError):
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
+
+
+class PolicyError(RecheckError):
+    """A merge policy, or an override of the gate, that cannot be made as given. ``field`` names
+    the input at fault (``cleanup_due_days``, ``commit``, ``note``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(message)

@@ -12,7 +12,10 @@ from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from findings.models import CheckReport, Evidence, Finding, FindingLink, FollowUp, Tag, Verification, VerificationRun
+from findings.models import (
+    CheckReport, Evidence, Finding, FindingLink, FollowUp, GateOverride, RepositoryPolicy, Tag, Verification,
+    VerificationRun,
+)
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
 from reviews.services import pull_request_changed
 
@@ -36,6 +39,7 @@ def _finding_changed(sender, instance, **kwargs):
 # A follow-up shows on its repository's pages (kept by its PRs' generations), written by the
 # sweeps on the default branch and by a maintainer's decision.
 @receiver([post_save, post_delete], sender=FollowUp)
+@receiver([post_save, post_delete], sender=GateOverride)
 def _pull_request_row_changed(sender, instance, **kwargs):
     pull_request_changed(pull_request_id=instance.pull_request_id)
 
@@ -78,6 +82,22 @@ def _check_report_changed(sender, instance, **kwargs):
     # in its transaction).
     pull_requests = PinnedCommit.objects.filter(commit_id=instance.commit_id).values("pull_request_id")
     PullRequest.objects.filter(pk__in=pull_requests).update(generation=F("generation") + 1)
+
+
+@receiver([post_save, post_delete], sender=RepositoryPolicy)
+def _policy_changed(sender, instance, **kwargs):
+    # The policy decides every gate of the repository's pull requests (and the buttons their pages
+    # show): each is derived again, with the new policy or the old, never a mix.
+    PullRequest.objects.filter(repository_id=instance.repository_id).update(generation=F("generation") + 1)
+
+
+@receiver([post_save, post_delete], sender=FollowUp)
+def _follow_up_changed(sender, instance, **kwargs):
+    # Where the policy lets overdue cleanups block, a follow-up opened, decided or reopened changes
+    # the gate of every open pull request of its repository. Elsewhere no gate reads follow-ups.
+    if RepositoryPolicy.objects.filter(repository_id=instance.repository_id, overdue_cleanups_block=True).exists():
+        PullRequest.objects.filter(repository_id=instance.repository_id, state=PullRequest.State.OPEN).update(
+            generation=F("generation") + 1)
 
 
 def _findings_changed(finding_ids) -> None:

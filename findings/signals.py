@@ -21,3 +21,7 @@ check_reports_awaited = Signal()
 # Events were added to a timeline (keyword `events`: the ReviewEvent rows, of one repository),
 # inside the transaction that wrote them: what is delivered of them is written with them.
 events_recorded = Signal()
+# A pull request's gate was overridden at a commit, or an override revoked (keywords `override`,
+# a `findings.models.GateOverride`, and `change`: "overridden" or "revoked"), sent once the write
+# commits: the forge reports the commit's check again. A pull request's timeline records it here.
+gate_override_changed = Signal()

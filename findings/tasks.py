@@ -104,6 +104,15 @@ def reap_dead_runs() -> list:
     return reaped
 
 
+@shared_task
+def move_expired_states() -> int:
+    """Beat's job: the pull requests whose gate changed with time alone (an overdue follow-up the
+    policy counts) are derived again, and their kept pages dropped."""
+    from findings.state.stored import states_expired_move
+
+    return states_expired_move()
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=4, **RETRY_FETCH)
 def fetch_repository(self, repository_id: int, pr_number: int | None = None) -> dict:
     """Create or update a repository's mirror; retried with backoff and jitter when it fails."""

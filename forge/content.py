@@ -13,7 +13,7 @@ from presentation.links import Links
 from presentation.pages import PullRequestPage
 from presentation.paging import list_page_numbers
 from presentation.wording import counted
-from core.vocabulary import REGRESSED_VERDICTS, finding_verdict_phrase
+from core.vocabulary import REGRESSED_VERDICTS, finding_verdict_phrase, override_reason_label
 from reviews.models import Commit, PullRequest
 
 CHECK_NAME = "Recheck"
@@ -57,12 +57,17 @@ def gate_conclusion(gate: MergeGate, *, run_failed: bool = False) -> str:
     - action_required: no open blocker holds, but some are open (they look fixed, and a person
       marks them fixed), or a check could not run (an error, an unverifiable or a missing
       verdict, or a run that failed: the gate's `verified` is false), so the gate cannot say;
-    - success: no open blocker, and the gate says the commit is verified."""
+    - success: no open blocker, and the gate says the commit is verified; or a person overrode
+      the gate at the commit (its title and summary say who and why);
+    - failure too: no open blocker, but the repository's policy blocks the merge (a possibly
+      regressed blocker, an overdue cleanup) and the gate says no."""
+    if gate.overridden:
+        return SUCCESS
     if any(entry.verdict in HOLDING for entry in gate.open_blockers):
         return FAILURE
     if gate.open_blockers or run_failed or not gate.verified:
         return ACTION_REQUIRED
-    return SUCCESS
+    return SUCCESS if gate.mergeable else FAILURE
 
 
 @dataclass
@@ -173,8 +178,13 @@ def commit_report(*, pull_request: PullRequest, commit: Commit, run_failed: bool
 
 def _title(gate: MergeGate, conclusion: str, run_failed: bool) -> str:
     at = gate.commit.short_sha
+    if gate.overridden:
+        reason = override_reason_label(gate.overridden["reason"]).lower()
+        return f"Gate overridden at {at} by {gate.overridden['by'] or 'an operator'} ({reason})"
     if conclusion == SUCCESS:
         return f"No open blocker at {at}"
+    if conclusion == FAILURE and not gate.open_blockers:
+        return f"No open blocker at {at}, but the repository's merge policy blocks it"
     holding = sum(1 for entry in gate.open_blockers if entry.verdict in HOLDING)
     if conclusion == FAILURE:
         return f"{counted(holding, 'open blocker').capitalize()} still present at {at}"

@@ -3,7 +3,9 @@ the review threads its findings came from; a finding's status change reaches its
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from findings.signals import check_reports_awaited, follow_up_changed, verification_run_changed
+from findings.signals import (
+    check_reports_awaited, follow_up_changed, gate_override_changed, verification_run_changed,
+)
 
 
 @receiver(verification_run_changed, dispatch_uid="forge.report_run")
@@ -70,3 +72,11 @@ def _read_awaited_checks(sender, repository, sha, checks, **kwargs) -> None:
     from forge.check_reads import commit_checks_read_request
 
     commit_checks_read_request(repository=repository, sha=sha)
+
+
+@receiver(gate_override_changed, dispatch_uid="forge.report_override")
+def _report_override(sender, override, change, **kwargs) -> None:
+    from forge.outbox.services import gate_override_report
+
+    # The check's conclusion and summary follow the gate: it was overridden, or is no longer.
+    gate_override_report(pull_request_id=override.pull_request_id, commit_id=override.commit_id)

@@ -128,6 +128,19 @@ class PullRequestPage:
         ]
         return [group for group in groups if group["findings"]]
 
+    @property
+    def head_gate(self) -> dict | None:
+        """The merge gate at the PR's latest pinned head, as its stored state holds it (with the
+        policy it was derived with and any override there); None before a head is pinned."""
+        head = self.state.get("head_sha")
+        answer = self.state.get("gates", {}).get(head) if head else None
+        if answer is None:
+            return None
+        overridden = answer.get("overridden")
+        return {**answer, "short_sha": head[:8],
+                "override_sentence": vocabulary.override_sentence(overridden) if overridden else "",
+                "override_role": answer.get("policy", {}).get("override_role", "maintainer")}
+
     def count(self, kind: str, key: str = "total") -> int:
         """How many of the PR's findings of `kind` are `key` (total, open, fixed, dismissed,
         fixed_anyway, possibly_regressed, verdict:<verdict>, open:<verdict>), from its state."""

@@ -44,6 +44,7 @@ QUEUE_OF_TASK = {
     # Beat's rounds and background imports: database work, no mirror.
     "findings.tasks.run_import": MAINTENANCE,
     "findings.tasks.reap_dead_runs": MAINTENANCE,
+    "findings.tasks.move_expired_states": MAINTENANCE,
     "findings.tasks.track_open_pull_requests": MAINTENANCE,
     "findings.tasks.check_follow_ups_everywhere": MAINTENANCE,
     "notify.tasks.send_webhook": NOTIFY,

@@ -2,6 +2,9 @@
 blockers, and exit 0 when the pull request may merge, 1 when it may not, 2 when that could not be
 found out (Recheck unreachable, refused, or no verdict in time).
 
+`recheck-gate follow-ups` lists a repository's follow-ups still to do with their due dates, and
+with `--fail-on-overdue` exits 1 when one is overdue.
+
 `recheck-gate report` sends a CI check's report of a commit (JUnit XML, SARIF, or a bare
 conclusion), which Recheck verifies check evidence from: exit 0 when it was kept (or had been),
 2 when it could not be sent or was refused.
@@ -136,7 +139,8 @@ def wait_for_gate(recheck: Recheck, sha: str, *, timeout: float, log=print, slee
         if answer.status == 200:
             gate = answer.body
             run = gate.get("verification_run")
-            if run is None and gate.get("verified"):
+            # An override holds at the commit whatever a verification would say: nothing to wait for.
+            if gate.get("overridden") or (run is None and gate.get("verified")):
                 return gate
             if run is None and requested:
                 raise GateError(f"The verification of {sha[:8]} ended without a verdict for every open blocker: "
@@ -177,6 +181,11 @@ def _request(recheck: Recheck, sha: str, log) -> bool:
 
 def text_report(gate: dict) -> str:
     lines = [gate.get("reason", "")]
+    overridden = gate.get("overridden")
+    if overridden:
+        note = f": {overridden['note']}" if overridden.get("note") else ""
+        lines.append(f"  Overridden at {str(overridden.get('commit', ''))[:8]} by {overridden.get('by') or 'an operator'} "
+                     f"on {str(overridden.get('at', ''))[:10]}, reason {overridden.get('reason')}{note}")
     for blocker in gate.get("open_blockers", []):
         verdict = (blocker.get("verdict") or "not verified").replace("_", " ")
         lines.append(f"  B{blocker['number']} {blocker['title']}: {verdict}  {blocker.get('url', '')}".rstrip())
@@ -189,6 +198,8 @@ def text_report(gate: dict) -> str:
     more = gate.get("possibly_regressed_count", 0) - len(gate.get("possibly_regressed", []))
     if more > 0:
         lines.append(f"  ... and {more} more that look regressed")
+    for item in gate.get("overdue_cleanups", []):
+        lines.append(f"  {item['finding']} {item['title']}: overdue since {str(item.get('due_at', ''))[:10]}")
     return "\n".join(lines)
 
 
@@ -196,13 +207,47 @@ def follow_ups_report(follow_ups: list[dict], *, repo: str) -> str:
     """A warning naming each follow-up still to do on the default branch: they never block a merge."""
     if not follow_ups:
         return f"No follow-up of {repo} is left to do."
-    lines = [f"Warning: {len(follow_ups)} follow-up(s) of {repo} left to do (they do not block this merge):"]
+    overdue = sum(1 for item in follow_ups if item.get("due_state") == "overdue")
+    lines = [f"Warning: {len(follow_ups)} follow-up(s) of {repo} left to do"
+             + (f", {overdue} overdue" if overdue else "") + ":"]
     for item in follow_ups:
         where = "; ".join(place.get("where", "") for place in item.get("evidence", []) if place.get("where"))
+        due = ""
+        if item.get("due_at"):
+            due = f", {(item.get('due_label') or 'due').lower()} {str(item['due_at'])[:10]}"
+            if item.get("due_state") in ("", "due"):
+                due = f", due {str(item['due_at'])[:10]}"
         lines.append(f"  {item['finding']} {item['title']}: {item.get('state_label', item['state'])}, "
-                     f"{item.get('verdict_label', '')}, {item.get('age_days', 0)} day(s) old"
+                     f"{item.get('verdict_label', '')}, {item.get('age_days', 0)} day(s) old{due}"
                      + (f"  {where}" if where else ""))
     return "\n".join(lines)
+
+
+def parse_follow_up_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="recheck-gate follow-ups",
+        description="List a repository's follow-ups still to do, with their due dates. Exit 0, or with "
+        "--fail-on-overdue 1 when any is overdue; 2 when they could not be listed.",
+    )
+    _add_recheck_arguments(parser, token="An API token that reads the repository")
+    parser.add_argument("--fail-on-overdue", action="store_true",
+                        help="Exit 1 when a follow-up is past its due date (the repository's merge policy dates them).")
+    return _parsed(parser, argv)
+
+
+def follow_ups_main(argv: list[str]) -> int:
+    args = parse_follow_up_args(argv)
+    try:
+        follow_ups = Recheck(args.url, args.token, args.repo, 0).follow_ups()
+    except GateError as error:
+        log(f"recheck-gate follow-ups: {error}")
+        return UNKNOWN
+    print(follow_ups_report(follow_ups, repo=args.repo))
+    overdue = [item for item in follow_ups if item.get("due_state") == "overdue"]
+    if args.fail_on_overdue and overdue:
+        log(f"recheck-gate follow-ups: {len(overdue)} follow-up(s) of {args.repo} are overdue.")
+        return NOT_MERGEABLE
+    return MERGEABLE
 
 
 def rdjson_report(annotations: list[dict], *, base_url: str) -> dict:
@@ -366,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["report"]:
         return report_main(argv[1:])
+    if argv[:1] == ["follow-ups"]:
+        return follow_ups_main(argv[1:])
     args = parse_args(argv)
     recheck = Recheck(args.url, args.token, args.repo, args.pr)
     try:

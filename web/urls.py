@@ -9,6 +9,7 @@ from web.views import follow_ups as follow_up_views
 from web.views import notifications as notification_views
 from web.views import pages as views
 from web.views import repository_pages
+from web.views import policy as policy_views
 
 from web.views import threads as thread_views
 from web.views import timeline as timeline_views
@@ -38,6 +39,10 @@ urlpatterns = [
     path(PULL_REQUEST + "since/seen/", timeline_views.mark_all_seen, name="mark_seen"),
     path(PULL_REQUEST + "timeline/", timeline_views.pull_request_timeline_page, name="timeline"),
     path(PULL_REQUEST + "timeline/feed.atom", timeline_views.pull_request_feed, name="pull_request_feed"),
+    # The merge gate: overriding it at the head, and revoking an override.
+    path(PULL_REQUEST + "gate/override/", policy_views.gate_override_now, name="gate_override"),
+    path(PULL_REQUEST + "gate/overrides/<int:override_id>/revoke/", policy_views.gate_override_revoke_now,
+         name="gate_override_revoke"),
     path(PULL_REQUEST + "companion.zip", views.companion_zip, name="companion_zip"),
     # The PR's GitHub review threads: its inbox, reading them again, triaging one.
     path(PULL_REQUEST + "threads/", thread_views.pull_request_threads_page, name="threads"),
@@ -64,6 +69,7 @@ urlpatterns = [
          name="follow_up_decide"),
     # Follow-ups: what merged pull requests left to do, checked on the default branch.
     path(REPOSITORY + "/follow-ups/", follow_up_views.repository_follow_ups_page, name="repository_follow_ups"),
+    path(REPOSITORY + "/policy/", policy_views.repository_policy_now, name="repository_policy"),
     # After tags/: a repository owned by "tags" would otherwise take the tag pages.
     path(REPOSITORY + "/webhooks/", webhook_views.webhooks_page, name="webhooks"),
     path(REPOSITORY + "/webhooks/<int:endpoint_id>/", webhook_views.webhook_change, name="webhook_change"),

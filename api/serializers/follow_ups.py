@@ -28,6 +28,12 @@ class FollowUpSerializer(serializers.Serializer):
     age_days = serializers.IntegerField()
     state = serializers.CharField(help_text="open, verified_fixed (to be marked by a person), fixed or closed.")
     state_label = serializers.CharField()
+    due_at = serializers.DateTimeField(allow_null=True, help_text="When it is due, by the repository's merge policy "
+                                       "(null: opened before due dates).")
+    due_state = serializers.ChoiceField(choices=["", "due", "due_soon", "overdue"],
+                                        help_text="overdue, due_soon (within 7 days), due, or '' (no due date, or "
+                                        "nothing left to do).")
+    due_label = serializers.CharField()
     regressed = serializers.BooleanField(help_text="Marked fixed, and its evidence is back on the default branch.")
     verdict = serializers.CharField(allow_null=True, help_text="At the default branch's head.")
     verdict_label = serializers.CharField()

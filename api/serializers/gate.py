@@ -24,21 +24,51 @@ class GateRunSerializer(serializers.Serializer):
     status_url = serializers.URLField()
 
 
+class GateOverriddenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    by = serializers.CharField(help_text="Who overrode the gate.")
+    reason = serializers.ChoiceField(choices=["urgent_fix", "accepted_risk", "false_positive", "other"])
+    note = serializers.CharField(allow_blank=True)
+    commit = serializers.CharField(help_text="The one commit the override holds at.")
+    at = serializers.DateTimeField()
+
+
+class GateOverdueSerializer(serializers.Serializer):
+    finding = serializers.CharField(help_text="owner/name#number/finding")
+    title = serializers.CharField()
+    due_at = serializers.DateTimeField()
+
+
+class GatePolicySerializer(serializers.Serializer):
+    possibly_regressed_block = serializers.BooleanField()
+    overdue_cleanups_block = serializers.BooleanField()
+    override_role = serializers.CharField()
+
+
 class GateSerializer(serializers.Serializer):
     pull_request = serializers.CharField(help_text="owner/name#number")
     commit = serializers.CharField(help_text="The commit as recorded: the full SHA once known.")
     mergeable = serializers.BooleanField(help_text="Verified at this commit, with no open blocker.")
     verified = serializers.BooleanField(help_text="Every open blocker has a verdict at this commit.")
     reason = serializers.CharField(help_text="One sentence for a CI log.")
+    overridden = GateOverriddenSerializer(
+        allow_null=True, help_text="A person overrode the gate at this commit: it is mergeable whatever blocks."
+    )
     open_blockers = GateBlockerSerializer(
         many=True, help_text="The open blockers, lowest numbers first: at most 50 (open_blockers_count has them all)."
     )
     open_blockers_count = serializers.IntegerField(help_text="How many blockers are open.")
     possibly_regressed = GateBlockerSerializer(
-        many=True, help_text="Blockers marked fixed whose evidence holds again at this commit; they do not block. "
-        "At most 50."
+        many=True, help_text="Blockers marked fixed whose evidence holds again at this commit; they block only where "
+        "the repository's policy says so. At most 50."
     )
     possibly_regressed_count = serializers.IntegerField(help_text="How many blockers look regressed.")
+    overdue_cleanups = GateOverdueSerializer(
+        many=True, help_text="Cleanup follow-ups of the repository past their due date, when the policy lets them "
+        "block. At most 50."
+    )
+    overdue_cleanups_count = serializers.IntegerField()
+    policy = GatePolicySerializer(help_text="The repository's merge policy this answer was derived with.")
     open_blockers_url = serializers.URLField(
         help_text="The findings list of every open blocker of the pull request, in cursor pages."
     )

@@ -1,6 +1,7 @@
 """A repository's follow-ups: what its merged pull requests left to do, with their verdict at the
 default branch's head. Read-only here; the site marks and closes them."""
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -21,8 +22,14 @@ STATE_PARAMETER = OpenApiParameter(
 )
 
 
+OVERDUE_PARAMETER = OpenApiParameter(
+    "overdue", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
+    description="true: only the follow-ups past their due date and still to do, the soonest due first.",
+)
+
+
 @extend_schema(
-    tags=["repositories"], parameters=[*docs.REPOSITORY_PATH, STATE_PARAMETER],
+    tags=["repositories"], parameters=[*docs.REPOSITORY_PATH, STATE_PARAMETER, OVERDUE_PARAMETER],
     responses={200: FollowUpSerializer(many=True), **docs.LIST_ERRORS},
 )
 class RepositoryFollowUpList(ReadMixin, generics.ListAPIView):
@@ -41,6 +48,13 @@ class RepositoryFollowUpList(ReadMixin, generics.ListAPIView):
         state = self.request.query_params.get("state", "")
         if state and state != "unclosed" and state not in STATE_FILTERS:
             raise ValidationError({"state": f"Use one of {', '.join([*STATE_FILTERS, 'unclosed'])}."})
+        overdue = self.request.query_params.get("overdue", "")
+        if overdue not in ("", "true", "false"):
+            raise ValidationError({"overdue": "Use true or false."})
+        if overdue == "true":
+            return repository_follow_ups(repository, unclosed=state == "unclosed",
+                                         state="" if state == "unclosed" else state,
+                                         overdue_at=timezone.now(), by_due_date=True)
         if state == "unclosed":
             return repository_follow_ups(repository, unclosed=True)
         return repository_follow_ups(repository, state=state)

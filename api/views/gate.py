@@ -154,8 +154,9 @@ class PullRequestGate(ReadMixin, APIView):
                 body = gate_body(gate.answer, findings_url=f"{gate.pull_request_url}findings/")
                 content = self._content(body, reference=reference, sha=gate.commit.sha, verified=gate.verified,
                                         run=gate.active_run, owner=owner, name=name, number=number)
-                # Answers with a run under way are not cached, since they report its progress.
-                if key and gate.active_run is None:
+                # Answers with a run under way are not cached, since they report its progress; nor
+                # those that change with time alone (an overdue follow-up the policy counts).
+                if key and gate.active_run is None and gate.valid_until is None:
                     cache.set(key, content, GATE_CACHE_SECONDS)
         if request.accepted_renderer.format == "json":
             # The answer is in hand in a query or two: its own bytes key the ETag, so a CI job that

@@ -12,6 +12,8 @@ from core.vocabulary.checks import *  # noqa: F401,F403
 from core.vocabulary.events import cause_label, event_kind_label
 from core.vocabulary.checks import check_outcome_label, conclusion_label, named_outcome_label, test_outcome_label
 from core.vocabulary.places import *  # noqa: F401,F403
+from core.vocabulary.policy import *  # noqa: F401,F403
+from core.vocabulary.policy import due_label, override_reason_label
 from core.vocabulary.runs import *  # noqa: F401,F403
 from core.vocabulary.runs import follow_up_label, follow_up_origin_label, run_status_label
 from core.vocabulary.threads import *  # noqa: F401,F403
@@ -28,7 +30,7 @@ LABELS = {"verdict": verdict_label, "state": state_label, "status": status_label
           "thread": thread_state_label, "thread_problem": thread_problem_label, "successor": successor_label,
           "change": change_origin_label, "conclusion": conclusion_label, "test": test_outcome_label,
           "check": check_outcome_label, "named": named_outcome_label, "event": event_kind_label,
-          "cause": cause_label}
+          "cause": cause_label, "due": due_label, "override_reason": override_reason_label}
 
 
 def label(kind: str, value: str | None) -> str:

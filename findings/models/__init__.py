@@ -16,6 +16,7 @@ other packages use) is imported from here, `findings.models`, as Django expects 
 - `findings.models.webhooks`: forge webhook deliveries
 - `findings.models.follow_ups`: what a merged pull request left to do, checked on the default branch
 - `findings.models.reports`: CI reports of a repository's commits, with their tests and scanner results
+- `findings.models.policy`: a repository's merge policy and the overrides of a pull request's gate
 """
 from findings.models.companion import CompanionPages
 from findings.models.evidence import Evidence
@@ -23,6 +24,7 @@ from findings.models.follow_ups import FollowUp, FollowUpEvent, FollowUpSweep
 from findings.models.findings import Finding, FindingLink, FindingSearchEntry, Tag, TagDescription
 from findings.models.history import FindingEvent
 from findings.models.import_jobs import ImportJob
+from findings.models.policy import GateOverride, RepositoryPolicy
 from findings.models.reports import CheckReport, ReportedResult, ReportedTest
 from findings.models.runs import VerificationRun
 from findings.models.state import FindingListState, PullRequestGate, PullRequestState
@@ -43,12 +45,14 @@ __all__ = [
     "FollowUp",
     "FollowUpEvent",
     "FollowUpSweep",
+    "GateOverride",
     "ImportJob",
     "PullRequestGate",
     "PullRequestState",
     "ReportedResult",
     "ReportedTest",
     "ReviewEvent",
+    "RepositoryPolicy",
     "Tag",
     "TagDescription",
     "Verdict",

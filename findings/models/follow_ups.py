@@ -3,7 +3,7 @@ dismissed or fixed anyway), checked again at the head of the repository's defaul
 a person marks it fixed or closes it with a reason; each check there, and its history."""
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from core import vocabulary as v
 from findings.models.findings import Finding
@@ -24,6 +24,20 @@ class FollowUpQuerySet(ChangesPullRequestQuerySet):
     def unclosed(self):
         """Open, or verified fixed and waiting for a person: what a CI job may warn about."""
         return self.filter(state__in=[FollowUp.State.OPEN, FollowUp.State.VERIFIED_FIXED])
+
+    def still_due(self):
+        """What a due date still holds for: open, verified fixed and waiting for a person, or
+        marked fixed with its evidence back (flagged regressed)."""
+        return self.filter(Q(state__in=[FollowUp.State.OPEN, FollowUp.State.VERIFIED_FIXED])
+                           | Q(state=FollowUp.State.FIXED, regressed=True))
+
+    def overdue(self, now):
+        """Still due, and past its due date at `now`."""
+        return self.still_due().filter(due_at__lte=now)
+
+    def by_due_date(self):
+        """The soonest due first; those without a due date last, newest first."""
+        return self.order_by(F("due_at").asc(nulls_last=True), "-opened_at", "-id")
 
     def checked_on_the_default_branch(self):
         """What each push to the default branch checks again: all but those a person closed with
@@ -61,6 +75,9 @@ class FollowUp(models.Model):
         help_text="The commit the pull request merged as: where its evidence lives on the default branch.",
     )
     opened_at = models.DateTimeField(auto_now_add=True)
+    # When it is due, by the repository's policy for its kind (`findings.services.policy`): set
+    # when it opens, again when a regression restarts the clock; None for one opened before.
+    due_at = models.DateTimeField(null=True, blank=True, help_text="When it is due; empty: no due date.")
     state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN)
     # The latest check at the default branch's head.
     verdict = models.CharField(max_length=15, blank=True, help_text="At the default branch's head; '' before any check.")

@@ -17,6 +17,9 @@ class PullRequestState(models.Model):
     summary = models.JSONField()
     # Finding id -> its verdict, status and how it got there, evidence states, flags.
     findings = models.JSONField()
+    # When the answer changes with time alone (a follow-up the policy counts falls due): from then
+    # on the row is not read, and the generation moves (`findings.state.stored`).
+    valid_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -41,6 +44,8 @@ class PullRequestGate(models.Model):
     unique_from = models.PositiveSmallIntegerField()
     verified = models.BooleanField()
     body = models.TextField(help_text="mergeable, verified, reason, open_blockers, possibly_regressed: JSON.")
+    # The state's `valid_until`: the gate's read skips an answer past it.
+    valid_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -1,7 +1,7 @@
 """Reading follow-ups: a repository's list, one follow-up as every interface shows it (the site's
 Follow-ups page, the API and `recheck-gate` read `follow_up_summary`, so they give one answer),
 its whole history, and how many were open over time."""
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.db.models import Prefetch
 from django.utils import timezone
@@ -14,15 +14,19 @@ STATE_FILTERS = {"open": FollowUp.State.OPEN, "verified_fixed": FollowUp.State.V
                  "fixed": FollowUp.State.FIXED, "closed": FollowUp.State.CLOSED}
 
 
-def repository_follow_ups(repository: Repository, *, state: str = "", unclosed: bool = False):
-    """The repository's follow-ups, newest first, with what a row shows (a fixed number of
-    queries whatever their number). `state` keeps one state; `unclosed`, those still to do."""
+def repository_follow_ups(repository: Repository, *, state: str = "", unclosed: bool = False,
+                          overdue_at: datetime | None = None, by_due_date: bool = False):
+    """The repository's follow-ups, newest first (or the soonest due first), with what a row shows
+    (a fixed number of queries whatever their number). `state` keeps one state; `unclosed`, those
+    still to do; `overdue_at`, those overdue at that moment."""
     follow_ups = FollowUp.objects.for_repository(repository).with_origin()
     if unclosed:
         follow_ups = follow_ups.unclosed()
     if state:
         follow_ups = follow_ups.filter(state=STATE_FILTERS[state])
-    return follow_ups.order_by("-opened_at", "-id")
+    if overdue_at is not None:
+        follow_ups = follow_ups.overdue(overdue_at)
+    return follow_ups.by_due_date() if by_due_date else follow_ups.order_by("-opened_at", "-id")
 
 
 def _sha(commit) -> str | None:
@@ -39,6 +43,14 @@ def _where(place: dict) -> str:
     if state == v.UNCHECKED:
         return "not checkable by machine"
     return place.get("location") or v.state_label(state).lower()
+
+
+def follow_up_due_state(follow_up: FollowUp, now: datetime) -> str:
+    """overdue, due_soon, due or '' (no due date, or nothing left to do): the one answer the
+    page, the API and `recheck-gate` give, as `FollowUpQuerySet.overdue` counts it."""
+    done = follow_up.state == FollowUp.State.CLOSED or (follow_up.state == FollowUp.State.FIXED
+                                                        and not follow_up.regressed)
+    return v.due_state(follow_up.due_at, now, done=done)
 
 
 def follow_up_summary(follow_up: FollowUp, *, now: datetime | None = None) -> dict:
@@ -62,6 +74,9 @@ def follow_up_summary(follow_up: FollowUp, *, now: datetime | None = None) -> di
         "age_days": max(0, (now - follow_up.opened_at).days),
         "state": follow_up.state,
         "state_label": v.follow_up_label(follow_up.state),
+        "due_at": follow_up.due_at.isoformat() if follow_up.due_at else None,
+        "due_state": (due := follow_up_due_state(follow_up, now)),
+        "due_label": v.due_label(due),
         "regressed": follow_up.regressed,
         "verdict": follow_up.verdict or None,
         "verdict_label": v.verdict_label(follow_up.verdict or None),
@@ -134,4 +149,26 @@ def open_follow_ups_over_time(repository: Repository, *, today: date | None = No
     for offset in range(days):
         count += changes[offset]
         points.append((start + timedelta(days=offset), count))
+    return points
+
+
+def overdue_follow_ups_over_time(repository: Repository, *, now: datetime | None = None,
+                                 days: int = 90) -> list[tuple[date, int]]:
+    """How many follow-ups of the repository were overdue at the end of each day (today: now),
+    over the last `days` days: past their due date and not yet decided by a person (one marked
+    fixed whose evidence came back counts again). A due date moved by a regression counts from its
+    new date: the history keeps no older one."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    spans = list(FollowUp.objects.for_repository(repository).filter(due_at__isnull=False)
+                 .values_list("due_at", "decided_at", "state", "regressed"))
+    points = []
+    for offset in range(days - 1, -1, -1):
+        day = today - timedelta(days=offset)
+        end = now if offset == 0 else timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
+        count = sum(
+            1 for due_at, decided_at, state, regressed in spans
+            if due_at <= end and (decided_at is None or decided_at > end or (state == "fixed" and regressed))
+        )
+        points.append((day, count))
     return points

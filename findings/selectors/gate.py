@@ -86,6 +86,8 @@ class MergeGate:
     answer: dict
     pull_request_url: str
     active_run: GateRun | None = None
+    # When the answer changes with time alone (the state's `valid_until`): not cached past it.
+    valid_until: str | None = None
 
     @property
     def verified(self) -> bool:
@@ -111,6 +113,17 @@ class MergeGate:
     @property
     def possibly_regressed(self) -> list[GateEntry]:
         return self._entries(self.answer["possibly_regressed"])
+
+    @property
+    def overridden(self) -> dict | None:
+        """Who overrode the gate at this commit, why and when (`by`, `reason`, `note`, `commit`,
+        `at`), or None."""
+        return self.answer.get("overridden")
+
+    @property
+    def overdue_cleanups(self) -> list:
+        """[finding reference, title, due date] of each cleanup follow-up that blocks as overdue."""
+        return self.answer.get("overdue_cleanups", [])
 
 
 def _live_run(pull_request_id: int, commit_condition: Q) -> GateRun | None:
@@ -160,7 +173,8 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
     stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
     # Hexadecimal digits sort below "z": the range holds every SHA that starts with `sha`.
     shas = [sha, sha + "z"] if sha else ["", ""]
-    params = [db.ops.adapt_datetimefield_value(stale), *shas, slug, number]
+    now = db.ops.adapt_datetimefield_value(timezone.now())
+    params = [db.ops.adapt_datetimefield_value(stale), *shas, now, slug, number]
     if repositories is not None and repositories is not PUBLIC_ONLY:
         try:
             subquery, scope_params = repositories.order_by().values("pk").query.sql_with_params()
@@ -239,7 +253,7 @@ def _gate_read_sql(*, public_only: bool) -> str:
         f'SELECT {full_sha}, g."unique_from", g."verified", g."body", {live_run}, p."id", p."generation" '
         f'FROM {pull_request} p INNER JOIN {repository} r ON p."repository_id" = r."id" '
         f'LEFT OUTER JOIN {gate} g ON g."pull_request_id" = p."id" AND g."generation" = p."generation" '
-        f'AND g."sha" >= %s AND g."sha" <= %s '
+        f'AND g."sha" >= %s AND g."sha" <= %s AND (g."valid_until" IS NULL OR g."valid_until" > %s) '
         f'WHERE r."slug" = %s AND p."number" = %s{visible}'
     )
 
@@ -255,4 +269,4 @@ def pull_request_gate(*, pull_request: PullRequest, commit: Commit) -> MergeGate
                          resolved=commit.resolved, pin=None)
     run = _live_run(pull_request.pk, Q(commit__isnull=True) | Q(commit_id=commit.pk))
     return MergeGate(pull_request.reference, GateCommit(commit.sha), answer, pull_request.get_absolute_url(),
-                     active_run=run)
+                     active_run=run, valid_until=state.get("valid_until"))

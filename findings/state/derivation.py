@@ -17,7 +17,11 @@ The rules, as docs/using/verify.md states them:
 - The gate at a commit is verified when the commit is known to the mirror (its full SHA resolved),
   its latest finished run did not fail, something was verified there (a verdict, or a finished
   run), and every open blocker has a verdict there of its current evidence that is not an error.
-  Mergeable is verified with no open blocker."""
+  Mergeable is verified with no open blocker, unless the repository's policy says more blocks
+  (possibly regressed blockers; cleanup follow-ups past their due date), or unless a person
+  overrode the gate at that commit: then it is mergeable, and says who, why and when.
+- The answer changes with time alone only when an overdue follow-up blocks: the state says until
+  when it holds (`valid_until`), and is derived again after."""
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +36,43 @@ UNVERIFIED = "unverified"
 RUN_DONE, RUN_FAILED = "done", "failed"
 # Version of the stored shape: a row of another version is derived again, never read.
 SHAPE = 3
+
+
+@dataclass(frozen=True)
+class PolicyFacts:
+    """What the repository's merge policy says the gate counts (the defaults: the gate as it was
+    before policies). An unverified commit always blocks; that is not a setting."""
+
+    possibly_regressed_block: bool = False
+    overdue_cleanups_block: bool = False
+    override_role: str = "maintainer"
+
+    def as_dict(self) -> dict:
+        return {"possibly_regressed_block": self.possibly_regressed_block,
+                "overdue_cleanups_block": self.overdue_cleanups_block, "override_role": self.override_role}
+
+
+@dataclass(frozen=True)
+class OverrideFacts:
+    """An override of the gate at one pinned commit, not revoked."""
+
+    pk: int
+    commit_id: int
+    sha: str
+    reason: str
+    note: str
+    by: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class DueFacts:
+    """A cleanup follow-up of the repository still to do, with its due date (read only when the
+    policy lets overdue cleanups block)."""
+
+    reference: str
+    title: str
+    due_at: datetime
 
 
 @dataclass(frozen=True)
@@ -84,6 +125,11 @@ class Facts:
     # (finding id, commit id) -> the check outcome of each of its items in error there ('' for an
     # item that is not a check item): why its verdict is an error (`vocabulary.verdict_reason`).
     error_outcomes: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    policy: PolicyFacts = field(default_factory=PolicyFacts)
+    overrides: list[OverrideFacts] = field(default_factory=list)
+    due_cleanups: list[DueFacts] = field(default_factory=list)
+    # The moment the facts were read: what is overdue is overdue at it.
+    now: datetime | None = None
 
 
 def current_verdicts(facts: Facts) -> dict[tuple[int, int], str]:
@@ -149,30 +195,65 @@ def gate_at(
     errors = sum(1 for _, verdict in open_blockers if verdict == v.ERROR)
     run_failed = last_run is not None and last_run.status == RUN_FAILED
     verified = resolved and not run_failed and checked_there and not unverified and not errors
+    policy = facts.policy
+    overdue = overdue_cleanups(facts)
+    blocked_by_policy = bool((policy.possibly_regressed_block and regressed) or overdue)
+    override = next((o for o in facts.overrides if o.commit_id == commit_id), None)
     answer = {
         "commit_id": commit_id,
         "sha": sha,
         "verified": verified,
-        "mergeable": verified and not open_blockers,
+        "mergeable": (verified and not open_blockers and not blocked_by_policy) or override is not None,
         "open_blockers": [[f.pk, f.number, f.title, verdict, reasons[f.pk]] for f, verdict in open_blockers],
         "possibly_regressed": [[f.pk, f.number, f.title, verdict] for f, verdict in regressed],
+        "overdue_cleanups": [[due.reference, due.title, due.due_at.isoformat()] for due in overdue],
+        "overridden": None if override is None else {
+            "id": override.pk, "by": override.by, "reason": override.reason, "note": override.note,
+            "commit": override.sha, "at": override.at.isoformat(),
+        },
+        "policy": policy.as_dict(),
     }
-    answer["reason"] = gate_reason(
+    reason = gate_reason(
         sha=sha, verified=verified, resolved=resolved, run_failed=run_failed, checked=checked_there,
         open_verdicts=[verdict for _, verdict in open_blockers], regressed=len(regressed),
         waiting=sum(1 for reason in reasons.values() if reason == v.CHECK_WAITING),
+        regressed_block=policy.possibly_regressed_block, overdue=len(overdue),
     )
+    if override is not None:
+        reason = f"{v.override_sentence(answer['overridden'])} Without the override: {reason}"
+    answer["reason"] = reason
     return answer
+
+
+def overdue_cleanups(facts: Facts) -> list[DueFacts]:
+    """The cleanup follow-ups past their due date at `facts.now`, when the policy counts them."""
+    if not facts.policy.overdue_cleanups_block or facts.now is None:
+        return []
+    return [due for due in facts.due_cleanups if due.due_at <= facts.now]
+
+
+def valid_until(facts: Facts) -> datetime | None:
+    """The first moment the gate's answers change with time alone: the next due date of a
+    follow-up the policy counts. None when none will."""
+    if not facts.policy.overdue_cleanups_block or facts.now is None:
+        return None
+    return min((due.due_at for due in facts.due_cleanups if due.due_at > facts.now), default=None)
 
 
 def gate_reason(
     *, sha: str, verified: bool, resolved: bool, run_failed: bool, checked: bool, open_verdicts: list,
-    regressed: int, waiting: int = 0,
+    regressed: int, waiting: int = 0, regressed_block: bool = False, overdue: int = 0,
 ) -> str:
     """One sentence for a CI log, from the gate's own figures."""
     at = sha[:8]
     count = len(open_verdicts)
     regressed_note = f" {regressed} fixed blocker(s) look regressed at {at}: a human should look." if regressed else ""
+    if regressed and regressed_block:
+        regressed_note = (f" {regressed} fixed blocker(s) look regressed at {at}, and the repository's policy "
+                          "lets them block: a human should look.")
+    if overdue:
+        regressed_note += (f" {overdue} cleanup follow-up(s) of the repository are overdue, and the repository's "
+                           "policy lets them block.")
     if not resolved:
         return (
             f"Commit {at} is not known to the mirror of the repository, so nothing was verified there: "
@@ -200,6 +281,8 @@ def gate_reason(
             "request a verification again (how_to_verify)."
         )
     if verified and not count:
+        if (regressed and regressed_block) or overdue:
+            return f"No open blocker at {at}, but the merge is blocked.{regressed_note}"
         return f"No open blocker at {at}.{regressed_note}"
     likely_fixed = sum(1 for verdict in open_verdicts if verdict == v.LIKELY_FIXED)
     fixed_note = f" ({likely_fixed} look likely fixed: a human marks them fixed)" if likely_fixed else ""
@@ -265,4 +348,6 @@ def derive(facts: Facts) -> dict:
             for pin in facts.pins
         },
         "gates": gates,
+        "policy": facts.policy.as_dict(),
+        "valid_until": until.isoformat() if (until := valid_until(facts)) else None,
     }

@@ -7,14 +7,18 @@ stored, whole, in one INSERT. A state is stored only if the generation did not m
 facts were read, so a row never mixes the facts of two generations."""
 import json
 import logging
+from datetime import datetime
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from findings.models import (
     Evidence,
     EvidenceResult,
     Finding,
+    FollowUp,
+    GateOverride,
     PullRequestGate,
     PullRequestState,
     Verification,
@@ -22,9 +26,12 @@ from findings.models import (
 )
 from findings.state.derivation import (
     SHAPE,
+    DueFacts,
     Facts,
     FindingFacts,
+    OverrideFacts,
     PinFacts,
+    PolicyFacts,
     RunFacts,
     VerificationFacts,
     current_verdicts,
@@ -73,7 +80,8 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
         .order_by()
         .values_list("pk", "commit_id", "status", "created_at")
     ]
-    facts = Facts(findings=findings, pins=pins, verifications=verifications, runs=runs)
+    facts = Facts(findings=findings, pins=pins, verifications=verifications, runs=runs, now=timezone.now())
+    policy_facts_load(facts, pull_request_id)
     evidence_of: dict[int, list[int]] = {}
     for evidence_id, finding_id in (
         Evidence.objects.filter(finding__pull_request_id=pull_request_id)
@@ -102,6 +110,31 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
         }
     return facts
 
+
+def policy_facts_load(facts: Facts, pull_request_id: int) -> None:
+    """The repository's policy, the PR's overrides not revoked and, when the policy counts them,
+    the repository's cleanup follow-ups still to do with a due date: read once each, so a policy
+    changed meanwhile gives this derivation one policy or the other, never a part of each."""
+    # The repository and its policy in one query (a left join: no policy row, the defaults).
+    row = PullRequest.objects.filter(pk=pull_request_id).values_list(
+        "repository_id", "repository__policy__possibly_regressed_block", "repository__policy__overdue_cleanups_block",
+        "repository__policy__override_role").first()
+    repository_id = row[0] if row else None
+    facts.policy = PolicyFacts(*row[1:]) if row and row[1] is not None else PolicyFacts()
+    facts.overrides = [
+        OverrideFacts(pk, commit_id, sha, reason, note, by, at)
+        for pk, commit_id, sha, reason, note, by, at in GateOverride.objects.active()
+        .filter(pull_request_id=pull_request_id).order_by("at", "id")
+        .values_list("pk", "commit_id", "commit__sha", "reason", "note", "by_label", "at")
+    ]
+    if facts.policy.overdue_cleanups_block:
+        facts.due_cleanups = [
+            DueFacts(f"{slug}#{number}/{finding_number}", title, due_at)
+            for slug, number, finding_number, title, due_at in FollowUp.objects.still_due()
+            .filter(repository_id=repository_id, finding__kind="cleanup", due_at__isnull=False)
+            .order_by("due_at", "id")
+            .values_list("repository__slug", "pull_request__number", "finding__number", "finding__title", "due_at")
+        ]
 
 
 def _unique_from(sha: str, repository_id: int) -> int:
@@ -141,9 +174,14 @@ def gate_body(answer: dict, *, findings_url: str) -> str:
 
     return json.dumps(
         {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
+         "overridden": answer.get("overridden"),
          "open_blockers": entries(answer["open_blockers"]), "open_blockers_count": len(answer["open_blockers"]),
          "possibly_regressed": entries(answer["possibly_regressed"]),
-         "possibly_regressed_count": len(answer["possibly_regressed"])},
+         "possibly_regressed_count": len(answer["possibly_regressed"]),
+         "overdue_cleanups": [{"finding": reference, "title": title, "due_at": due_at}
+                              for reference, title, due_at in answer.get("overdue_cleanups", [])[:GATE_LISTED]],
+         "overdue_cleanups_count": len(answer.get("overdue_cleanups", [])),
+         "policy": answer.get("policy")},
         ensure_ascii=False, separators=(",", ":"),
     )
 
@@ -158,10 +196,11 @@ def _store(pull_request_id: int, generation: int, state: dict) -> None:
     reference = PullRequest.objects.filter(pk=pull_request_id).values_list(
         "repository__slug", "number", "repository_id").first()
     findings_url = f"/{reference[0]}/pull/{reference[1]}/findings/"
+    until = _valid_until(state)
     gates = [
         PullRequestGate(pull_request_id=pull_request_id, generation=generation, sha=key, commit_id=answer["commit_id"],
                         unique_from=min(state["unique_from"].get(answer["sha"], 41), 41), verified=answer["verified"],
-                        body=gate_body(answer, findings_url=findings_url))
+                        body=gate_body(answer, findings_url=findings_url), valid_until=until)
         for sha, answer in state["gates"].items()
         for key in ([sha, ""] if sha == state["head_sha"] else [sha])
     ]
@@ -175,7 +214,8 @@ def _store(pull_request_id: int, generation: int, state: dict) -> None:
             ).delete()[0]:
                 PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation=generation).delete()
             stored = PullRequestState.objects.create(
-                pull_request_id=pull_request_id, generation=generation, summary=summary, findings=state["findings"]
+                pull_request_id=pull_request_id, generation=generation, summary=summary, findings=state["findings"],
+                valid_until=until,
             )
             PullRequestGate.objects.bulk_create(gates)
             listed_store(stored.pk, state["findings"])  # what a list page reads of it, from the row
@@ -186,6 +226,17 @@ def _store(pull_request_id: int, generation: int, state: dict) -> None:
         return  # another reader stored the same generation's state first: it is the same state
     listed_delete_older(pull_request_id, generation)  # the older states with their list rows
     PullRequestGate.objects.filter(pull_request_id=pull_request_id, generation__lt=generation).delete()
+
+
+def _valid_until(state: dict) -> datetime | None:
+    return datetime.fromisoformat(state["valid_until"]) if state.get("valid_until") else None
+
+
+def _expired(summary: dict) -> bool:
+    """Whether a stored state's answer has changed with time alone since it was derived (a
+    follow-up the policy counts fell due)."""
+    until = _valid_until(summary)
+    return until is not None and timezone.now() >= until
 
 
 def _generation(pull_request_id: int) -> int | None:
@@ -220,8 +271,18 @@ def pull_request_state(*, pull_request_id: int, generation: int | None = None) -
         rows = rows.filter(generation=generation)
     row = rows.values_list("generation", "summary", "findings").first()
     if row is not None and row[1].get("shape") == SHAPE:
-        return {**row[1], "findings": row[2], "generation": row[0]}
+        if not _expired(row[1]):
+            return {**row[1], "findings": row[2], "generation": row[0]}
+        pull_request_time_passed(pull_request_id=pull_request_id)
     return pull_request_state_derive(pull_request_id=pull_request_id)
+
+
+def pull_request_time_passed(*, pull_request_id: int) -> None:
+    """Time alone changed the answer of the PR's stored state: its generation moves, so every
+    interface (kept pages included) reads the state derived again."""
+    from reviews.services import pull_request_changed
+
+    pull_request_changed(pull_request_id=pull_request_id)
 
 
 def pull_request_states(pull_request_ids) -> dict[int, dict]:
@@ -237,9 +298,11 @@ def pull_request_states(pull_request_ids) -> dict[int, dict]:
         for pk, generation, summary, findings in rows.values_list(
             "pull_request_id", "generation", "summary", "findings"
         )
-        if summary.get("shape") == SHAPE
+        if summary.get("shape") == SHAPE and not _expired(summary)
     }
     for pk in ids - states.keys():
+        if PullRequestState.objects.filter(pull_request_id=pk, generation=F("pull_request__generation")).exists():
+            pull_request_time_passed(pull_request_id=pk)  # stored, but expired
         state = pull_request_state_derive(pull_request_id=pk)
         if state["generation"] is not None:  # a PR that exists
             states[pk] = state
@@ -285,3 +348,17 @@ def findings_where(queryset, key: str, value=True) -> list[int]:
         for pk, finding in state["findings"].items()
         if finding.get(key) == value
     ]
+
+
+def states_expired_move(*, now: datetime | None = None) -> int:
+    """Move the generation of each pull request whose current stored state has changed with time
+    alone (a follow-up the policy counts fell due), so kept pages and cached answers are not
+    served past it: beat's job, every minute. Returns how many moved."""
+    expired = PullRequestState.objects.filter(valid_until__lte=now or timezone.now(),
+                                              generation=F("pull_request__generation"))
+    ids = list(expired.values_list("pull_request_id", flat=True))
+    if ids:
+        from reviews.services import pull_requests_changed
+
+        pull_requests_changed(pull_request_ids=ids)
+    return len(ids)

@@ -104,6 +104,33 @@ def run_report_calls(run: VerificationRun) -> list[ForgeCall]:
     return calls
 
 
+def gate_override_report(*, pull_request_id: int, commit_id: int) -> list[ForgeCall]:
+    """Record the check (or status) and comment of a commit again after its gate was overridden or
+    the override revoked: the conclusion and the summary follow the gate. Never raises, like a
+    run's report: what could not be prepared is logged."""
+    try:
+        with transaction.atomic():
+            pull_request = PullRequest.objects.select_related("repository").get(pk=pull_request_id)
+            repository = pull_request.repository
+            if not (repository.publish_checks or repository.publish_comment):
+                return []
+            commit = Commit.objects.get(pk=commit_id)
+            from forge import content
+
+            report = content.commit_report(pull_request=pull_request, commit=commit)
+            calls: list[ForgeCall] = []
+            if repository.publish_checks:
+                calls += forge_of(repository).verdict_calls(pull_request=pull_request, commit=commit, report=report)
+            if repository.publish_comment and _is_latest(pull_request, commit):
+                calls += _record(pull_request, commit, ForgeCall.Kind.COMMENT, report.conclusion,
+                                 [{"body": report.comment}])
+            outbox_wake([call for call in calls if call.status == ForgeCall.Status.PENDING])
+            return calls
+    except Exception:
+        logger.exception("Could not prepare the report of %s's overridden gate", pull_request_id)
+        return []
+
+
 def _reported_commit(run: VerificationRun) -> Commit | None:
     """The commit a run's report is about: its own, or for a run over every pin, the PR's head."""
     if run.commit_id:

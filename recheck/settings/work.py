@@ -137,6 +137,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "findings.tasks.reap_dead_runs",
         "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
     },
+    # A gate that changes with time alone (an overdue follow-up the merge policy counts) is
+    # derived again within this interval, kept pages included.
+    "move-expired-states": {
+        "task": "findings.tasks.move_expired_states",
+        "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
+    },
     # The GitHub calls whose time has come, however long their backoff (a countdown longer than
     # the visibility timeout would be handed out twice by Redis, so long waits are left to beat).
     "send-due-github-calls": {

@@ -31,7 +31,7 @@ from rest_framework.test import APIClient
 from access.models import ApiToken, AuditEntry, Membership
 from access.permissions import ROLE_ACTIONS, Action
 from access.tokens import api_token_create, api_token_revoke
-from findings.models import FindingLink, ImportJob, Tag, TagDescription, VerificationRun
+from findings.models import FindingLink, GateOverride, ImportJob, Tag, TagDescription, VerificationRun
 from forge.models import ForgeCall, ReviewThread
 from reviews.models import Repository
 from tests.factories import (
@@ -140,8 +140,14 @@ def _world(owner_of_import) -> World:
                                                   repository=repository, changes={"title": ["Before", "After"]})
                         for repository in (a, b))
 
+    # An override of each gate (A's at its first pin, so A's latest may be overridden too).
+    a_override, b_override = (GateOverride.objects.create(pull_request=pull_request, commit=commit, reason="urgent_fix",
+                                                          by_label="someone")
+                              for pull_request, commit in ((review.pull_request, review.pins[0].commit),
+                                                           (b_pr, b_commit)))
+
     def ids(repository, pull_request, finding, evidence, verification, run, link, job, tag, path, sha, entry, call,
-            thread, hook, message):
+            thread, hook, message, override):
         owner, name = repository.slug.split("/")
         return {
             "owner": owner, "name": name, "number": pull_request.number, "finding_number": finding.number,
@@ -153,21 +159,22 @@ def _world(owner_of_import) -> World:
             "endpoint": hook.pk, "message": message.pk,
             # An unsubscribe link's token: signed, so none of a repository's is guessable; a bad one is refused.
             "token": "not-a-signed-token",
+            "overrides": override.pk, "override_id": override.pk,
         }
 
     return World(
         a=a, b=b,
         ids=ids(a, review.pull_request, a_finding, a_finding.evidence.first(),
                 review.findings[0].verifications.first(), a_run, a_link, a_job, SHARED_TAG, a_finding.path,
-                review.latest_commit.sha, a_entry, a_call, a_thread, a_hook, a_message),
+                review.latest_commit.sha, a_entry, a_call, a_thread, a_hook, a_message, a_override),
         b_ids=ids(b, b_pr, b_findings[0], b_findings[0].evidence.first(), b_verification, b_run, b_link, b_job,
-                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call, b_thread, b_hook, b_message),
+                  B_TAG, "src/quokka.py", b_commit.sha, b_entry, b_call, b_thread, b_hook, b_message, b_override),
         ghost_ids={"owner": "ghost-org", "name": "nothing", "number": 999999, "finding_number": 999999,
                    "findings": 10**9, "evidence": 10**9, "verifications": 10**9, "runs": 10**9, "pulls": 10**9,
                    "imports": 10**9, "link": 10**9, "links": 10**9, "path": "src/quokka.py", "slug": "ghost-kind",
                    "sha": "0" * 40, "audit": 10**9, "entry": 10**9, "call_id": 10**9, "thread_id": 10**9,
                    "tags": "ghost-kind", "endpoint_id": 10**9, "message_id": 10**9, "token": "not-a-signed-token",
-                   "endpoint": 10**9, "message": 10**9},
+                   "endpoint": 10**9, "message": 10**9, "overrides": 10**9, "override_id": 10**9},
         a_words=(review.pull_request.title, a_finding.title),
     )
 
@@ -214,7 +221,7 @@ def _persona(name: str) -> tuple[Persona, object]:
 # The sample value of each path parameter, by its name (an id by the collection it follows).
 SAMPLES = {"owner", "name", "number", "finding_number", "path", "slug", "link", "id", "pk", "token_key", "sha",
            "entry", "call_id", "thread_id", "endpoint_id", "message_id", "token", "endpoint",
-           "message"}
+           "message", "override_id"}
 
 
 def _fill(path: str, ids: dict) -> str:
@@ -289,6 +296,10 @@ SITE_WRITES = {
     "{owner}/{name}/webhooks/{endpoint_id}/messages/{message_id}/resend/": Action.SETTINGS,
     # Mark all seen: the reader's own marks.
     "{owner}/{name}/pull/{number}/since/seen/": Action.READ,
+    # Overriding the gate (an empty POST is refused on the page), revoking A's override; the policy.
+    "{owner}/{name}/pull/{number}/gate/override/": Action.RESOLVE,
+    "{owner}/{name}/pull/{number}/gate/overrides/{override_id}/revoke/": Action.RESOLVE,
+    "{owner}/{name}/policy/": Action.SETTINGS,
 }
 # What an empty POST gets from a write the persona may do: most redirect back to their page; the
 # evidence check and the preview answer in place (an empty item is refused for what it lacks).
@@ -376,6 +387,10 @@ def _body(method: str, path: str, slug: str, world_ids: dict) -> dict:
         return {"repository": slug, "description": "What these have in common."}
     if path.endswith("/triage"):
         return {"outcome": "not_a_finding"}
+    if path.endswith("/overrides/"):
+        return {"commit": world_ids["sha"], "reason": "urgent_fix"}
+    if path.endswith("/policy"):
+        return {"cleanup_due_days": 20}
     return {}
 
 
@@ -394,7 +409,8 @@ def expected_api(persona: str, method: str, path: str, url: str) -> set[int]:
     has_params = "{" in path
     if path.startswith("/api/audit/"):
         return {401, 403} if persona == "anonymous" else {403}  # instance admins only (reverting too)
-    if method == "get" and not hasattr(view, "required_action"):
+    # A view whose GET is a read (a repository's policy, a PR's overrides) beside its writes.
+    if method == "get" and (not hasattr(view, "required_action") or "GET" in getattr(view, "read_methods", ())):
         if path.startswith("/api/hooks/"):
             return {405}
         if not has_params:

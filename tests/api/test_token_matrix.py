@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from access.models import ApiToken, AuditEntry
 from access.tokens import api_token_create, api_token_revoke
-from findings.models import Finding, FindingLink, ImportJob, Tag, VerificationRun
+from findings.models import Finding, FindingLink, GateOverride, ImportJob, Tag, VerificationRun
 from forge.models import ReviewThread
 from tests.factories import (
     EvidenceFactory,
@@ -75,9 +75,11 @@ def targets(review, secret=None, *, user=None) -> dict:
                                              kinds=["gate.changed"], secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
     message = WebhookMessage.objects.create(endpoint=webhook, pull_request=pull_request, kind="gate.changed",
                                             message_id=f"msg_matrix_{webhook.pk}")
+    override = GateOverride.objects.create(pull_request=pull_request, commit=run.commit, reason="urgent_fix",
+                                           by_label="someone")
     owner, name = repository.slug.split("/")
     return {"webhooks": webhook.pk, "messages": message.pk, "owner": owner, "name": name, "number": pull_request.number, "findings": finding.pk, "audit": entry.pk,
-            "thread_id": thread.root_comment_id,
+            "thread_id": thread.root_comment_id, "overrides": override.pk,
             "evidence": evidence.pk, "verifications": verification.pk, "runs": run.pk, "pulls": pull_request.pk,
             "imports": job.pk, "links": link.pk, "files": "src/loader.py",
             "tags": tag.slug, "sha": run.commit.sha}

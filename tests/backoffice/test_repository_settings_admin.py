@@ -25,6 +25,14 @@ def change_form_data(response) -> dict:
         management = formset.management_form
         for name in ("TOTAL_FORMS", "INITIAL_FORMS", "MIN_NUM_FORMS", "MAX_NUM_FORMS"):
             data[f"{formset.prefix}-{name}"] = management.initial.get(name, management[name].value())
+        # A new row's fields as the page shows them (its defaults: the merge policy's days).
+        for row in formset.forms:
+            if row.instance.pk is not None:
+                continue
+            for name in row.fields:
+                value = row[name].value()
+                if value not in (None, False, "") and name not in ("id", "repository"):
+                    data[f"{row.prefix}-{name}"] = value
     return data
 
 
@@ -53,6 +61,8 @@ def test_an_admin_switches_thread_replies_and_follow_up_issues_on_from_the_repos
     data = change_form_data(page)
     for inline in page.context["inline_admin_formsets"]:
         for index, row in enumerate(inline.formset.forms):
+            if row.instance.pk is None:
+                continue  # a new row (the merge policy, never saved here): posted untouched
             data[f"{inline.formset.prefix}-{index}-id"] = row.instance.pk
             data[f"{inline.formset.prefix}-{index}-repository"] = repository.pk
     data.update({"thread_settings-0-publish_verdicts": "on", "follow_up_issue_setting-0-open_issues": "on"})

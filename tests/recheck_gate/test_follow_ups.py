@@ -19,7 +19,7 @@ def test_it_warns_of_the_follow_ups_left_to_do_and_still_exits_with_the_gate_s_a
     world.repo.head = world.reviewed  # the commit CI runs on, as the gate's helper reads it
     result = gate(live_server, ci_token, world.repo, "--follow-ups")
     assert result.returncode == 0, result.stderr
-    assert "Warning: 1 follow-up(s) of acme/loader left to do (they do not block this merge):" in result.stdout
+    assert "Warning: 1 follow-up(s) of acme/loader left to do:" in result.stdout
     assert "acme/loader#7/3 DEBUG left on: Verified fixed, to be marked, Likely fixed" in result.stdout
     assert "gone, last seen at src/loader.py:16" in result.stdout
     assert "#7/2" not in result.stdout

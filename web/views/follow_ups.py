@@ -25,13 +25,14 @@ def repository_follow_ups_page(request, owner: str, name: str):
     if state not in STATE_FILTERS:
         state = ""
     # Kept by the repository's version (a follow-up's write moves its PR's generation) and, as it
-    # shows each one's age, the hour.
+    # shows each one's age and whether it is due soon or overdue, the hour.
     key = repository_page_key(request, read, "follow_ups", extra=(page_hour(),),
                               query=kept_query(request, {"state": lambda value: value in STATE_FILTERS}))
 
     def build():
         repository = Repository.objects.get(pk=read.repository.pk)
-        follow_ups = list(repository_follow_ups(repository, state=state)[:PAGE_LIMIT])
+        # The soonest due first: what is overdue, then what falls due next.
+        follow_ups = list(repository_follow_ups(repository, state=state, by_due_date=True)[:PAGE_LIMIT])
         return "findings/follow_ups.html", {
             "repository": repository,
             "rows": [(follow_up, follow_up_summary(follow_up)) for follow_up in follow_ups],

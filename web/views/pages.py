@@ -12,6 +12,7 @@ from presentation.companion import companion_files, companion_zip_bytes, zip_nam
 from findings.models import Evidence, Finding, FollowUp, TagDescription
 from findings.selectors.evidence_history import finding_evidence_histories
 from findings.selectors.new_failures import pull_request_new_failures
+from findings.selectors.policy import override_action
 from findings.selectors.related import finding_related
 from findings.state.stored import states_attach
 from findings.selectors.findings import (
@@ -140,6 +141,10 @@ def _pull_request_page(request, owner: str, name: str, number: int, *, current: 
             can_verify=reader.may(Action.VERIFY),
             can_write=reader.may(Action.WRITE),
             can_resolve=reader.may(Action.RESOLVE),
+            # The role the policy names (part of the state, so of the generation) over the reader's
+            # actions (part of the key): a kept page shows the override button to whom it may.
+            can_override=bool(page.head_gate) and reader.may(override_action(page.head_gate["override_role"])),
+            override_reasons=list(vocabulary.OVERRIDE_REASON_LABELS.items()),
             github_failures=failures,
         )
         if current in ("overview", "blockers") and page.chosen_pin is None:

@@ -16,13 +16,15 @@ from access.permissions import Action
 from findings.models import Tag, TagDescription
 from findings.selectors.figures import file_findings_page, repository_figures
 from findings.selectors.findings import tags_readable_by
-from findings.selectors.follow_ups import open_follow_ups_over_time
+from findings.selectors.follow_ups import open_follow_ups_over_time, overdue_follow_ups_over_time
+from findings.selectors.policy import policy_values, repository_policy
 from findings.state.stored import states_attach
 from forge.outbox.selectors import repository_failed_calls
 from presentation.charts import bar_chart, line_chart
 from reviews.models import Repository
 from reviews.selectors import pull_requests_version
 from web.doors import readable
+from web.forms.policy import PolicyForm
 from web.pagecache import PAGE_PARAMETERS, PageKey, Visibility, kept_query, page_hour, page_served, reader_scope
 from web.views.keys import repository_page_key, repository_read
 from web.views.pages import SEARCH_PAGE_SIZE
@@ -45,6 +47,8 @@ def repository_page(request, owner: str, name: str):
     def build():
         repository = Repository.objects.get(pk=read.repository.pk)
         figures = repository_figures(repository, blockers_shown=REPOSITORY_BLOCKERS_SHOWN)
+        # The policy's writes move every PR's generation, so the repository's version with them.
+        policy = repository_policy(repository)
         charts = [
             ("Open blockers by age", figures.open_blockers_by_age, "open blockers"),
             ("Time from finding to fix", figures.fix_times, "fixed findings"),
@@ -63,9 +67,14 @@ def repository_page(request, owner: str, name: str):
             "github_failures": failures,
             "may_resend": key.reader.may(Action.VERIFY),
             "may_set_webhooks": key.reader.may(Action.SETTINGS),
+            "policy": policy,
+            "policy_form": PolicyForm(initial=policy_values(policy)) if key.reader.may(Action.SETTINGS) else None,
             "follow_ups_chart": line_chart(
                 title="Open follow-ups over time", unit="open follow-ups",
                 points=open_follow_ups_over_time(repository)),
+            "overdue_chart": line_chart(
+                title="Overdue follow-ups over time", unit="overdue follow-ups",
+                points=overdue_follow_ups_over_time(repository)),
         }
 
     return page_served(request, key, build)

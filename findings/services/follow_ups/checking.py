@@ -18,6 +18,7 @@ from core import vocabulary as v
 from core.errors import RecheckError
 from engine.git.history import is_ancestor
 from engine.verification import EvidenceChecks
+from findings.selectors.policy import follow_up_due_at, repository_policy
 from findings.models import Evidence, FollowUp, FollowUpEvent
 from findings.services.follow_ups.sweeps import SWEEP
 from findings.services.submodules import SubmoduleMirrors
@@ -202,6 +203,7 @@ def _apply(result: HeadCheck, follow_ups: list[FollowUp], outcomes: dict[int, Ou
     now = timezone.now()
     commit = result.commit
     changes = []
+    policy = repository_policy(result.repository)
     for follow_up in follow_ups:
         outcome = outcomes.get(follow_up.pk)
         if outcome is None:
@@ -220,6 +222,11 @@ def _apply(result: HeadCheck, follow_ups: list[FollowUp], outcomes: dict[int, Ou
             current.fixed_commit = commit
         elif state == FollowUp.State.OPEN:
             current.fixed_commit = None
+        came_back = (state == FollowUp.State.OPEN and before_state == FollowUp.State.VERIFIED_FIXED) or (
+            regressed and not before_regressed)
+        if came_back and policy.regression_restarts_clock:
+            # Its evidence is back on the default branch: a whole period from now, as the policy says.
+            current.due_at = follow_up_due_at(policy, current.origin, now)
         current.save()
         change = ""
         if state != before_state:

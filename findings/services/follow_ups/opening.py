@@ -1,9 +1,11 @@
 """A merged pull request's unfinished findings become the repository's follow-ups."""
 from django.db import transaction
+from django.utils import timezone
 from django.db.models import Q
 
 from access.audit import audit_record, writes
 from findings.models import Finding, FollowUp, FollowUpEvent
+from findings.selectors.policy import follow_up_due_at, repository_policy
 from findings.services.follow_ups.sweeps import follow_up_sweep_request
 from findings.signals import follow_up_changed
 from findings.state.stored import finding_states
@@ -56,6 +58,8 @@ def follow_ups_open_on_merge(*, pull_request: PullRequest, merge_sha: str = "") 
         .order_by("number")
     )
     states = finding_states(candidates) if candidates else {}
+    # Each follow-up is due by the repository's policy for its kind, counted from the merge.
+    policy, merged_at = repository_policy(repository), timezone.now()
     opened = []
     for finding in candidates:
         origin = _origin(finding, states.get(finding.pk, {}).get("resolution", ""))
@@ -63,6 +67,7 @@ def follow_ups_open_on_merge(*, pull_request: PullRequest, merge_sha: str = "") 
             continue
         follow_up = FollowUp.objects.create(
             repository=repository, finding=finding, pull_request=pull_request, origin=origin, merge_commit=merge_commit,
+            due_at=follow_up_due_at(policy, origin, merged_at),
         )
         FollowUpEvent.objects.create(
             follow_up=follow_up, kind=FollowUpEvent.Kind.MERGED, to_state=follow_up.state, commit=merge_commit,

@@ -25,8 +25,9 @@ from core.errors import RecheckError
 from findings.exchange.bundle import bundle_export
 from findings.exchange.markdown import pull_request_markdown
 from findings.exchange.sarif import pull_request_sarif
-from findings.models import Finding
+from findings.models import Finding, GateOverride
 from findings.services.authoring import finding_evidence_set
+from findings.services.policy import gate_override_create, gate_override_revoke, repository_policy_update
 from findings.services.reports import check_report_record
 from findings.services.resolution import finding_resolve
 from findings.services.review_import import review_import
@@ -172,6 +173,27 @@ class OneAnswer(RuleBasedStateMachine):
         except RecheckError:
             pass
 
+    @rule(block=st.booleans())
+    def policy_changed(self, block):
+        # The repository's policy: whether possibly regressed blockers block (an operator's change).
+        repository_policy_update(repository=self.pull_request.repository, actor=None, possibly_regressed_block=block)
+
+    @rule(reason=st.sampled_from(["urgent_fix", "accepted_risk", "other"]))
+    def gate_overridden(self, reason):
+        if self.head is None:
+            return
+        try:
+            gate_override_create(pull_request=self.pull_request, sha=self.head.sha, reason=reason,
+                                 note="Why: a test." if reason == "other" else "", actor=self.actor)
+        except RecheckError:
+            pass  # overridden at this head already
+
+    @rule()
+    def override_revoked(self):
+        override = GateOverride.objects.active().filter(pull_request=self.pull_request).last()
+        if override is not None:
+            gate_override_revoke(override=override, actor=self.actor)
+
     @rule(end_line=st.sampled_from([10, 11]))
     def edit_evidence(self, end_line):
         finding = self.finding(1)
@@ -223,8 +245,8 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
     if gate is None:
         assert "detail" in answer  # no pinned head to default to
     else:
-        assert (answer["verified"], answer["mergeable"], answer["reason"]) == (
-            gate["verified"], gate["mergeable"], gate["reason"]
+        assert (answer["verified"], answer["mergeable"], answer["reason"], answer["overridden"], answer["policy"]) == (
+            gate["verified"], gate["mergeable"], gate["reason"], gate["overridden"], gate["policy"]
         )
         assert [(item["number"], item["verdict"], item["verdict_reason"]) for item in answer["open_blockers"]] == [
             (number, verdict, reason) for _, number, _, verdict, reason in gate["open_blockers"]
@@ -264,6 +286,9 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
     assert static.count('<p class="resolution resolution-regressed">') == len(expected["regressed"])
     for page in ("blockers/", "cleanups/"):
         html = site.get(pull_request.get_absolute_url() + page).content.decode()
+        if page == "blockers/" and gate is not None:
+            said = "overridden" if gate["overridden"] else ("may merge" if gate["mergeable"] else "may not merge")
+            assert f"<code>{gate['sha'][:8]}</code>: {said}</h2>" in html, said
         assert re.findall(r'<span class="count" title="open">(\d+)</span>', html) == [
             str(expected["open_blockers"]), str(expected["open_cleanups"])
         ], page
@@ -300,8 +325,11 @@ def check_interfaces(pull_request: PullRequest, state: dict) -> None:
         report = commit_report(pull_request=pull_request, commit=head)
         holding = any(verdict in ("present", "partly_fixed") for _, _, _, verdict, *_ in gate["open_blockers"])
         conclusion = FAILURE if holding else (
-            ACTION_REQUIRED if gate["open_blockers"] or not gate["verified"] else SUCCESS
+            ACTION_REQUIRED if gate["open_blockers"] or not gate["verified"]
+            else (SUCCESS if gate["mergeable"] else FAILURE)
         )
+        if gate["overridden"]:
+            conclusion = SUCCESS
         assert report.conclusion == conclusion
         assert report.summary.startswith(gate["reason"])
 

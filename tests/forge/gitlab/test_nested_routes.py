@@ -38,11 +38,15 @@ def nested(queued_tasks_any):
     link = FindingLink.objects.create(source=finding, target=review.findings[1], kind="same_cause")
     admin = member_of(repository, user_with_role("no_role", username="gitlab-admin"), "admin")
     thread = ReviewThread.objects.create(pull_request=review.pull_request, root_comment_id=7001, path=finding.path)
+    from findings.models import GateOverride
+
+    override = GateOverride.objects.create(pull_request=review.pull_request, commit=review.pins[0].commit,
+                                           reason="urgent_fix", by_label="someone")
     ids = {
         "owner": OWNER, "name": NAME, "number": 12, "finding_number": finding.number, "sha": review.latest_commit.sha,
         "path": finding.path, "call_id": call.pk, "findings": finding.pk, "link": link.pk, "links": link.pk,
         "evidence": finding.evidence.first().pk, "pulls": review.pull_request.pk,
-        "thread_id": thread.root_comment_id,
+        "thread_id": thread.root_comment_id, "overrides": override.pk, "override_id": override.pk,
     }
     return repository, admin, ids
 
