@@ -4,7 +4,7 @@ reviewers wrote once the mirror can tell which commit they mean.
 A mirror is a cache of this host's own (under its `RECHECK_MIRROR_ROOT`), never state hosts share:
 each web or worker host fetches what its work needs when its mirror lacks it, at most one fetch of
 a repository at a time on the host (`engine.git.mirror`'s lock, then a second look), and makes a
-missing or broken mirror again (decision 0032)."""
+missing or broken mirror again (decision 0029)."""
 import logging
 import socket
 import time
