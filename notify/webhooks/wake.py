@@ -17,12 +17,21 @@ sender_event = threading.Event()
 
 
 def webhooks_wake(messages) -> None:
+    _wake_when_committed(messages, "notify.tasks.send_webhook", "Webhook message")
+
+
+def mails_wake(messages) -> None:
+    """The same for emails: the in-process sender, or a worker's round when each falls due."""
+    _wake_when_committed(messages, "notify.tasks.send_mail", "Mail message")
+
+
+def _wake_when_committed(messages, task: str, what: str) -> None:
     due = [(message.pk, message.due_at) for message in messages]
     if due:
-        transaction.on_commit(lambda: _wake(due))
+        transaction.on_commit(lambda: _wake(due, task, what))
 
 
-def _wake(due: list) -> None:
+def _wake(due: list, task: str, what: str) -> None:
     sender_event.set()
     if tasks_run_in_process():
         return
@@ -32,27 +41,6 @@ def _wake(due: list) -> None:
         if countdown > COUNTDOWN_LIMIT_SECONDS:
             continue
         try:
-            enqueue_later("notify.tasks.send_webhook", pk, countdown=countdown)
+            enqueue_later(task, pk, countdown=countdown)
         except Exception:  # the broker is down: the row stays pending, and beat sends it
-            logger.exception("Webhook message %s could not be queued", pk)
-
-
-def mails_wake(messages) -> None:
-    """The same for emails: the in-process sender, or a worker's round when each falls due."""
-    due = [(message.pk, message.due_at) for message in messages]
-    if due:
-        transaction.on_commit(lambda: _wake_mails(due))
-
-
-def _wake_mails(due: list) -> None:
-    sender_event.set()
-    if tasks_run_in_process():
-        return
-    now = timezone.now()
-    for pk, due_at in due:
-        countdown = max(0.0, (due_at - now).total_seconds())
-        if countdown <= COUNTDOWN_LIMIT_SECONDS:
-            try:
-                enqueue_later("notify.tasks.send_mail", pk, countdown=countdown)
-            except Exception:
-                logger.exception("Mail message %s could not be queued", pk)
+            logger.exception("%s %s could not be queued", what, pk)

@@ -1,7 +1,6 @@
 """Webhooks sent by a real Celery worker of the real app, consuming the notify queue (Redis when
 CELERY_BROKER_URL is set, Celery's in-memory transport otherwise): the receiver down for a while,
 then back, gets every message once, in the order they were written."""
-import time
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -9,15 +8,10 @@ from celery.signals import task_postrun
 from django.conf import settings as django_settings
 from django.db import connections
 from standardwebhooks import Webhook
-from werkzeug import Response
 
-from access.models import Membership
-from core.vocabulary import events as ev
 from notify.models import WebhookMessage
-from notify.webhooks.services import webhook_endpoint_create
 from recheck.celery import app
-from tests import personas
-from tests.timeline_world import TimelineWorld
+from tests.notify.receiver_down import receiver_down_at_first, wait_for
 
 
 def _forget_broker_connections():
@@ -49,36 +43,17 @@ def notify_worker(transactional_db, settings):
         _forget_broker_connections()
 
 
-def _wait(predicate, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := predicate():
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out")
-
-
 def test_a_worker_delivers_every_message_once_in_order_after_the_receiver_comes_back(
         notify_worker, tmp_path, settings, httpserver):
-    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
-    settings.RECHECK_NOTIFY_BATCH_SECONDS = 0
-    settings.RECHECK_WEBHOOK_INTERNAL_HOSTS = ["localhost"]
-    settings.RECHECK_WEBHOOK_RETRY_SCHEDULE = [0.5] * 20
-    world = TimelineWorld(tmp_path, actor=personas.user_with_role("maintainer", username="ada")).imported()
-    admin = personas.member_of(world.pull_request.repository, personas.user_with_role("no_role", username="adam"),
-                               Membership.Role.ADMIN)
-    endpoint, secret = webhook_endpoint_create(repository=world.pull_request.repository, actor=admin,
-                                               url=httpserver.url_for("/hook"), kinds=list(ev.EVENT_KINDS))
-    up = {"now": False}
-    httpserver.expect_request("/hook").respond_with_handler(
-        lambda request: Response("ok") if up["now"] else Response("down", status=503))
+    receiver = receiver_down_at_first(tmp_path, settings, httpserver, retry_seconds=0.5, retries=20)
+    world, endpoint, secret, up = receiver.world, receiver.endpoint, receiver.secret, receiver.up
     world.first_push()
     world.second_push()
     written = list(WebhookMessage.objects.filter(endpoint=endpoint).order_by("id").values_list("message_id", flat=True))
     assert len(written) >= 4
-    _wait(lambda: len(httpserver.log) >= 2)  # the first message, tried and tried again while it is down
+    wait_for(lambda: len(httpserver.log) >= 2)  # the first message, tried and tried again while it is down
     up["now"] = True
-    _wait(lambda: set(WebhookMessage.objects.filter(endpoint=endpoint).values_list("status", flat=True)) == {"sent"})
+    wait_for(lambda: set(WebhookMessage.objects.filter(endpoint=endpoint).values_list("status", flat=True)) == {"sent"})
     delivered = [request.headers["webhook-id"] for request, response in httpserver.log if response.status_code == 200]
     assert delivered == written
     for request, _ in httpserver.log:

@@ -9,7 +9,7 @@ from hypothesis.stateful import invariant, run_state_machine_as_test
 from findings.models import ReviewEvent
 from findings.state.stored import pull_request_state
 from findings.state.timeline import replay, replayed, snapshot
-from tests.findings.state.test_one_answer import OneAnswer
+from tests.findings.state.test_one_answer import OneAnswer, settings_fixture  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -37,16 +37,10 @@ class TimelineReplays(OneAnswer):
         assert len(keys) == len(set(keys))
 
 
-def test_the_events_since_the_first_state_replay_to_the_current_state(tmp_path, settings_fixture):
+def test_the_events_since_the_first_state_replay_to_the_current_state(tmp_path, settings_fixture):  # noqa: F811
     TimelineReplays.tmp = tmp_path
     run_state_machine_as_test(
         TimelineReplays,
         settings=settings(max_examples=15, stateful_step_count=10, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]),
     )
-
-
-@pytest.fixture
-def settings_fixture(settings):
-    settings.RECHECK_ALLOW_LOCAL_REPOSITORIES = True
-    return settings
