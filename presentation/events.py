@@ -44,6 +44,11 @@ def event_summary(kind: str, payload: dict, *, finding_number: int | None = None
     if kind in (ev.RUN_FAILED, ev.RUN_REAPED):
         what = "failed" if kind == ev.RUN_FAILED else "was reaped"
         return f"Verification run {payload.get('run')} {what}{at}: {payload.get('message', '')}".strip()
+    if kind in (ev.FOLLOW_UP_DUE_SOON, ev.FOLLOW_UP_OVERDUE) and payload.get("due_at"):
+        when = payload["due_at"][:10]
+        if kind == ev.FOLLOW_UP_OVERDUE:
+            return f"{who}'s follow-up is overdue: it was due on {when}."
+        return f"{who}'s follow-up is due soon: on {when}."
     if kind.startswith("follow_up."):
         state = v.follow_up_label(payload.get("state", ""))
         return f"{who}'s follow-up: {ev.event_kind_label(kind).lower()} ({state}){at}."

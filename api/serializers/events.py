@@ -41,6 +41,9 @@ class EventPayloadSerializer(serializers.Serializer):
     follow_up = serializers.IntegerField(required=False, help_text="The follow-up (follow_up.*).")
     change = serializers.CharField(required=False)
     state = serializers.CharField(required=False, help_text="The follow-up's state after it.")
+    due_at = serializers.DateTimeField(required=False, help_text="The follow-up's due date (follow_up.due_soon, "
+                                       "follow_up.overdue).")
+    due_state = serializers.CharField(required=False, help_text="due_soon or overdue.")
     commit = serializers.CharField(required=False, allow_null=True)
     override = EventOverrideSerializer(required=False, help_text="The override made or revoked (gate.overridden, "
                                        "gate.override_revoked).")

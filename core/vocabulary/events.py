@@ -21,6 +21,8 @@ FOLLOW_UP_OPENED = "follow_up.opened"
 FOLLOW_UP_VERIFIED_FIXED = "follow_up.verified_fixed"
 FOLLOW_UP_REGRESSED = "follow_up.regressed"
 FOLLOW_UP_CHANGED = "follow_up.changed"
+FOLLOW_UP_DUE_SOON = "follow_up.due_soon"
+FOLLOW_UP_OVERDUE = "follow_up.overdue"
 
 EVENT_KIND_LABELS = {
     FINDING_RECORDED: "Finding recorded",
@@ -38,6 +40,8 @@ EVENT_KIND_LABELS = {
     FOLLOW_UP_VERIFIED_FIXED: "Follow-up verified fixed",
     FOLLOW_UP_REGRESSED: "Follow-up regressed",
     FOLLOW_UP_CHANGED: "Follow-up changed",
+    FOLLOW_UP_DUE_SOON: "Follow-up due soon",
+    FOLLOW_UP_OVERDUE: "Follow-up overdue",
 }
 EVENT_KINDS = tuple(EVENT_KIND_LABELS)
 # The kinds a pull request's stored state is rebuilt from (`findings.state.timeline.replay`).
