@@ -88,3 +88,30 @@ def test_the_replay_carries_the_overrides_and_an_older_mark_is_their_baseline():
     # A snapshot stored before overrides were on the timeline: the ones in force are not news.
     older = {key: value for key, value in EMPTY.items() if key != "overrides"}
     assert diff(older, with_one) == []
+
+
+def test_a_watcher_is_mailed_the_override_and_its_revoke(world, django_capture_on_commit_callbacks):
+    from django.core import mail
+
+    from notify.mail.sending import mails_send_due
+    from notify.mail.services import subscription_set
+
+    watcher = personas.member_of(world.pull_request.repository, personas.user_with_role("no_role", username="wes"),
+                                 Membership.Role.READER)
+    watcher.email = "wes@example.com"
+    watcher.save()
+    subscription_set(actor=watcher, repository=world.pull_request.repository, kinds=list(OVERRIDE_KINDS))
+    world.first_push()
+    # Nobody reads the state between: each is derived, with its events, once the write commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        override = gate_override_create(pull_request=world.pull_request, sha=world.head.sha, reason="urgent_fix",
+                                        note="Hotfix.", actor=world.actor)
+    assert world.events().filter(kind=ev.GATE_OVERRIDDEN).count() == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        gate_override_revoke(override=override, actor=world.actor)
+    assert world.events().filter(kind=ev.GATE_OVERRIDE_REVOKED).count() == 1
+    mails_send_due()
+    # No batch window here: one message each, in order.
+    made, revoked = [message.body for message in mail.outbox if message.to == ["wes@example.com"]]
+    assert f"Overridden by ada at {world.head.sha[:8]} (urgent fix): Hotfix." in made
+    assert f"The override of the merge gate at {world.head.sha[:8]} was revoked by ada" in revoked
