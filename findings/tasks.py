@@ -113,6 +113,15 @@ def move_expired_states() -> int:
     return states_expired_move()
 
 
+@shared_task
+def record_follow_ups_due() -> int:
+    """Beat's job: the follow-ups that fell due soon or overdue since the last round, each an event
+    of its timeline once per crossing."""
+    from findings.services.follow_ups.due import follow_ups_due_record
+
+    return follow_ups_due_record()
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=4, **RETRY_FETCH)
 def fetch_repository(self, repository_id: int, pr_number: int | None = None) -> dict:
     """Create or update a repository's mirror; retried with backoff and jitter when it fails."""

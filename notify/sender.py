@@ -1,6 +1,6 @@
 """The sender of a process without a worker (`manage.py send_notifications`, started beside the
-site by scripts/serve): the timelines that moved and nobody read, the webhooks and the emails as
-they fall due."""
+site by scripts/serve): the timelines that moved and nobody read, the follow-ups that fell due
+soon or overdue, the webhooks and the emails as they fall due."""
 import logging
 import threading
 import time
@@ -9,6 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from findings.selectors.timeline import timelines_catch_up
+from findings.services.follow_ups.due import follow_ups_due_record
 from notify.mail.sending import mails_send_due
 from notify.webhooks.sending import webhooks_next_due, webhooks_send_due
 from notify.webhooks.wake import sender_event
@@ -26,6 +27,7 @@ def notifications_send_forever(*, stop: threading.Event, poll: float | None = No
         try:
             sender_event.clear()
             timelines_catch_up()
+            follow_ups_due_record()
             webhooks_send_due()
             mails_send_due()
             next_due = webhooks_next_due()

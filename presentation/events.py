@@ -34,9 +34,21 @@ def event_summary(kind: str, payload: dict, *, finding_number: int | None = None
         to = payload.get("to") or {}
         answer = "mergeable" if to.get("mergeable") else ("not mergeable" if to.get("verified") else "not verified")
         return f"The merge gate{at}: {answer}. {payload.get('reason', '')}".strip()
+    if kind == ev.GATE_OVERRIDDEN and payload.get("override"):
+        return f"The merge gate: {v.override_sentence(payload['override'])}"
+    if kind == ev.GATE_OVERRIDE_REVOKED and payload.get("override"):
+        override = payload["override"]
+        by = payload.get("revoked_by") or actor
+        return (f"The override of the merge gate at {(override.get('commit') or '')[:8]} was revoked"
+                f"{f' by {by}' if by else ''}: {v.override_sentence(override)}")
     if kind in (ev.RUN_FAILED, ev.RUN_REAPED):
         what = "failed" if kind == ev.RUN_FAILED else "was reaped"
         return f"Verification run {payload.get('run')} {what}{at}: {payload.get('message', '')}".strip()
+    if kind in (ev.FOLLOW_UP_DUE_SOON, ev.FOLLOW_UP_OVERDUE) and payload.get("due_at"):
+        when = payload["due_at"][:10]
+        if kind == ev.FOLLOW_UP_OVERDUE:
+            return f"{who}'s follow-up is overdue: it was due on {when}."
+        return f"{who}'s follow-up is due soon: on {when}."
     if kind.startswith("follow_up."):
         state = v.follow_up_label(payload.get("state", ""))
         return f"{who}'s follow-up: {ev.event_kind_label(kind).lower()} ({state}){at}."

@@ -45,6 +45,7 @@ QUEUE_OF_TASK = {
     "findings.tasks.run_import": MAINTENANCE,
     "findings.tasks.reap_dead_runs": MAINTENANCE,
     "findings.tasks.move_expired_states": MAINTENANCE,
+    "findings.tasks.record_follow_ups_due": MAINTENANCE,
     "findings.tasks.track_open_pull_requests": MAINTENANCE,
     "findings.tasks.check_follow_ups_everywhere": MAINTENANCE,
     "notify.tasks.send_webhook": NOTIFY,

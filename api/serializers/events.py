@@ -16,6 +16,15 @@ class EventFindingSerializer(serializers.Serializer):
     possibly_regressed = serializers.BooleanField()
 
 
+class EventOverrideSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    by = serializers.CharField(help_text="Who overrode the gate (their user name); empty for an operator.")
+    reason = serializers.CharField(help_text="urgent_fix, accepted_risk, false_positive or other.")
+    note = serializers.CharField(help_text="Why, as the person wrote it.")
+    commit = serializers.CharField(help_text="The pinned commit it holds at (full SHA).")
+    at = serializers.DateTimeField()
+
+
 class EventPayloadSerializer(serializers.Serializer):
     """What changed. Every field is optional: each kind carries the ones that concern it."""
 
@@ -32,7 +41,13 @@ class EventPayloadSerializer(serializers.Serializer):
     follow_up = serializers.IntegerField(required=False, help_text="The follow-up (follow_up.*).")
     change = serializers.CharField(required=False)
     state = serializers.CharField(required=False, help_text="The follow-up's state after it.")
+    due_at = serializers.DateTimeField(required=False, help_text="The follow-up's due date (follow_up.due_soon, "
+                                       "follow_up.overdue).")
+    due_state = serializers.CharField(required=False, help_text="due_soon or overdue.")
     commit = serializers.CharField(required=False, allow_null=True)
+    override = EventOverrideSerializer(required=False, help_text="The override made or revoked (gate.overridden, "
+                                       "gate.override_revoked).")
+    revoked_by = serializers.CharField(required=False, help_text="Who revoked it (gate.override_revoked).")
 
     def get_fields(self):
         fields = super().get_fields()

@@ -81,13 +81,17 @@ class FindingSerializer(serializers.ModelSerializer):
         help_text="How it got its status: open, fixed, fixed_anyway (marked fixed while its evidence still "
         "held) or dismissed."
     )
+    verdict_reason = serializers.SerializerMethodField(
+        help_text="Why a verdict of error is one, when its check items say: waiting (for CI), not_run or flaky; "
+        "empty otherwise. Read from its pull request's stored state, as `verdict` is."
+    )
 
     class Meta:
         model = Finding
         fields = [
             "id", "url", "html_url", "repository", "pull_request", "pull_request_reference", "number", "kind",
-            "caught_by", "title", "summary", "path", "line", "status", "resolution", "verdict", "possibly_regressed",
-            "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
+            "caught_by", "title", "summary", "path", "line", "status", "resolution", "verdict", "verdict_reason",
+            "possibly_regressed", "resolved_by", "resolved_at", "resolved_commit", "created_at", "updated_at", "search",
         ]
 
     # What a list reads beside the finding's own columns, as values of the row rather than as
@@ -115,6 +119,7 @@ class FindingSerializer(serializers.ModelSerializer):
             finding.list_resolved_by, finding.list_resolved_commit,
             # From the pull request's stored state (`findings.state`), as every interface reads them.
             state.get("verdict"), state.get("resolution", str(finding.status)), bool(state.get("possibly_regressed")),
+            state.get("verdict_reason") or "",
         )
         row["search"] = self.get_search(finding)
         return row
@@ -122,7 +127,7 @@ class FindingSerializer(serializers.ModelSerializer):
     def list_rows(self, rows) -> list[dict]:
         """A page read as values (`findings.selectors.list_rows`), each row as `to_representation`
         writes a finding of the list."""
-        return [self._row(*row[:20]) for row in rows]
+        return [self._row(*row[:21]) for row in rows]
 
     def list_json(self, rows) -> str:
         """The same rows as `list_rows`, written as the JSON DRF's renderer makes of them (compact,
@@ -133,7 +138,7 @@ class FindingSerializer(serializers.ModelSerializer):
         written = []
         for (pk, pull_request_id, number, kind, caught_by, title, summary, path, line, status, resolved_at,
              created_at, updated_at, slug, pull_request_number, resolved_by, resolved_commit, verdict, resolution,
-             possibly_regressed, *_) in rows:
+             possibly_regressed, verdict_reason, *_) in rows:
             quoted = slugs.get(slug)
             if quoted is None:
                 quoted = slugs[slug] = iri_to_uri(slug)
@@ -147,6 +152,7 @@ class FindingSerializer(serializers.ModelSerializer):
                 f'"summary":{text(summary)},"path":{text(path)},"line":{"null" if line is None else line},'
                 f'"status":{text(status)},"resolution":{text(resolution)},'
                 f'"verdict":{"null" if verdict is None else text(verdict)},'
+                f'"verdict_reason":{text(verdict_reason or "")},'
                 f'"possibly_regressed":{"true" if possibly_regressed else "false"},'
                 f'"resolved_by":{"null" if resolved_by is None else text(resolved_by)},'
                 f'"resolved_at":{"null" if resolved_at is None else text(resolved_at)},'
@@ -157,7 +163,7 @@ class FindingSerializer(serializers.ModelSerializer):
 
     def _row(self, pk, pull_request_id, number, kind, caught_by, title, summary, path, line, status, resolved_at,
              created_at, updated_at, slug, pull_request_number, resolved_by, resolved_commit, verdict, resolution,
-             possibly_regressed) -> dict:
+             possibly_regressed, verdict_reason) -> dict:
         api_before, api_after, origin, slugs, moment = self._per_page
         quoted = slugs.get(slug)
         if quoted is None:
@@ -181,6 +187,7 @@ class FindingSerializer(serializers.ModelSerializer):
             "status": status,
             "resolution": resolution,
             "verdict": verdict,
+            "verdict_reason": verdict_reason or "",
             "possibly_regressed": possibly_regressed,
             "resolved_by": resolved_by,
             "resolved_at": moment(resolved_at),
@@ -213,6 +220,9 @@ class FindingSerializer(serializers.ModelSerializer):
 
     def get_resolution(self, finding) -> str:
         return finding_state(finding).get("resolution", str(finding.status))
+
+    def get_verdict_reason(self, finding) -> str:
+        return finding_state(finding).get("verdict_reason") or ""
 
     @extend_schema_field(SearchMatchSerializer(allow_null=True))
     def get_search(self, finding):
@@ -267,14 +277,10 @@ class FindingDetailSerializer(FindingSerializer):
     history_url = ApiUrlField("api:finding-history", lambda finding: {"pk": finding.pk})
     resolve_url = ApiUrlField("api:finding-resolve", lambda finding: {"pk": finding.pk})
     verifications_url = serializers.SerializerMethodField()
-    verdict_reason = serializers.SerializerMethodField(
-        help_text="Why a verdict of error is one, when its check items say: waiting (for CI), not_run or flaky; "
-        "empty otherwise. Read from its pull request's stored state, as `verdict` is."
-    )
 
     class Meta(FindingSerializer.Meta):
         fields = FindingSerializer.Meta.fields + [
-            "verdict_reason", "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
+            "body", "fix", "review_comment_url", "resolution_note", "evidence", "tags", "links", "related_url",
             "history_url", "resolve_url", "verifications_url",
         ]
 
@@ -283,9 +289,6 @@ class FindingDetailSerializer(FindingSerializer):
         links = sorted([*finding.links_out.all(), *finding.links_in.all()], key=lambda link: link.pk)
         return FindingLinkSerializer([finding_link_data(link, finding) for link in links], many=True,
                                      context=self.context).data
-
-    def get_verdict_reason(self, finding) -> str:
-        return finding_state(finding).get("verdict_reason") or ""
 
     def get_verifications_url(self, finding) -> str:
         return reverse("api:verification-list", request=self.context.get("request")) + f"?finding={finding.pk}"

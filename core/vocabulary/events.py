@@ -4,7 +4,7 @@ who caused one. An event is one difference between two stored states of a pull r
 
 A new kind is added here, with its label, and nowhere else: the model's choices, the API's schema,
 the subscription and webhook forms and the feeds all read `EVENT_KINDS`. A kind that a later
-change brings (a gate answer a person overrides, say) is one more line in each table below."""
+change brings is one more line in each table below."""
 
 FINDING_RECORDED = "finding.recorded"
 FINDING_REMOVED = "finding.removed"
@@ -13,12 +13,16 @@ FINDING_STATUS_CHANGED = "finding.status_changed"
 FINDING_REGRESSED = "finding.regressed"
 FINDING_REGRESSION_CLEARED = "finding.regression_cleared"
 GATE_CHANGED = "gate.changed"
+GATE_OVERRIDDEN = "gate.overridden"
+GATE_OVERRIDE_REVOKED = "gate.override_revoked"
 RUN_FAILED = "run.failed"
 RUN_REAPED = "run.reaped"
 FOLLOW_UP_OPENED = "follow_up.opened"
 FOLLOW_UP_VERIFIED_FIXED = "follow_up.verified_fixed"
 FOLLOW_UP_REGRESSED = "follow_up.regressed"
 FOLLOW_UP_CHANGED = "follow_up.changed"
+FOLLOW_UP_DUE_SOON = "follow_up.due_soon"
+FOLLOW_UP_OVERDUE = "follow_up.overdue"
 
 EVENT_KIND_LABELS = {
     FINDING_RECORDED: "Finding recorded",
@@ -28,17 +32,22 @@ EVENT_KIND_LABELS = {
     FINDING_REGRESSED: "Possibly regressed",
     FINDING_REGRESSION_CLEARED: "No longer looks regressed",
     GATE_CHANGED: "Merge gate changed",
+    GATE_OVERRIDDEN: "Merge gate overridden",
+    GATE_OVERRIDE_REVOKED: "Gate override revoked",
     RUN_FAILED: "Verification failed",
     RUN_REAPED: "Verification reaped",
     FOLLOW_UP_OPENED: "Follow-up opened",
     FOLLOW_UP_VERIFIED_FIXED: "Follow-up verified fixed",
     FOLLOW_UP_REGRESSED: "Follow-up regressed",
     FOLLOW_UP_CHANGED: "Follow-up changed",
+    FOLLOW_UP_DUE_SOON: "Follow-up due soon",
+    FOLLOW_UP_OVERDUE: "Follow-up overdue",
 }
 EVENT_KINDS = tuple(EVENT_KIND_LABELS)
 # The kinds a pull request's stored state is rebuilt from (`findings.state.timeline.replay`).
 STATE_EVENT_KINDS = (FINDING_RECORDED, FINDING_REMOVED, FINDING_VERDICT_CHANGED, FINDING_STATUS_CHANGED,
-                     FINDING_REGRESSED, FINDING_REGRESSION_CLEARED, GATE_CHANGED)
+                     FINDING_REGRESSED, FINDING_REGRESSION_CLEARED, GATE_CHANGED, GATE_OVERRIDDEN,
+                     GATE_OVERRIDE_REVOKED)
 
 # Who caused an event: a person (a status they set, a finding they recorded) or Recheck itself (a
 # verification's verdicts, the gate that follows from them, a run that failed).

@@ -70,6 +70,8 @@ class FindingListState(models.Model):
     verdict = models.CharField(max_length=15, blank=True, help_text="Empty while it has none.")
     resolution = models.CharField(max_length=15)
     possibly_regressed = models.BooleanField()
+    # Why an error verdict is one (waiting for CI, not run, flaky), as the finding's detail says.
+    verdict_reason = models.CharField(max_length=15, blank=True, default="")
 
     class Meta:
         constraints = [

@@ -18,11 +18,12 @@ from reviews.models import Commit, PullRequest, Repository
 # A row of `list_rows`, by position: id, pull_request_id, number, kind, caught_by, title, summary,
 # path, line, status, resolved_at, created_at, updated_at, the repository's slug, the pull
 # request's number, resolved_by's username, resolved_commit's SHA, then its state: verdict (None
-# while it has none), resolution, possibly_regressed; last, a value that is not None.
+# while it has none), resolution, possibly_regressed, verdict_reason ('' unless an error verdict's
+# items say why); last, a value that is not None.
 LIST_ROW_FIELDS = (
     "id", "pull_request_id", "number", "kind", "caught_by", "title", "summary", "path", "line", "status",
     "resolved_at", "created_at", "updated_at", "repository", "pull_request_number", "resolved_by",
-    "resolved_commit", "verdict", "resolution", "possibly_regressed",
+    "resolved_commit", "verdict", "resolution", "possibly_regressed", "verdict_reason",
 )
 
 
@@ -157,7 +158,7 @@ def list_rows(ids: list[int], *, read: list | None = None) -> list[tuple]:
         for pk, _ in missing:
             state, row = states[pk], rows[pk]
             rows[pk] = (*row[:17], state.get("verdict"), state.get("resolution", str(row[9])),
-                        bool(state.get("possibly_regressed")), True)
+                        bool(state.get("possibly_regressed")), state.get("verdict_reason") or "", True)
     return [rows[pk] for pk in ids if pk in rows]
 
 
@@ -189,7 +190,7 @@ def _rows_query(where: str, *, counted: str = "") -> str:
     return (
         f'SELECT {columns}, {moment("resolved_at")}, {moment("created_at")}, {moment("updated_at")}, '
         f'r."slug", pr."number", u.{username}, c."sha", NULLIF(l."verdict", \'\'), l."resolution", '
-        f'l."possibly_regressed", l."id"{", " + counted if counted else ""} '
+        f'l."possibly_regressed", l."verdict_reason", l."id"{", " + counted if counted else ""} '
         f'FROM {table[Finding]} f '
         f'INNER JOIN {table[PullRequest]} pr ON pr."id" = f."pull_request_id" '
         f'INNER JOIN {table[Repository]} r ON r."id" = pr."repository_id" '

@@ -23,6 +23,7 @@ def listed_rows(state_id: int, findings: dict) -> list[FindingListState]:
             state_id=state_id, finding_id=int(pk), shape=SHAPE, verdict=finding.get("verdict") or "",
             resolution=finding.get("resolution") or finding.get("status", ""),
             possibly_regressed=bool(finding.get("possibly_regressed")),
+            verdict_reason=finding.get("verdict_reason") or "",
         )
         for pk, finding in findings.items()
     ]
@@ -56,23 +57,25 @@ def listed_delete_older(pull_request_id: int, generation: int) -> None:
 def _insert_sql() -> str | None:
     """The INSERT of a stored state's list rows from its `findings` (each entry's verdict,
     resolution, or its status where it has none, and whether it is possibly regressed, as
-    `listed_rows` makes them), for the databases whose JSON functions it is written with."""
+    `listed_rows` makes them, and why an error verdict is one), for the databases whose JSON functions it is written with."""
     quote = connection.ops.quote_name
     listed, state = quote(FindingListState._meta.db_table), quote(PullRequestState._meta.db_table)
     into = (f'INSERT INTO {listed} ("state_id", "finding_id", "shape", "verdict", "resolution", '
-            f'"possibly_regressed") ')
+            f'"possibly_regressed", "verdict_reason") ')
     if connection.vendor == "sqlite":
         return into + (
             """SELECT s."id", CAST(j."key" AS INTEGER), %s, COALESCE(json_extract(j."value", '$.verdict'), ''), """
             """COALESCE(json_extract(j."value", '$.resolution'), json_extract(j."value", '$.status'), ''), """
-            """json_type(j."value", '$.possibly_regressed') = 'true' """
+            """json_type(j."value", '$.possibly_regressed') = 'true', """
+            """COALESCE(json_extract(j."value", '$.verdict_reason'), '') """
             f'FROM {state} s, json_each(s."findings") j WHERE s."id" = %s'
         )
     if connection.vendor == "postgresql":
         return into + (
             """SELECT s."id", CAST(j."key" AS BIGINT), %s, COALESCE(j."value" ->> 'verdict', ''), """
             """COALESCE(j."value" ->> 'resolution', j."value" ->> 'status', ''), """
-            """COALESCE(j."value" -> 'possibly_regressed' = 'true'::jsonb, false) """
+            """COALESCE(j."value" -> 'possibly_regressed' = 'true'::jsonb, false), """
+            """COALESCE(j."value" ->> 'verdict_reason', '') """
             f'FROM {state} s CROSS JOIN LATERAL jsonb_each(s."findings") j WHERE s."id" = %s'
         )
     return None

@@ -2,7 +2,8 @@
 up to and the one being stored becomes events, in the transaction that stores it.
 
 `snapshot` keeps what an event speaks of (each finding's number, kind, status and how it got it,
-verdict, possibly regressed; the gate at the head); `diff` turns two snapshots into events, plain
+verdict, possibly regressed; the gate at the head; the overrides of the gate at the PR's pinned
+commits, so that one made or revoked is an event of its own); `diff` turns two snapshots into events, plain
 Python over plain values; `replay` applies events to a snapshot, so that a test can show that the
 events since the first state, replayed over it, give the current one. `timeline_record` does it
 under a lock on the pull request's `TimelineMark`: two readers storing states of one PR take
@@ -13,11 +14,12 @@ import copy
 from django.db.models import Max
 
 from core.vocabulary import events as ev
-from findings.models import FindingEvent, ReviewEvent, TimelineMark
+from findings.models import FindingEvent, GateOverride, ReviewEvent, TimelineMark
 from findings.signals import events_recorded
 from reviews.models import PullRequest
 
-EMPTY = {"findings": {}, "latest_sha": None, "head_sha": None, "gate": None}
+EMPTY = {"findings": {}, "latest_sha": None, "head_sha": None, "gate": None, "overrides": {}}
+OVERRIDE_FIELDS = ("by", "reason", "note", "commit", "at")
 FINDING_FIELDS = ("number", "kind", "status", "resolution", "verdict", "possibly_regressed")
 
 
@@ -31,6 +33,9 @@ def snapshot(state: dict) -> dict:
         "latest_sha": state.get("latest_sha"),
         "head_sha": head,
         "gate": {"mergeable": gate["mergeable"], "verified": gate["verified"]} if gate else None,
+        # Each override of the gate in force, by its id: the gates of the pinned commits say them.
+        "overrides": {str(answer["overridden"]["id"]): {name: answer["overridden"][name] for name in OVERRIDE_FIELDS}
+                      for answer in state.get("gates", {}).values() if answer.get("overridden")},
     }
 
 
@@ -81,6 +86,25 @@ def diff(old: dict, new: dict, *, gate_reason: str = "") -> list[dict]:
                         "payload": {"from": old.get("gate"), "to": new["gate"], "reason": gate_reason,
                                     "head_sha": new.get("head_sha"), "latest_sha": new.get("latest_sha")},
                         "key": ev.GATE_CHANGED})
+    changes += _override_changes(old, new)
+    return changes
+
+
+def _override_changes(old: dict, new: dict) -> list[dict]:
+    """An override made or no longer in force (revoked) between `old` and `new`, with its who,
+    reason, note and commit. A snapshot stored before overrides were on the timeline has none to
+    compare with: it is their baseline, as an older review's first state is its findings'."""
+    if "overrides" not in old:
+        return []
+    before, after = old["overrides"], new.get("overrides", {})
+    changes = []
+    for kind, ids, side in ((ev.GATE_OVERRIDDEN, set(after) - set(before), after),
+                            (ev.GATE_OVERRIDE_REVOKED, set(before) - set(after), before)):
+        for pk in sorted(ids, key=int):
+            override = {"id": int(pk), **side[pk]}
+            changes.append({"kind": kind, "finding_id": None, "finding_number": None, "sha": override["commit"] or "",
+                            "payload": {"override": override, "commit": override["commit"]},
+                            "key": f"{kind}:{pk}"})
     return changes
 
 
@@ -97,13 +121,18 @@ def replay(start: dict, events) -> dict:
             current["findings"][str(finding.pop("id"))] = finding
         elif kind == ev.GATE_CHANGED:
             current["gate"] = payload["to"]
+        elif kind == ev.GATE_OVERRIDDEN:
+            override = dict(payload["override"])
+            current.setdefault("overrides", {})[str(override.pop("id"))] = override
+        elif kind == ev.GATE_OVERRIDE_REVOKED:
+            current.setdefault("overrides", {}).pop(str(payload["override"]["id"]), None)
     return replayed(current)
 
 
 def replayed(snapshot_: dict) -> dict:
-    """What events carry of a snapshot (each finding, the gate's answer at the head): which commit
-    is the head is said by the events' `sha`, not replayed."""
-    return {"findings": snapshot_["findings"], "gate": snapshot_["gate"]}
+    """What events carry of a snapshot (each finding, the gate's answer at the head, the overrides
+    in force): which commit is the head is said by the events' `sha`, not replayed."""
+    return {"findings": snapshot_["findings"], "gate": snapshot_["gate"], "overrides": snapshot_.get("overrides", {})}
 
 
 def timeline_record(*, pull_request_id: int, repository_id: int, generation: int, state: dict) -> list[ReviewEvent]:
@@ -124,15 +153,24 @@ def timeline_record(*, pull_request_id: int, repository_id: int, generation: int
         return []  # nothing changed, or the baseline of a review older than the timeline
     decided = _who_decided({change["finding_id"] for change in changes
                             if change["kind"] in (ev.FINDING_STATUS_CHANGED, ev.FINDING_RECORDED)})
+    overriders = _who_overrode({change["payload"]["override"]["id"] for change in changes
+                                if change["kind"] in OVERRIDE_KINDS})
     rows = []
     for change in changes:
         actor_id, note, source = None, "", ""
+        if change["kind"] in OVERRIDE_KINDS:
+            by_id, revoked_by_id, revoked_by = overriders.get(change["payload"]["override"]["id"], (None, None, ""))
+            actor_id = by_id if change["kind"] == ev.GATE_OVERRIDDEN else revoked_by_id
+            if change["kind"] == ev.GATE_OVERRIDE_REVOKED:
+                change["payload"]["revoked_by"] = revoked_by
         if change["kind"] == ev.FINDING_STATUS_CHANGED or change["kind"] == ev.FINDING_RECORDED:
             actor_id, note, source, sha = decided.get((change["finding_id"], change["kind"]), (None, "", "", ""))
             if change["kind"] == ev.FINDING_STATUS_CHANGED:
                 change["payload"].update({"note": note, "source": source})
                 change["sha"] = sha or change["sha"]
-        person = actor_id is not None or source in ("site", "api", "admin", "import", "command")
+        # An override is made and revoked by a person (or an operator, who has no account).
+        person = actor_id is not None or source in ("site", "api", "admin", "import", "command") \
+            or change["kind"] in OVERRIDE_KINDS
         # Unique in the repository: a finding is recorded on a PR once; the rest once per state.
         key = f"pr{pull_request_id}:{change['key']}" if change["kind"] in (ev.FINDING_RECORDED, ev.FINDING_REMOVED) \
             else f"pr{pull_request_id}:{generation}:{change['key']}"
@@ -145,6 +183,17 @@ def timeline_record(*, pull_request_id: int, repository_id: int, generation: int
     created = ReviewEvent.objects.bulk_create(rows)
     events_recorded.send(sender=ReviewEvent, events=created)
     return created
+
+
+OVERRIDE_KINDS = (ev.GATE_OVERRIDDEN, ev.GATE_OVERRIDE_REVOKED)
+
+
+def _who_overrode(override_ids: set) -> dict:
+    """Override id -> (who made it, who revoked it, their name): the account each event names."""
+    if not override_ids:
+        return {}
+    return {pk: (by_id, revoked_by_id, label) for pk, by_id, revoked_by_id, label in GateOverride.objects.filter(
+        pk__in=override_ids).values_list("pk", "by_id", "revoked_by_id", "revoked_by_label")}
 
 
 def _who_decided(finding_ids: set) -> dict:

@@ -143,6 +143,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "findings.tasks.move_expired_states",
         "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
     },
+    # A follow-up that fell due soon or overdue (time alone moves it) is an event within this interval.
+    "record-follow-ups-due": {
+        "task": "findings.tasks.record_follow_ups_due",
+        "schedule": float(RECHECK_REAP_INTERVAL_SECONDS),
+    },
     # The GitHub calls whose time has come, however long their backoff (a countdown longer than
     # the visibility timeout would be handed out twice by Redis, so long waits are left to beat).
     "send-due-github-calls": {

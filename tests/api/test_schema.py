@@ -32,6 +32,13 @@ def test_the_schema_is_served_as_json_too(anonymous_reader, db):
     paths = response.json()["paths"]
     assert "/api/repos/{owner}/{name}/pulls/{number}/gate" in paths
     assert {"400", "401", "404"} <= set(paths["/api/findings/"]["get"]["responses"])
+    # A list's rows say why an error verdict is one, as the detail does: one component for both.
+    components = response.json()["components"]["schemas"]
+    assert "verdict_reason" in components["Finding"]["properties"]
+    assert "verdict_reason" in components["Finding"]["required"]
+    listed = paths["/api/findings/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    page = components[listed["$ref"].rsplit("/", 1)[1]]
+    assert page["properties"]["results"]["items"]["$ref"] == "#/components/schemas/Finding"
 
 
 @pytest.mark.parametrize(("url", "asset"), [

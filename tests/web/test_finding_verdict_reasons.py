@@ -92,3 +92,21 @@ def test_a_thread_s_reply_says_why_a_finding_could_not_be_checked():
     assert vocabulary.thread_verdict_sentence(verdict="error", short_sha="abc1234", reason="waiting") == (
         "Waiting for CI at abc1234")
     assert vocabulary.thread_verdict_sentence(verdict="error", short_sha="abc1234") == "Check failed at abc1234"
+
+
+def test_the_api_s_finding_lists_give_the_reason_the_detail_gives(history, pull_request):  # noqa: F811
+    verify(pull_request, history.partly)
+    client = APIClient()
+    client.force_authenticate(superuser("api-root"))
+    findings = list(pull_request.findings.order_by("number"))
+    detail = {finding.pk: client.get(f"/api/findings/{finding.pk}/").json()["verdict_reason"] for finding in findings}
+    assert list(detail.values()) == ["waiting"] * 3
+    # The list read with its SQL written out (every finding; by repository; by kind), and the one
+    # read by the ORM (a path prefix), whose rows the serializer writes by its own fast path.
+    prefix = findings[0].path[:1]
+    for query in ({}, {"repository": "acme/calc"}, {"kind": findings[0].kind}, {"path": prefix}):
+        listed = client.get("/api/findings/", {**query, "page_size": 50}).json()["results"]
+        wanted = [finding.pk for finding in findings
+                  if finding.kind == query.get("kind", finding.kind) and finding.path.startswith(prefix)]
+        assert wanted and {row["id"]: row["verdict_reason"] for row in listed} == {pk: detail[pk] for pk in wanted}, \
+            query
