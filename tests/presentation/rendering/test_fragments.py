@@ -52,9 +52,13 @@ def test_a_snippet_highlighted_by_one_process_is_read_by_another_from_the_shared
         assert highlighting.call_count == 1
 
 
-def test_with_the_cache_down_fragments_are_rendered(settings, caplog):
+def test_with_the_cache_down_fragments_are_rendered(settings):
+    from recheck.cache import _ASK_AGAIN_AT
+
     settings.CACHES = {"default": {"BACKEND": "recheck.cache.ForgivingRedisCache",
                                    "LOCATION": "redis://127.0.0.1:9/0"}}
     assert "<strong>write-up</strong>" in markdown.render_markdown(TEXT)
     assert "highlight" in highlight.highlight_snippet(CODE, path="a.py")
-    assert "cache unavailable" in caplog.text
+    # The cache was asked and found down (read from the cache's own record, not the log, which a
+    # worker started by an earlier test in this process may have reconfigured).
+    assert any("127.0.0.1:9" in where for where in _ASK_AGAIN_AT)

@@ -26,7 +26,7 @@ NOT_PAGES = {
     "latest_run", "verify", "companion_zip", "markdown_preview", "evidence_check", "evidence_new",
     "github_call_resend", "audit_entry_revert", "threads_sync", "thread_triage",
     "follow_up_decide", "since_last_visit", "pull_request_feed", "repository_feed", "mark_seen", "webhook_change",
-    "webhook_resend",
+    "webhook_resend", "gate_override", "gate_override_revoke", "repository_policy",
 }
 
 
@@ -56,7 +56,8 @@ def pages(sample) -> dict[str, tuple[str, str]]:
         "decisions": ("maintainer", "/decisions/"),
         "finding_decide": ("maintainer", f"{base}findings/{finding.number}/decide/"),
         "repository_decisions": ("maintainer", f"/{repository.slug}/decisions/"),
-        "repository": ("reader", f"/{repository.slug}/"),
+        # As its Admin: the merge policy's form is on it.
+        "repository": ("admin", f"/{repository.slug}/"),
         "file": ("reader", f"/{repository.slug}/files/{path}"),
         "threads": ("reviewer", base + "threads/"),
         "code_diff": ("reviewer", base + "diff/"),

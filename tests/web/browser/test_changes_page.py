@@ -60,6 +60,7 @@ def test_the_numbers_on_the_page_and_in_the_api_are_git_diff_numstats(live_serve
 def test_an_unreachable_repository_is_said_so_on_the_page(live_server, tmp_path):
     changed = changed_pull_request(tmp_path)
     shutil.rmtree(repository_mirror_dir(changed.pull_request.repository))
+    shutil.rmtree(changed.repo.path)  # nor can this host fetch it again
     with chromium() as browser:
         page = browser.new_page(viewport=DESKTOP)
         page.goto(live_server.url + changed.pull_request.get_absolute_url())

@@ -41,11 +41,11 @@ def test_a_reader_searches_then_follows_related_findings_to_the_file_and_reposit
 
         page.click(".eyebrow a")
         charts = page.locator("svg.chart")
-        assert charts.count() == 6  # five figures and the open follow-ups over time
-        # The open follow-ups come first (none: nothing merged); then the five figures.
+        assert charts.count() == 7  # five figures, and the open and the overdue follow-ups over time
+        # The open follow-ups come first (none: nothing merged), then the overdue ones; then the five figures.
         assert charts.first.locator("desc").text_content().startswith("0 open follow-ups now")
-        assert charts.nth(1).locator("desc").text_content() == "2 open blockers: under a week 2, 1–4 weeks 0, 1–3 months 0, over 3 months 0."
-        box = charts.nth(1).bounding_box()
+        assert charts.nth(2).locator("desc").text_content() == "2 open blockers: under a week 2, 1–4 weeks 0, 1–3 months 0, over 3 months 0."
+        box = charts.nth(2).bounding_box()
         assert box and box["width"] > 200
         shoot(page, "repository-page")
 
