@@ -203,7 +203,7 @@ def gate_body(answer: dict, *, findings_url: str) -> str:
 
     return json.dumps(
         {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
-         "overridden": answer.get("overridden"),
+         "overridden": answer.get("overridden"), "blocked_below": answer.get("blocked_below"),
          "open_blockers": entries(answer["open_blockers"]), "open_blockers_count": len(answer["open_blockers"]),
          "possibly_regressed": entries(answer["possibly_regressed"]),
          "possibly_regressed_count": len(answer["possibly_regressed"]),

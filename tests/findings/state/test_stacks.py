@@ -146,3 +146,32 @@ def test_a_stack_fifty_deep_is_read_to_its_bound_and_says_so(db):
     assert answer["blocked_below"] is None and f"deeper than {STACK_DEPTH}" in answer["reason"]
     assert gate(prs[STACK_DEPTH - 1])["blocked_below"] == 1
     assert len(stack_above([prs[0].pk])) == STACK_DEPTH
+
+
+def test_the_api_the_pages_and_recheck_gate_show_the_stack_with_each_gate(three):
+    """One answer: the API's `stack`, the overview and blockers pages, the gate's reason as
+    recheck-gate prints it, all from the stored state."""
+    from recheck_gate.cli import text_report
+    from tests import personas
+
+    bottom, middle, top = three
+    api = personas.api_client()
+    body = api.get("/api/repos/acme/stacked/pulls/2/").json()
+    assert (body["base_branch"], body["head_branch"]) == ("a", "b")
+    assert [(e["number"], e["gate"], e["mergeable"]) for e in body["stack"]["below"]] == [(1, "may merge", True)]
+    assert [(e["number"], e["gate"], e["blocked_below"]) for e in body["stack"]["above"]] == [(3, "may not merge", 2)]
+    assert api.get("/api/repos/acme/stacked/pulls/1/").json()["stack"]["above"][1]["number"] == 3
+    gate = api.get("/api/repos/acme/stacked/pulls/3/gate").json()
+    assert gate["mergeable"] is False and gate["reason"] == gate_of(top)["reason"]
+    assert text_report(gate).splitlines()[0].startswith("Stacked: blocked by #2 below")
+    for tab in ("", "blockers/"):
+        page = personas.site_client().get(f"{top.get_absolute_url()}{tab}").content.decode()
+        assert 'id="stack"' in page and 'href="' + middle.get_absolute_url() + '">#2</a>' in page
+        assert "may not merge</span> <span class=\"muted\">(below)" in page
+    lone = stacked(RepositoryFactory(slug="acme/alone"), 9, base="main", head="solo")
+    assert 'id="stack"' not in personas.site_client().get(lone.get_absolute_url()).content.decode()
+    assert personas.api_client().get("/api/repos/acme/alone/pulls/9/").json()["stack"] == {
+        "below": [], "above": [], "cut": ""}
+
+
+gate_of = gate
