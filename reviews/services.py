@@ -12,7 +12,7 @@ from django.utils import timezone
 from access.audit import audit_changes, audit_record, writes
 from core.errors import RecheckError, RepositoryError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, WorkerHost, is_full_sha, sha_validator
-from reviews.stack import stack_above, stack_above_branch
+from reviews.stack import stack_above_branch, stack_connected
 
 
 _REMOTE_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
@@ -77,9 +77,10 @@ def pull_requests_changed(*, pull_request_ids) -> None:
     signals). A PR whose changes are batched moves when its batch ends."""
     ids = set(pull_request_ids) - getattr(_batched, "ids", set())
     if ids:
-        # The PRs stacked on these read their gates (`findings.state`): their answers move with
-        # them. One more query when nothing is stacked on them.
-        ids |= set(stack_above(ids, open_only=False))
+        # The PRs stacked on these read their gates (`findings.state`), and the pages of those
+        # below list the ones above with their gates: the whole stack moves with them. One more
+        # query when they are in no stack.
+        ids |= set(stack_connected(ids))
         PullRequest.objects.filter(pk__in=ids).update(generation=F("generation") + 1)
 
 

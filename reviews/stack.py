@@ -79,6 +79,27 @@ def stack_above(pull_request_ids, *, open_only: bool = True) -> list[int]:
     return found
 
 
+def stack_connected(pull_request_ids) -> list[int]:
+    """Every pull request in a stack with any of `pull_request_ids`, above or below, any state,
+    not counting those given: one query a level, up to STACK_DEPTH levels. A change of one PR of a
+    stack moves them all: those above read its gate, and the pages of those below list the ones
+    above with their gates."""
+    seen = set(pull_request_ids)
+    level, found = set(seen), []
+    for _ in range(STACK_DEPTH):
+        if not level:
+            break
+        above = PullRequest.objects.filter(pk__in=level, repository_id=OuterRef("repository_id"),
+                                           head_branch=OuterRef("base_branch")).exclude(head_branch="")
+        below = PullRequest.objects.filter(pk__in=level, repository_id=OuterRef("repository_id"),
+                                           base_branch=OuterRef("head_branch")).exclude(base_branch="")
+        level = set(PullRequest.objects.filter(Exists(above) | Exists(below)).exclude(pk__in=seen)
+                    .values_list("pk", flat=True))
+        found += sorted(level)
+        seen |= level
+    return found
+
+
 def stack_above_branch(*, repository_id: int, head_branch: str) -> list[int]:
     """The pull requests stacked on a branch (those of a pull request just deleted, or whose head
     branch changed): every level, as `stack_above`."""

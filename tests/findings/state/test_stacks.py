@@ -10,6 +10,7 @@ from findings.services.resolution import finding_resolve
 from findings.state.stored import pull_request_state
 from reviews.models import PinnedCommit, PullRequest
 from reviews.stack import CYCLE, DEPTH, STACK_DEPTH, stack_above, stack_below
+from tests import personas
 from tests.factories import (
     CommitFactory,
     FindingFactory,
@@ -152,7 +153,7 @@ def test_the_api_the_pages_and_recheck_gate_show_the_stack_with_each_gate(three)
     """One answer: the API's `stack`, the overview and blockers pages, the gate's reason as
     recheck-gate prints it, all from the stored state."""
     from recheck_gate.cli import text_report
-    from tests import personas
+
 
     bottom, middle, top = three
     api = personas.api_client()
@@ -175,3 +176,17 @@ def test_the_api_the_pages_and_recheck_gate_show_the_stack_with_each_gate(three)
 
 
 gate_of = gate
+
+
+def test_a_change_anywhere_in_a_stack_moves_every_page_of_it(three):
+    """The pages of the PRs below list those above with their gates: a change of the top moves
+    the bottom's generation too (so a kept page of it is not served), and nothing outside the stack."""
+    bottom, middle, top = three
+    outside = stacked(bottom.repository, 9, base="main", head="elsewhere")
+    before = dict(PullRequest.objects.values_list("pk", "generation"))
+    override(top)
+    after = dict(PullRequest.objects.values_list("pk", "generation"))
+    assert all(after[pr.pk] > before[pr.pk] for pr in (bottom, middle, top))
+    assert after[outside.pk] == before[outside.pk]
+    page = personas.site_client().get(bottom.get_absolute_url()).content.decode()
+    assert "overridden</span> <span class=\"muted\">(above)" in page
