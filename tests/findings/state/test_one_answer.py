@@ -1,7 +1,6 @@
 """One answer everywhere: random histories of a review (imports, verifications at new commits
 where the evidence moved, was fixed or broke again, CI reports of a check item's check arriving
-before or after them, fixed, fixed anyway, dismissed, reopened, evidence edited, retargeted onto another pull request's
-branch and back, that pull request's own gate opening and closing), and after every
+before or after them, fixed, fixed anyway, dismissed, reopened, evidence edited), and after every
 step every interface reports what the pull request's stored state says, and the stored state is
 what a fresh derivation makes of the facts.
 
@@ -26,7 +25,7 @@ from core.errors import RecheckError
 from findings.exchange.bundle import bundle_export
 from findings.exchange.markdown import pull_request_markdown
 from findings.exchange.sarif import pull_request_sarif
-from findings.models import Finding, GateOverride, VerificationRun
+from findings.models import Finding, GateOverride
 from findings.services.authoring import finding_evidence_set
 from findings.services.policy import gate_override_create, gate_override_revoke, repository_policy_update
 from findings.services.reports import check_report_record
@@ -40,8 +39,7 @@ from presentation.companion import companion_pages_html
 from recheck_gate.cli import text_report
 from forge.content import ACTION_REQUIRED, FAILURE, SUCCESS, commit_report
 from reviews.models import Commit, PullRequest, Repository
-from reviews.services import pull_request_branches_record, pull_request_pin_commit
-from tests.factories import FindingFactory
+from reviews.services import pull_request_pin_commit
 from tests import personas
 from tests.gitrepo import GitRepoBuilder
 
@@ -195,34 +193,6 @@ class OneAnswer(RuleBasedStateMachine):
         override = GateOverride.objects.active().filter(pull_request=self.pull_request).last()
         if override is not None:
             gate_override_revoke(override=override, actor=self.actor)
-
-    def lower(self) -> PullRequest:
-        """#6, from the branch `lower` into main, verified at the reviewed commit, with one blocker
-        (no evidence): #7 sits on it while #7's base is `lower`."""
-        lower = PullRequest.objects.filter(repository=self.pull_request.repository, number=6).first()
-        if lower is None:
-            lower = PullRequest.objects.create(repository=self.pull_request.repository, number=6, title="Below",
-                                               base_branch="main", head_branch="lower")
-            commit = Commit.objects.get(repository=lower.repository, sha=self.repo.reviewed)
-            pull_request_pin_commit(pull_request=lower, commit=commit, role="head")
-            VerificationRun.objects.create(pull_request=lower, commit=commit, status=VerificationRun.Status.DONE)
-            FindingFactory(pull_request=lower, number=1, kind=Finding.Kind.BLOCKER, title="Below blocks")
-        return lower
-
-    @rule(on=st.booleans())
-    def stacked(self, on):
-        # #7 retargeted onto #6's branch, or back onto main.
-        self.lower()
-        pull_request_branches_record(pull_request=self.pull_request, base_branch="lower" if on else "main",
-                                     head_branch="loader")
-
-    @rule(blocks=st.booleans())
-    def lower_changed(self, blocks):
-        # #6's own gate opens (its blocker dismissed) or closes (reopened): #7's answer follows.
-        finding = self.lower().findings.get(number=1)
-        status = "open" if blocks else "dismissed"
-        if finding.status != status:
-            finding_resolve(finding=finding, status=status, actor=self.actor, source="site", note="Below.")
 
     @rule(end_line=st.sampled_from([10, 11]))
     def edit_evidence(self, end_line):
