@@ -17,7 +17,8 @@ from findings.models import (
     VerificationRun,
 )
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository
-from reviews.services import pull_request_changed
+from reviews.services import pull_request_changed, pull_requests_changed
+from reviews.stack import stack_above_branch
 
 
 def _finding_pull_request_id(finding_id: int) -> int | None:
@@ -63,7 +64,18 @@ def _finding_link_changed(sender, instance, **kwargs):
 @receiver(post_save, sender=PullRequest)
 def _pull_request_saved(sender, instance, created, **kwargs):
     if not created:
-        pull_request_changed(pull_request_id=instance.pk)
+        pull_request_changed(pull_request_id=instance.pk)  # and the PRs stacked on it
+    elif instance.head_branch:
+        # A new PR whose head branch is the base of others: they now sit on it.
+        pull_requests_changed(pull_request_ids=stack_above_branch(repository_id=instance.repository_id,
+                                                                  head_branch=instance.head_branch))
+
+
+@receiver(post_delete, sender=PullRequest)
+def _pull_request_deleted(sender, instance, **kwargs):
+    # The PRs stacked on it no longer are.
+    pull_requests_changed(pull_request_ids=stack_above_branch(repository_id=instance.repository_id,
+                                                              head_branch=instance.head_branch))
 
 
 @receiver([post_save, post_delete], sender=Commit)

@@ -13,6 +13,7 @@ from findings.models import Finding
 from presentation.rendering.markdown import has_diagram
 from presentation.rendering.pictures import GridCell, GridRow, grid_pictures
 from findings.selectors.findings import findings_of, pull_request_pins, pull_request_verifications
+from findings.selectors.stack import pull_request_stack
 from findings.state.stored import pull_request_state, pull_request_state_at
 from presentation import wording
 from presentation.change_chart import changes_view
@@ -140,6 +141,11 @@ class PullRequestPage:
         return {**answer, "short_sha": head[:8],
                 "override_sentence": vocabulary.override_sentence(overridden) if overridden else "",
                 "override_role": answer.get("policy", {}).get("override_role", "maintainer")}
+
+    @cached_property
+    def stack(self) -> dict:
+        """The stack the PR is part of (`findings.selectors.stack`): below and above, each with its gate."""
+        return pull_request_stack(self.pull_request)
 
     def count(self, kind: str, key: str = "total") -> int:
         """How many of the PR's findings of `kind` are `key` (total, open, fixed, dismissed,

@@ -177,6 +177,11 @@ class PullRequest(models.Model):
         "Commit", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         help_text="The commit the reviewer checked.",
     )
+    # The branches as the forge names them: a PR whose base branch is the head branch of another
+    # open PR of the repository is stacked on it (`reviews.stack`). Empty: not known. A fork's head
+    # is recorded as owner:branch, which no base branch of the repository can be.
+    base_branch = models.CharField(max_length=255, blank=True, help_text="The branch the PR merges into.")
+    head_branch = models.CharField(max_length=255, blank=True, help_text="The branch the PR merges from.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     generation = models.PositiveBigIntegerField(
@@ -192,6 +197,11 @@ class PullRequest(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["repository", "number"], name="pull_request_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="pull_request_number_positive"),
+        ]
+        # The stack is walked by branch: the PR below by its head, those above by their base.
+        indexes = [
+            models.Index(fields=["repository", "head_branch"], name="pull_request_head_branch"),
+            models.Index(fields=["repository", "base_branch"], name="pull_request_base_branch"),
         ]
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from access.audit import audit_changes, audit_record, writes
 from core.errors import RecheckError, RepositoryError
 from reviews.models import Commit, PinnedCommit, PullRequest, Repository, WorkerHost, is_full_sha, sha_validator
+from reviews.stack import stack_above_branch, stack_connected
 
 
 _REMOTE_HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
@@ -76,6 +77,10 @@ def pull_requests_changed(*, pull_request_ids) -> None:
     signals). A PR whose changes are batched moves when its batch ends."""
     ids = set(pull_request_ids) - getattr(_batched, "ids", set())
     if ids:
+        # The PRs stacked on these read their gates (`findings.state`), and the pages of those
+        # below list the ones above with their gates: the whole stack moves with them. One more
+        # query when they are in no stack.
+        ids |= set(stack_connected(ids))
         PullRequest.objects.filter(pk__in=ids).update(generation=F("generation") + 1)
 
 
@@ -160,7 +165,27 @@ def pull_request_state_record(*, pull_request: PullRequest, state: str) -> bool:
         raise RecheckError(f"Unknown state {state!r}: use one of {', '.join(PullRequest.State.values)}.")
     changed = PullRequest.objects.filter(pk=pull_request.pk).exclude(state=state).update(state=state)
     pull_request.state = state
+    if changed:
+        # Only an open PR holds others up: those stacked on it read their gates again.
+        pull_request_changed(pull_request_id=pull_request.pk)
     return bool(changed)
+
+
+def pull_request_branches_record(*, pull_request: PullRequest, base_branch: str, head_branch: str) -> bool:
+    """Record the branches the forge names for the PR (a retarget changes its base); returns
+    whether a known base branch changed. The PRs stacked on it, by its head branch before and after,
+    read their gates again."""
+    base_branch, head_branch = base_branch[:255], head_branch[:255]
+    before = PullRequest.objects.filter(pk=pull_request.pk).values_list("base_branch", "head_branch").first()
+    pull_request.base_branch, pull_request.head_branch = base_branch, head_branch
+    if before is None or before == (base_branch, head_branch):
+        return False
+    PullRequest.objects.filter(pk=pull_request.pk).update(base_branch=base_branch, head_branch=head_branch)
+    pull_requests_changed(pull_request_ids=[pull_request.pk, *stack_above_branch(
+        repository_id=pull_request.repository_id, head_branch=before[1])])
+    # A base recorded for the first time (a PR imported before its forge named its branches) is
+    # no retarget.
+    return bool(before[0]) and before[0] != base_branch
 
 
 def repository_publishing_update(

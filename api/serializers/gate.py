@@ -68,6 +68,10 @@ class GateSerializer(serializers.Serializer):
         "block. At most 50."
     )
     overdue_cleanups_count = serializers.IntegerField()
+    blocked_below = serializers.IntegerField(
+        allow_null=True, required=False,
+        help_text="In a stack: the number of the lowest pull request below this one that may not merge, which "
+        "keeps this one from merging; null when none does.")
     policy = GatePolicySerializer(help_text="The repository's merge policy this answer was derived with.")
     open_blockers_url = serializers.URLField(
         help_text="The findings list of every open blocker of the pull request, in cursor pages."

@@ -4,6 +4,7 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from api.serializers.fields import AbsoluteSiteUrlField, ApiUrlField
+from findings.selectors.stack import pull_request_stack
 from findings.state.stored import pull_request_state
 from reviews.models import PinnedCommit, PullRequest
 
@@ -87,13 +88,22 @@ class PullRequestDetailSerializer(PullRequestSerializer):
     findings_url = serializers.SerializerMethodField()
     gate_url = ApiUrlField("api:pull-request-gate", _pull_request_kwargs)
     verify_url = ApiUrlField("api:pull-request-verify", _pull_request_kwargs)
+    stack = serializers.SerializerMethodField(
+        help_text="The stack it is part of: the open pull requests below it (the one its base branch is the head "
+        "branch of, and so on down) and above it, nearest first, each with its gate at its head (`gate`: may merge, "
+        "may not merge, overridden; `blocked_below`: the number of the lowest PR below holding it up); `cut` says "
+        "why the reading stopped short (cycle, depth). Empty lists outside a stack."
+    )
 
     class Meta(PullRequestSerializer.Meta):
         fields = PullRequestSerializer.Meta.fields + [
             "before", "change", "status_note", "opening", "closing", "comments_left", "cleanups_not_recorded",
             "attestation", "attested_by", "attested_at", "attested_commit", "pins", "findings_url", "gate_url",
-            "verify_url",
+            "verify_url", "base_branch", "head_branch", "stack",
         ]
+
+    def get_stack(self, pull_request) -> dict:
+        return pull_request_stack(pull_request)
 
     def get_findings_url(self, pull_request) -> str:
         return reverse("api:finding-list", request=self.context.get("request")) + f"?pull_request={pull_request.pk}"

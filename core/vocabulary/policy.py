@@ -74,3 +74,16 @@ def due_label(state: str) -> str:
     if state not in DUE_LABELS:
         raise ValueError(f"No label for due state {state!r}.")
     return DUE_LABELS[state]
+
+
+# --- The gate's word -----------------------------------------------------------------------------
+
+GATE_MAY_MERGE, GATE_MAY_NOT_MERGE, GATE_OVERRIDDEN = "may merge", "may not merge", "overridden"
+
+
+def gate_word(gate: dict | None) -> str:
+    """The gate's answer in two or three words (a page's heading, a stack's entry): overridden, may
+    merge or may not merge; may not merge where there is no answer (no head pinned)."""
+    if gate and gate.get("overridden"):
+        return GATE_OVERRIDDEN
+    return GATE_MAY_MERGE if gate and gate.get("mergeable") else GATE_MAY_NOT_MERGE

@@ -44,6 +44,8 @@ def bundle_export(*, pull_request: PullRequest, reader=None) -> dict:
                 "before": pull_request.before,
                 "change": pull_request.change,
                 "status": pull_request.status_note,
+                "base_branch": pull_request.base_branch,
+                "head_branch": pull_request.head_branch,
                 "opening": pull_request.opening,
                 "closing": pull_request.closing,
                 "comments_left": pull_request.comments_left,

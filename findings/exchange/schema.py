@@ -130,6 +130,9 @@ class PullRequestSerializer(KnownKeysSerializer):
     before = serializers.CharField(required=False, allow_blank=True, allow_null=True)
     change = serializers.CharField(required=False, allow_blank=True, allow_null=True)
     status = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    # The branches it merges into and from: a base that is another open PR's head stacks it.
+    base_branch = serializers.CharField(max_length=255, required=False, allow_blank=True, allow_null=True)
+    head_branch = serializers.CharField(max_length=255, required=False, allow_blank=True, allow_null=True)
     # The review's own framing: its opening and closing text, the counts it gives.
     opening = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
     closing = serializers.CharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)

@@ -326,7 +326,7 @@ def review_import_check(*, data, actor) -> None:
 PULL_REQUEST_FIELDS = {
     "title": "title", "url": "url", "state": "state", "before": "before", "change": "change", "status": "status_note",
     "opening": "opening", "closing": "closing", "comments_left": "comments_left",
-    "cleanups_not_recorded": "cleanups_not_recorded",
+    "cleanups_not_recorded": "cleanups_not_recorded", "base_branch": "base_branch", "head_branch": "head_branch",
 }
 
 

@@ -20,6 +20,10 @@ The rules, as docs/using/verify.md states them:
   Mergeable is verified with no open blocker, unless the repository's policy says more blocks
   (possibly regressed blockers; cleanup follow-ups past their due date), or unless a person
   overrode the gate at that commit: then it is mergeable, and says who, why and when.
+- Stacked: while a pull request below this one (the one its base branch is the head of, and so
+  on down) is not mergeable at its head, this one is not either, and says it is blocked by the
+  lowest such PR below. A PR below whose gate is overridden at its head is mergeable, so what lies
+  under it blocks nothing above it; an override of this PR's gate overrides the stack too.
 - The answer changes with time alone only when an overdue follow-up blocks: the state says until
   when it holds (`valid_until`), and is derived again after."""
 from collections import Counter
@@ -35,7 +39,7 @@ FIXED_ANYWAY = v.FIXED_ANYWAY
 UNVERIFIED = "unverified"
 RUN_DONE, RUN_FAILED = "done", "failed"
 # Version of the stored shape: a row of another version is derived again, never read.
-SHAPE = 3
+SHAPE = 4
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,16 @@ class DueFacts:
     reference: str
     title: str
     due_at: datetime
+
+
+@dataclass(frozen=True)
+class BelowFacts:
+    """A pull request below this one in its stack: its own gate at its head (its findings and
+    policy, not its stack) and whether that gate is overridden there."""
+
+    number: int
+    own_mergeable: bool
+    overridden: bool
 
 
 @dataclass(frozen=True)
@@ -128,6 +142,10 @@ class Facts:
     policy: PolicyFacts = field(default_factory=PolicyFacts)
     overrides: list[OverrideFacts] = field(default_factory=list)
     due_cleanups: list[DueFacts] = field(default_factory=list)
+    # The stack below, nearest first, and why its reading stopped short of the bottom ("cycle",
+    # "depth"; "" when it did not): `reviews.stack`.
+    below: list[BelowFacts] = field(default_factory=list)
+    stack_cut: str = ""
     # The moment the facts were read: what is overdue is overdue at it.
     now: datetime | None = None
 
@@ -199,11 +217,17 @@ def gate_at(
     overdue = overdue_cleanups(facts)
     blocked_by_policy = bool((policy.possibly_regressed_block and regressed) or overdue)
     override = next((o for o in facts.overrides if o.commit_id == commit_id), None)
+    own = verified and not open_blockers and not blocked_by_policy
+    below = blocked_below(facts)
     answer = {
         "commit_id": commit_id,
         "sha": sha,
         "verified": verified,
-        "mergeable": (verified and not open_blockers and not blocked_by_policy) or override is not None,
+        "mergeable": (own and below is None) or override is not None,
+        # Mergeable by its own findings and policy, the stack aside (override aside too): what the
+        # PRs stacked on this one read of it.
+        "own_mergeable": own,
+        "blocked_below": below,
         "open_blockers": [[f.pk, f.number, f.title, verdict, reasons[f.pk]] for f, verdict in open_blockers],
         "possibly_regressed": [[f.pk, f.number, f.title, verdict] for f, verdict in regressed],
         "overdue_cleanups": [[due.reference, due.title, due.due_at.isoformat()] for due in overdue],
@@ -219,10 +243,37 @@ def gate_at(
         waiting=sum(1 for reason in reasons.values() if reason == v.CHECK_WAITING),
         regressed_block=policy.possibly_regressed_block, overdue=len(overdue),
     )
+    if below is not None:
+        reason = f"Stacked: blocked by #{below} below, which is not mergeable. {reason}"
+    reason += stack_cut_note(facts)
     if override is not None:
         reason = f"{v.override_sentence(answer['overridden'])} Without the override: {reason}"
     answer["reason"] = reason
     return answer
+
+
+def blocked_below(facts: Facts) -> int | None:
+    """The number of the lowest PR below this one whose gate keeps it from merging, or None. Read
+    from the bottom up: an overridden PR is mergeable whatever lies under it."""
+    blocker = None
+    for lower in reversed(facts.below):
+        if lower.overridden:
+            blocker = None
+        elif blocker is None and not lower.own_mergeable:
+            blocker = lower.number
+    return blocker
+
+
+def stack_cut_note(facts: Facts) -> str:
+    if facts.stack_cut == "cycle" and not facts.below:
+        return " This pull request's base branch is its own head branch: it is read as stacked on nothing."
+    if facts.stack_cut == "cycle":
+        return (f" The pull requests below form a cycle (based on one another): the stack is read up to "
+                f"#{facts.below[-1].number}, the last before one seen again.")
+    if facts.stack_cut == "depth":
+        return (f" The stack below is deeper than {len(facts.below)}: only the {len(facts.below)} nearest "
+                "pull requests below are counted.")
+    return ""
 
 
 def overdue_cleanups(facts: Facts) -> list[DueFacts]:

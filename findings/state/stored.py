@@ -26,6 +26,7 @@ from findings.models import (
 )
 from findings.state.derivation import (
     SHAPE,
+    BelowFacts,
     DueFacts,
     Facts,
     FindingFacts,
@@ -41,14 +42,16 @@ from findings.state.derivation import (
 from findings.state.listed import listed_delete_older, listed_store
 from findings.state.timeline import timeline_record
 from reviews.models import Commit, PinnedCommit, PullRequest
+from reviews.stack import stack_below
 
 logger = logging.getLogger(__name__)
 
 
-def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = None) -> Facts:
-    """Everything the state is derived from, in a fixed number of queries however many findings.
-    With `through_commit_id`, the pins stop at that commit's pin: the facts as they stood when it
-    was the PR's last pin (its statuses are today's)."""
+def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = None, stack: bool = True) -> Facts:
+    """Everything the state is derived from, in a fixed number of queries however many findings
+    (and two a PR below it in a stack). With `through_commit_id`, the pins stop at that commit's
+    pin: the facts as they stood when it was the PR's last pin (its statuses are today's). With
+    `stack=False`, the PRs below are not read: the PR's own gate, which those above it read."""
     findings = [
         FindingFacts(*row)
         for row in Finding.objects.filter(pull_request_id=pull_request_id)
@@ -81,7 +84,9 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
         .values_list("pk", "commit_id", "status", "created_at")
     ]
     facts = Facts(findings=findings, pins=pins, verifications=verifications, runs=runs, now=timezone.now())
-    policy_facts_load(facts, pull_request_id)
+    repository_id, base_branch = policy_facts_load(facts, pull_request_id)
+    if stack and base_branch:
+        stack_facts_load(facts, pull_request_id, repository_id=repository_id, base_branch=base_branch)
     evidence_of: dict[int, list[int]] = {}
     for evidence_id, finding_id in (
         Evidence.objects.filter(finding__pull_request_id=pull_request_id)
@@ -111,16 +116,39 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
     return facts
 
 
-def policy_facts_load(facts: Facts, pull_request_id: int) -> None:
+def stack_facts_load(facts: Facts, pull_request_id: int, *, repository_id: int, base_branch: str) -> None:
+    """The PRs below this one (`reviews.stack`), each with its own gate at its head: from its
+    stored state when that is current, else derived without its own stack (not stored). Never its
+    stacked gate: so a cycle reads each PR once, and what lies further down is read here, in order.
+    A change of a PR below moves this PR's generation (`reviews.services.pull_requests_changed`),
+    so what is read here is never stale in a stored state."""
+    below = stack_below(pull_request_id, repository_id=repository_id, base_branch=base_branch)
+    facts.stack_cut = below.cut
+    facts.below = [BelowFacts(number, *_own_head_gate(pk)) for pk, number in below.pull_requests]
+
+
+def _own_head_gate(pull_request_id: int) -> tuple[bool, bool]:
+    """(mergeable by its own gate, overridden) at the PR's head; a PR with no head is not mergeable."""
+    summary = (PullRequestState.objects.filter(pull_request_id=pull_request_id, generation=F("pull_request__generation"))
+               .values_list("summary", flat=True).first())
+    if summary is None or summary.get("shape") != SHAPE or _expired(summary):
+        summary = derive(pull_request_facts(pull_request_id, stack=False))
+    head = summary["gates"].get(summary["head_sha"]) if summary.get("head_sha") else None
+    if head is None:
+        return False, False
+    return bool(head.get("own_mergeable")), head.get("overridden") is not None
+
+
+def policy_facts_load(facts: Facts, pull_request_id: int) -> tuple[int | None, str]:
     """The repository's policy, the PR's overrides not revoked and, when the policy counts them,
     the repository's cleanup follow-ups still to do with a due date: read once each, so a policy
     changed meanwhile gives this derivation one policy or the other, never a part of each."""
     # The repository and its policy in one query (a left join: no policy row, the defaults).
     row = PullRequest.objects.filter(pk=pull_request_id).values_list(
-        "repository_id", "repository__policy__possibly_regressed_block", "repository__policy__overdue_cleanups_block",
-        "repository__policy__override_role").first()
+        "repository_id", "base_branch", "repository__policy__possibly_regressed_block",
+        "repository__policy__overdue_cleanups_block", "repository__policy__override_role").first()
     repository_id = row[0] if row else None
-    facts.policy = PolicyFacts(*row[1:]) if row and row[1] is not None else PolicyFacts()
+    facts.policy = PolicyFacts(*row[2:]) if row and row[2] is not None else PolicyFacts()
     facts.overrides = [
         OverrideFacts(pk, commit_id, sha, reason, note, by, at)
         for pk, commit_id, sha, reason, note, by, at in GateOverride.objects.active()
@@ -135,6 +163,7 @@ def policy_facts_load(facts: Facts, pull_request_id: int) -> None:
             .order_by("due_at", "id")
             .values_list("repository__slug", "pull_request__number", "finding__number", "finding__title", "due_at")
         ]
+    return repository_id, row[1] if row else ""
 
 
 def _unique_from(sha: str, repository_id: int) -> int:
@@ -174,7 +203,7 @@ def gate_body(answer: dict, *, findings_url: str) -> str:
 
     return json.dumps(
         {"mergeable": answer["mergeable"], "verified": answer["verified"], "reason": answer["reason"],
-         "overridden": answer.get("overridden"),
+         "overridden": answer.get("overridden"), "blocked_below": answer.get("blocked_below"),
          "open_blockers": entries(answer["open_blockers"]), "open_blockers_count": len(answer["open_blockers"]),
          "possibly_regressed": entries(answer["possibly_regressed"]),
          "possibly_regressed_count": len(answer["possibly_regressed"]),

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from core.documents import DocumentError, load_json
 from findings.models import WebhookDelivery
+from findings.services.runs import verification_run_request
 from findings.services.tracking import pull_request_record_head
 from core.errors import RecheckError
 from core.forges import GITHUB
@@ -33,7 +34,7 @@ from forge.interface import DeliveryOutcome, WebhookPayloadError, delivery_acted
 from forge.github.reports import check_run_completed_handle, status_handle
 from forge.github.review_events import THREAD_ACTIONS, THREAD_EVENTS, review_thread_event_handle
 from reviews.models import PullRequest
-from reviews.services import pull_request_state_record
+from reviews.services import pull_request_branches_record, pull_request_state_record
 
 HEAD_MOVING_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
 SIGNATURE_PREFIX = "sha256="
@@ -174,13 +175,32 @@ def _dispatch(event: str, payload: dict) -> EventOutcome:
     return installation_handle(event=event, payload=payload)
 
 
+def _branches_record(pull_request: PullRequest, payload: dict) -> bool:
+    """The PR's base and head branches as the delivery names them (a fork's head as owner:branch,
+    which no branch of the repository can be a base of); whether its base changed."""
+    subject = payload.get("pull_request") or {}
+    base, head = subject.get("base") or {}, subject.get("head") or {}
+    if not isinstance(base.get("ref"), str) or not isinstance(head.get("ref"), str):
+        return False
+    fork = ((head.get("repo") or {}).get("full_name") or "") != ((base.get("repo") or {}).get("full_name") or "")
+    head_branch = str(head.get("label") or head["ref"]) if fork else head["ref"]
+    return pull_request_branches_record(pull_request=pull_request, base_branch=base["ref"], head_branch=head_branch)
+
+
 def _pull_request_delivery(payload: dict, action: str, slug: str, number: int, head_sha: str):
+    pull_request = _tracked_pull_request(slug, number)
+    retargeted = pull_request is not None and _branches_record(pull_request, payload)
     if action == "closed":
         try:
             return pull_request_closed_handle(payload=payload).message, None
         except EventPayloadError as error:
             raise WebhookPayloadError(str(error)) from None
-    pull_request = _tracked_pull_request(slug, number)
+    if action == "edited" and pull_request is not None and (retargeted or "base" in (payload.get("changes") or {})):
+        # A new base: the stack is read again (the branches recorded above moved the generations),
+        # and the head verified again as a push would, every finding kept on its code.
+        run = verification_run_request(pull_request=pull_request, commit_sha=head_sha, commit_known=True)
+        return (f"Retargeted {pull_request.reference} onto {pull_request.base_branch}: verifying "
+                f"{head_sha[:8]} again (run {run.pk})."), run if run.created else None
     if action not in HEAD_MOVING_ACTIONS:
         return f"Ignored: action {action!r} does not move the head.", None
     if pull_request is None:

@@ -31,11 +31,12 @@ from core.errors import RecheckError
 from core.forges import GITLAB
 from findings.enqueue import enqueue, tasks_run_in_process
 from findings.models import WebhookDelivery
+from findings.services.runs import verification_run_request
 from findings.services.tracking import pull_request_record_head
 from forge.gitlab.reports import job_record, pipeline_jobs_record
 from forge.interface import DeliveryOutcome, WebhookPayloadError, WebhookRefused, delivery_acted_on_once
 from reviews.models import PullRequest, Repository
-from reviews.services import pull_request_state_record
+from reviews.services import pull_request_branches_record, pull_request_state_record
 
 logger = logging.getLogger(__name__)
 
@@ -165,6 +166,16 @@ def _tracked_repository(project_id: int, path: str) -> tuple[Repository | None, 
     return repository, repository.slug.lower() != path.lower()
 
 
+def _branches_record(pull_request: PullRequest, attributes: dict, *, fork: bool) -> bool:
+    """The MR's target and source branches as the hook names them (a fork's source as
+    project:branch, which no branch of the project can be a target of); whether the target changed."""
+    target, source = attributes.get("target_branch"), attributes.get("source_branch")
+    if not isinstance(target, str) or not isinstance(source, str):
+        return False
+    head = f"{attributes.get('source_project_id')}:{source}" if fork else source
+    return pull_request_branches_record(pull_request=pull_request, base_branch=target, head_branch=head)
+
+
 def _merge_request(repository: Repository, action: str, payload: dict):
     attributes = payload["object_attributes"]
     try:
@@ -177,11 +188,22 @@ def _merge_request(repository: Repository, action: str, payload: dict):
     reference = f"{repository.slug}!{iid}"
     if pull_request is None:
         return f"Ignored: {reference} is not tracked here.", None
+    fork = attributes.get("source_project_id") not in (None, attributes.get("target_project_id"))
+    retargeted = _branches_record(pull_request, attributes, fork=fork)
     if action in ("merge", "close"):
         state = PullRequest.State.MERGED if action == "merge" else PullRequest.State.CLOSED
         pull_request_state_record(pull_request=pull_request, state=state)
         return f"Recorded {reference} as {state}.", None
     moves_head = action in ("open", "reopen") or (action == "update" and attributes.get("oldrev"))
+    if action == "update" and not moves_head and (retargeted or "target_branch" in (payload.get("changes") or {})):
+        # A new target branch: the stack is read again (recording it moved the generations), and
+        # the head verified again as a push would, every finding kept on its code.
+        head_sha = str((attributes.get("last_commit") or {}).get("id") or "")
+        if not head_sha:
+            raise WebhookPayloadError("A Merge Request Hook payload needs object_attributes.last_commit.id.")
+        run = verification_run_request(pull_request=pull_request, commit_sha=head_sha, commit_known=True)
+        return (f"Retargeted {reference} onto {pull_request.base_branch}: verifying {head_sha[:8]} again "
+                f"(run {run.pk})."), run if run.created else None
     if not moves_head:
         return f"Ignored: action {action!r} does not move the head of {reference}.", None
     try:
@@ -190,7 +212,6 @@ def _merge_request(repository: Repository, action: str, payload: dict):
         raise WebhookPayloadError("A Merge Request Hook payload needs object_attributes.last_commit.id.") from None
     if action == "reopen":
         pull_request_state_record(pull_request=pull_request, state=PullRequest.State.OPEN)
-    fork = attributes.get("source_project_id") not in (None, attributes.get("target_project_id"))
     note = f"pushed ({action}{', from a fork' if fork else ''})"
     try:
         recorded = pull_request_record_head(pull_request=pull_request, sha=head_sha, note=note)

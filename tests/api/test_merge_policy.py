@@ -184,9 +184,10 @@ def test_a_policy_changed_while_the_state_is_derived_gives_one_policy_or_the_oth
 
     def change_meanwhile(facts, pull_request_id):
         # The policy is read once, then changed (and committed) while the rest is derived.
-        loaded(facts, pull_request_id)
+        read = loaded(facts, pull_request_id)
         if not RepositoryPolicy.objects.exists():
             repository_policy_update(repository=review.repository, actor=admin, possibly_regressed_block=True)
+        return read
 
     monkeypatch.setattr(stored, "policy_facts_load", change_meanwhile)
     answer = stored.pull_request_state_derive(pull_request_id=review.pull_request.pk)
