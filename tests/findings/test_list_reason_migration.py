@@ -7,8 +7,8 @@ from django.db.migrations.executor import MigrationExecutor
 # Migrating inside a test transaction is not possible on SQLite.
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("findings", "0028_follow_up_due_event_kinds")]
-AFTER = [("findings", "0029_list_rows_verdict_reason")]
+BEFORE = [("findings", "0028_follow_up_due_event_kinds"), ("reviews", "0008_worker_hosts")]
+AFTER = [("findings", "0029_list_rows_verdict_reason"), ("reviews", "0008_worker_hosts")]
 
 
 def test_the_rows_stored_before_get_their_state_s_reason():
