@@ -3,11 +3,12 @@ site by scripts/serve): the timelines that moved and nobody read, the follow-ups
 soon or overdue, the webhooks and the emails as they fall due."""
 import logging
 import threading
-import time
 
 from django.conf import settings
+from django.db import connections
 from django.utils import timezone
 
+from core.rounds import rounds_run_until_stopped
 from findings.selectors.timeline import timelines_catch_up
 from findings.services.follow_ups.due import follow_ups_due_record
 from notify.mail.sending import mails_send_due
@@ -21,25 +22,16 @@ def notifications_send_forever(*, stop: threading.Event, poll: float | None = No
     """The sender of a process without a worker (`manage.py send_notifications`): catch up the
     timelines that moved, send what is due, sleep until the next is due or new messages are written
     in this process, or `poll` seconds pass; until `stop` is set."""
-    poll = float(settings.RECHECK_NOTIFY_BATCH_SECONDS if poll is None else poll)
-    while not stop.is_set():
-        wait = poll
-        try:
-            sender_event.clear()
-            timelines_catch_up()
-            follow_ups_due_record()
-            webhooks_send_due()
-            mails_send_due()
-            next_due = webhooks_next_due()
-            if next_due is not None:
-                wait = min(poll, max(0.0, (next_due - timezone.now()).total_seconds()))
-        except Exception:
-            logger.exception("Sending the due notifications failed; trying again in %.1f s", poll)
-        finally:
-            from django.db import connections
+    rounds_run_until_stopped(
+        stop=stop, wake=sender_event, poll=float(settings.RECHECK_NOTIFY_BATCH_SECONDS if poll is None else poll),
+        round_run=_round, after_round=connections.close_all, what="Sending the due notifications", logger=logger,
+    )
 
-            connections.close_all()
-        deadline = time.monotonic() + wait
-        while not stop.is_set() and (left := deadline - time.monotonic()) > 0:
-            if sender_event.wait(min(left, 0.25)):
-                break
+
+def _round() -> float | None:
+    timelines_catch_up()
+    follow_ups_due_record()
+    webhooks_send_due()
+    mails_send_due()
+    next_due = webhooks_next_due()
+    return None if next_due is None else (next_due - timezone.now()).total_seconds()

@@ -15,14 +15,14 @@ Before a call goes out, the forge's budget for the whole installation is asked
 its attempt not counted."""
 import logging
 import threading
-import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.rounds import rounds_run_until_stopped
 from findings.models import VerificationRun
 from forge.outbox.budget import BudgetUnavailable, forge_budget
 from forge.outbox.failures import Failure, retry_delay
@@ -139,26 +139,17 @@ def forge_calls_send_forever(*, stop: threading.Event, poll: float | None = None
     """The sender of a process without a worker: send what is due, then sleep until the next
     call falls due, new calls are written in this process, or `poll` seconds pass (calls written
     by other processes), until `stop` is set. Errors are logged and the loop goes on."""
-    poll = float(settings.RECHECK_GITHUB_SEND_INTERVAL_SECONDS if poll is None else poll)
-    while not stop.is_set():
-        wait = poll
-        try:
-            sender_event.clear()
-            forge_calls_send_due()
-            next_due = forge_calls_next_due()
-            if next_due is not None:
-                wait = min(poll, max(0.0, (next_due - timezone.now()).total_seconds()))
-        except Exception:
-            logger.exception("Sending the due forge calls failed; trying again in %.1f s", poll)
-        finally:
-            from django.db import connections
+    rounds_run_until_stopped(
+        stop=stop, wake=sender_event,
+        poll=float(settings.RECHECK_GITHUB_SEND_INTERVAL_SECONDS if poll is None else poll),
+        round_run=_round, after_round=connections.close_all, what="Sending the due forge calls", logger=logger,
+    )
 
-            connections.close_all()
-        # In slices, so a stop (a signal handled between them) is seen at once.
-        deadline = time.monotonic() + wait
-        while not stop.is_set() and (left := deadline - time.monotonic()) > 0:
-            if sender_event.wait(min(left, 0.25)):
-                break
+
+def _round() -> float | None:
+    forge_calls_send_due()
+    next_due = forge_calls_next_due()
+    return None if next_due is None else (next_due - timezone.now()).total_seconds()
 
 
 def _prepare(call: ForgeCall) -> None:
