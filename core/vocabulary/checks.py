@@ -1,5 +1,6 @@
 """A CI check's reports at a commit, what a check item's reports say, and how a check item is
 described in a line."""
+from core.vocabulary.words import labelled
 from core.vocabulary.places import location
 from core.vocabulary.verdicts import ERROR, NOT_VERIFIED_LABEL, verdict_label, verdict_phrase
 
@@ -123,20 +124,16 @@ def finding_verdict_phrase(verdict: str | None, reason: str = "") -> str:
     return VERDICT_REASON_PHRASES[reason] if verdict == ERROR and reason in VERDICT_REASONS else verdict_phrase(verdict)
 
 
-def check_outcome_label(outcome: str | None) -> str:
-    return CHECK_OUTCOME_LABELS.get(outcome or "", NOT_VERIFIED_LABEL)
+check_outcome_label = labelled(CHECK_OUTCOME_LABELS, otherwise=NOT_VERIFIED_LABEL)
 
 
-def named_outcome_label(outcome: str | None) -> str:
-    return NAMED_OUTCOME_LABELS.get(outcome or "", str(outcome or "").replace("_", " ").capitalize())
+named_outcome_label = labelled(NAMED_OUTCOME_LABELS)
 
 
-def conclusion_label(conclusion: str | None) -> str:
-    return CONCLUSION_LABELS.get(conclusion or "", str(conclusion or "").replace("_", " ").capitalize())
+conclusion_label = labelled(CONCLUSION_LABELS)
 
 
-def test_outcome_label(outcome: str | None) -> str:
-    return TEST_OUTCOME_LABELS.get(outcome or "", str(outcome or "").capitalize())
+test_outcome_label = labelled(TEST_OUTCOME_LABELS)
 
 
 # --- A CI check named by evidence --------------------------------------------------------------

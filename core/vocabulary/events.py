@@ -5,6 +5,7 @@ who caused one. An event is one difference between two stored states of a pull r
 A new kind is added here, with its label, and nowhere else: the model's choices, the API's schema,
 the subscription and webhook forms and the feeds all read `EVENT_KINDS`. A kind that a later
 change brings is one more line in each table below."""
+from core.vocabulary.words import humanised, labelled
 
 FINDING_RECORDED = "finding.recorded"
 FINDING_REMOVED = "finding.removed"
@@ -56,9 +57,7 @@ CAUSE_RECHECK = "recheck"
 CAUSE_LABELS = {CAUSE_PERSON: "A person", CAUSE_RECHECK: "Recheck"}
 
 
-def event_kind_label(kind: str) -> str:
-    return EVENT_KIND_LABELS.get(kind, str(kind or "").replace("_", " ").replace(".", ": ").capitalize())
+event_kind_label = labelled(EVENT_KIND_LABELS, otherwise=lambda kind: humanised(kind.replace(".", ": ")))
 
 
-def cause_label(cause: str) -> str:
-    return CAUSE_LABELS.get(cause, str(cause or "").capitalize())
+cause_label = labelled(CAUSE_LABELS)

@@ -1,6 +1,7 @@
 """A repository's merge policy: who may override the gate, the reasons an override gives, and
 when something that can wait is due (due soon, overdue). Plain values, read by the models'
 choices, the derivation of a pull request's state, the site, the API and `recheck-gate`'s server."""
+from core.vocabulary.words import STRICT, labelled
 from datetime import datetime, timedelta
 
 # --- Overrides ---------------------------------------------------------------------------------
@@ -24,10 +25,7 @@ OVERRIDE_ROLE_LABELS = {"maintainer": "Maintainer", "admin": "Admin"}
 OVERRIDE_ROLES = tuple(OVERRIDE_ROLE_LABELS)
 
 
-def override_reason_label(reason: str | None) -> str:
-    if reason not in OVERRIDE_REASON_LABELS:
-        raise ValueError(f"No label for override reason {reason!r}.")
-    return OVERRIDE_REASON_LABELS[reason]
+override_reason_label = labelled(OVERRIDE_REASON_LABELS, otherwise=STRICT, name="override reason")
 
 
 def override_sentence(overridden: dict) -> str:
@@ -70,10 +68,7 @@ def due_state(due_at: datetime | None, now: datetime, *, done: bool = False) -> 
     return DUE_LATER
 
 
-def due_label(state: str) -> str:
-    if state not in DUE_LABELS:
-        raise ValueError(f"No label for due state {state!r}.")
-    return DUE_LABELS[state]
+due_label = labelled(DUE_LABELS, otherwise=STRICT, name="due state")
 
 
 # --- The gate's word -----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 """A verification run's status, and a follow-up's state and origin."""
+from core.vocabulary.words import labelled
 from core.vocabulary.verdicts import FIXED, OPEN
 
 
@@ -25,8 +26,7 @@ RUN_REQUEST_PHRASES = {
 }
 
 
-def run_status_label(status: str) -> str:
-    return RUN_STATUS_LABELS.get(status, str(status or "").capitalize())
+run_status_label = labelled(RUN_STATUS_LABELS)
 
 
 def run_request_phrase(status: str) -> str:
@@ -62,9 +62,7 @@ FOLLOW_UP_ORIGIN_LABELS = {
 }
 
 
-def follow_up_label(state: str) -> str:
-    return FOLLOW_UP_LABELS.get(state, str(state or "").capitalize())
+follow_up_label = labelled(FOLLOW_UP_LABELS)
 
 
-def follow_up_origin_label(origin: str) -> str:
-    return FOLLOW_UP_ORIGIN_LABELS.get(origin, str(origin or "").replace("_", " ").capitalize())
+follow_up_origin_label = labelled(FOLLOW_UP_ORIGIN_LABELS)

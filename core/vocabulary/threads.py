@@ -1,4 +1,5 @@
 """A review thread's state in a pull request's inbox, and what Recheck replies on one."""
+from core.vocabulary.words import labelled
 from core.vocabulary.checks import finding_verdict_label
 from core.vocabulary.verdicts import LIKELY_FIXED, PARTLY_FIXED, PRESENT, verdict_label
 
@@ -32,12 +33,10 @@ THREAD_PROBLEM_LABELS = {
 }
 
 
-def thread_state_label(state: str) -> str:
-    return THREAD_STATE_LABELS.get(state, str(state or "").capitalize())
+thread_state_label = labelled(THREAD_STATE_LABELS)
 
 
-def thread_problem_label(problem: str) -> str:
-    return THREAD_PROBLEM_LABELS.get(problem or "", str(problem).replace("_", " ").capitalize())
+thread_problem_label = labelled(THREAD_PROBLEM_LABELS)
 
 
 # What Recheck replies on a thread after a verification: the verdict's label, where the code is.

@@ -1,5 +1,6 @@
 """A finding's verdicts, its evidence's states and marks, what replaced evidence that is gone,
 where a change came from, and a finding's status and resolution, with their labels and phrases."""
+from core.vocabulary.words import labelled
 
 
 # --- A finding's verdict at a commit ------------------------------------------------------------
@@ -41,12 +42,10 @@ REGRESSED_VERDICTS = STILL_HOLDS_VERDICTS
 LOOKS_FIXED_VERDICTS = (LIKELY_FIXED, PARTLY_FIXED)
 
 
-def verdict_label(verdict: str | None) -> str:
-    return VERDICT_LABELS.get(verdict or "", NOT_VERIFIED_LABEL)
+verdict_label = labelled(VERDICT_LABELS, otherwise=NOT_VERIFIED_LABEL)
 
 
-def verdict_phrase(verdict: str | None) -> str:
-    return VERDICT_PHRASES.get(verdict or "", NOT_VERIFIED_PHRASE)
+verdict_phrase = labelled(VERDICT_PHRASES, otherwise=NOT_VERIFIED_PHRASE)
 
 
 # --- One evidence item's state at a commit ------------------------------------------------------
@@ -146,8 +145,7 @@ def successor_sentence(*, kind: str, short_sha: str, where: str, larger: bool = 
     return f"{label} at {short_sha}: {where}"
 
 
-def successor_label(kind: str) -> str:
-    return SUCCESSOR_LABELS.get(kind or "", str(kind).replace("_", " ").capitalize())
+successor_label = labelled(SUCCESSOR_LABELS)
 
 
 # --- Where a change to evidence that holds came from, between two pins -------------------------
@@ -158,8 +156,7 @@ CHANGE_ORIGINS = (CHANGE_FROM_REBASE, CHANGE_BY_AUTHOR)
 CHANGE_ORIGIN_LABELS = {CHANGE_FROM_REBASE: "From the rebase", CHANGE_BY_AUTHOR: "By the author"}
 
 
-def change_origin_label(origin: str) -> str:
-    return CHANGE_ORIGIN_LABELS.get(origin or "", str(origin).capitalize())
+change_origin_label = labelled(CHANGE_ORIGIN_LABELS)
 
 
 # --- A finding's status -----------------------------------------------------------------------
