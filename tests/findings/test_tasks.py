@@ -3,11 +3,8 @@
 import time
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from celery.exceptions import Retry
-from celery.signals import task_postrun
 from django.conf import settings
-from django.db import connections
 
 from findings.models import CompanionPages, Verification, VerificationRun
 from findings.services.runs import QueueUnavailable, verification_run_request
@@ -16,6 +13,7 @@ from recheck.celery import app
 from reviews.models import Commit, PinnedCommit
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
+from tests.workers import real_broker, worker_thread
 
 
 @pytest.fixture
@@ -28,37 +26,9 @@ def repo(tmp_path):
 @pytest.fixture
 def celery_worker(transactional_db):
     """A worker thread on the real app. Without a configured broker, the in-memory transport."""
-    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
-    if not settings.CELERY_BROKER_URL:
-        app.conf.update(broker_url="memory://", result_backend="cache+memory://")
-        forget_broker_connections()
-    app.conf.task_always_eager = False
-    # Messages left behind by tests that queued work without a worker must not run now.
-    app.control.purge()
-    # The worker thread's own database connection would outlive the test database otherwise.
-    task_postrun.connect(_close_connections, weak=False)
-    try:
-        with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30) as worker:
-            yield worker
-            # Nothing queued by this test may run once its database is gone.
-            app.control.purge()
-    finally:
-        task_postrun.disconnect(_close_connections)
-        app.conf.update(saved)
-        forget_broker_connections()
-
-
-def forget_broker_connections():
-    """Let go of the app's connection and producer pools, so the next message goes to the broker
-    now configured: an eager task acquires a producer too, which binds the pools to the broker URL
-    of that moment (the default, when none is configured). Not closed: kombu keeps one pool per
-    broker URL and hands the same one out again."""
-    app._pool = None
-    app.amqp._producer_pool = None
-
-
-def _close_connections(**kwargs):
-    connections.close_all()
+    with real_broker(), worker_thread() as worker:
+        yield worker
+        app.control.purge()  # before the worker stops: nothing queued by this test runs after it
 
 
 def wait_for(run: VerificationRun, timeout: float = 60) -> VerificationRun:

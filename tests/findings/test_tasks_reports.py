@@ -5,17 +5,14 @@ returns; a duplicated message verifies once; a broker that cannot take it keeps 
 import time
 
 import pytest
-from celery.contrib.testing.worker import start_worker
-from celery.signals import task_postrun
 from django.conf import settings
 
 from findings.models import CheckReport, EvidenceResult, Verification
 from findings.services.verification.run import pull_request_verify
 from findings.tasks import rederive_report
-from recheck.celery import app
 from reviews.models import Commit
 from tests.findings.services.test_verification import LOADER, import_review
-from tests.findings.test_tasks import _close_connections, forget_broker_connections
+from tests.workers import real_broker, worker_thread
 from tests.gitrepo import GitRepoBuilder
 from tests.personas import api_client, member_of, user_with_role
 
@@ -54,20 +51,8 @@ def upload(pull_request, conclusion: str):
 def queued(transactional_db):
     """The real app handing work to a broker (Redis where configured, else the in-memory transport)
     that no worker consumes yet: `start` starts one."""
-    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
-    if not settings.CELERY_BROKER_URL:
-        app.conf.update(broker_url="memory://", result_backend="cache+memory://")
-    forget_broker_connections()
-    app.conf.task_always_eager = False
-    app.control.purge()
-    task_postrun.connect(_close_connections, weak=False)
-    try:
-        yield lambda: start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30)
-        app.control.purge()
-    finally:
-        task_postrun.disconnect(_close_connections)
-        app.conf.update(saved)
-        forget_broker_connections()
+    with real_broker():
+        yield worker_thread
 
 
 @pytest.mark.django_db(transaction=True)

@@ -3,44 +3,18 @@ CELERY_BROKER_URL is set, Celery's in-memory transport otherwise): the receiver 
 then back, gets every message once, in the order they were written."""
 
 import pytest
-from celery.contrib.testing.worker import start_worker
-from celery.signals import task_postrun
-from django.conf import settings as django_settings
-from django.db import connections
 from standardwebhooks import Webhook
 
 from notify.models import WebhookMessage
-from recheck.celery import app
 from tests.notify.receiver_down import receiver_down_at_first, wait_for
-
-
-def _forget_broker_connections():
-    app._pool = None
-    app.amqp._producer_pool = None
-
-
-def _close_connections(**kwargs):
-    connections.close_all()
+from tests.workers import real_broker, worker_thread
 
 
 @pytest.fixture
 def notify_worker(transactional_db, settings):
-    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
-    if not django_settings.CELERY_BROKER_URL:
-        app.conf.update(broker_url="memory://", result_backend="cache+memory://")
-        _forget_broker_connections()
-    app.conf.task_always_eager = False
-    app.control.purge()
-    task_postrun.connect(_close_connections, weak=False)
-    try:
-        with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30,
-                          queues=["notify"], hostname="celery@notify-host") as worker:
-            yield worker
-            app.control.purge()
-    finally:
-        task_postrun.disconnect(_close_connections)
-        app.conf.update(saved)
-        _forget_broker_connections()
+    with real_broker() as app, worker_thread(queues=["notify"], hostname="celery@notify-host") as worker:
+        yield worker
+        app.control.purge()
 
 
 def test_a_worker_delivers_every_message_once_in_order_after_the_receiver_comes_back(

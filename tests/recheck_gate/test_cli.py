@@ -18,7 +18,7 @@ from findings.services.resolution import finding_resolve
 from reviews.mirrors import repository_fetch
 from recheck.celery import app
 from tests.factories import UserFactory, make_api_token
-from tests.findings.test_tasks import forget_broker_connections
+from tests.workers import forget_broker_connections
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
 
