@@ -465,8 +465,9 @@ def test_three_worker_hosts_and_a_web_host_verify_as_one_host_would(tmp_path, se
             assert verified[sha] == single[sha], f"{pull_request} at {sha[:8]}"
             compared += 1
     assert compared >= len(pull_requests)
+    network = "each in a network namespace of its own" if networks else "sharing this machine's network"
     print(f"\n{sum(map(len, BURSTS))} pushes to {len(pull_requests)} PRs on {REPOSITORIES} repositories, {HOSTS} worker hosts "
-          f"({'each in a network namespace of its own' if networks else 'sharing this machine network'}), "
+          f"({network}), "
           f"pushes to verdicts in {elapsed:.1f} s: {compared} heads verified, each as one host verifies it, "
           f"{superseded} runs superseded; fetches {fetches['fetched']}, commits found cached {fetches['already held']}; "
           f"companion pages rendered by host {renders}; "
