@@ -174,11 +174,17 @@ class HostNetworks:
 
     def close(self) -> None:
         for forwarder in self.forwarders:
-            try:
-                os.killpg(forwarder.pid, signal.SIGTERM)
-                forwarder.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(forwarder.pid, signal.SIGKILL)
+            # The forwarder and the children it forked for each connection: its process group.
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(forwarder.pid, sig)
+                    forwarder.wait(timeout=10)
+                    break
+                except ProcessLookupError:
+                    forwarder.wait(timeout=10)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
         for host in self.hosts:
             # Whatever a failure left running in the namespace goes with it.
             for pid in host.pids() if _ip("netns", "pids", host.namespace, check=False).returncode == 0 else []:

@@ -32,7 +32,10 @@ def test_a_failure_inside_leaves_no_namespace_link_or_process():
             made.create()
             host = made.hosts[0]
             sleeper = subprocess.Popen(host.command(["sleep", "60"]), start_new_session=True)
-            assert host.pids() == [sleeper.pid]
+            deadline = time.monotonic() + 10
+            while host.pids() != [sleeper.pid]:  # `ip netns exec` enters the namespace, then execs
+                assert time.monotonic() < deadline, host.pids()
+                time.sleep(0.05)
             raise RuntimeError("the test failed")
         finally:
             made.close()
