@@ -14,7 +14,7 @@ from findings.selectors.operations import oldest_queued_run_at, push_to_verdict_
 from forge.outbox.selectors import oldest_due_call_at
 from recheck.heartbeat import directory_bytes
 from recheck.queue_age import message_sent_at
-from recheck.routing import FORGE, TASK_QUEUES, VERIFY, shard_queue
+from recheck.routing import FORGE, SHARDED, TASK_QUEUES, VERIFY, shard_queue
 from reviews.selectors import worker_hosts
 
 logger = logging.getLogger(__name__)
@@ -26,10 +26,14 @@ PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
 
 
 def queue_names() -> list[str]:
-    """Every queue declared (each kind, a queue added later too) and the verification shards."""
-    shards = [shard_queue(n) for n in range(settings.RECHECK_VERIFY_SHARDS)]
-    declared = [queue.name for queue in TASK_QUEUES]
-    return [VERIFY, *shards, *(name for name in declared if name != VERIFY)]
+    """Every queue declared (each kind, a queue added later too), each sharded kind followed by its
+    shards."""
+    names = []
+    for name in [VERIFY, *(queue.name for queue in TASK_QUEUES if queue.name != VERIFY)]:
+        names.append(name)
+        if name in SHARDED:
+            names.extend(shard_queue(n, name) for n in range(settings.RECHECK_VERIFY_SHARDS))
+    return names
 
 
 def queue_depths_and_ages() -> tuple[dict[str, int] | None, dict[str, float | None] | None]:

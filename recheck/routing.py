@@ -1,11 +1,12 @@
 """Which queue each task goes to: by the kind of work, and the work that reads a repository's
-mirror by the repository, so that one repository's verifications keep going to the host whose
-mirror cache holds it (decision 0024).
+mirror by the repository, so that one repository's verifications and rendered pages keep going to
+the host whose mirror cache holds it (decisions 0024 and 0029).
 
 Celery calls `route_task` for every task it sends (`CELERY_TASK_ROUTES`); with no broker the
-tasks run in-process and nothing is routed. A shard queue (`verify.3`) is used only while a worker
-that consumes it says it is alive (`reviews.models.WorkerHost`, written by `recheck.heartbeat`);
-otherwise the plain `verify` queue, which every verification worker consumes as well."""
+tasks run in-process and nothing is routed. A shard queue (`verify.3`, `render.3`) is used only
+while a worker that consumes it says it is alive (`reviews.models.WorkerHost`, written by
+`recheck.heartbeat`); otherwise the plain queue of its kind (`verify`, `render`), which every
+worker of that kind consumes as well."""
 import logging
 import threading
 import time
@@ -40,6 +41,7 @@ QUEUE_OF_TASK = {
     "forge.tasks.sync_review_threads": FORGE,
     "forge.tasks.read_pipeline_test_report": FORGE,
     "forge.tasks.read_commit_checks": FORGE,
+    # Reads the mirror too (what a pull request changes): routed by repository to a shard of RENDER.
     "presentation.tasks.render_companion_pages": RENDER,
     # Beat's rounds and background imports: database work, no mirror.
     "findings.tasks.run_import": MAINTENANCE,
@@ -55,6 +57,9 @@ QUEUE_OF_TASK = {
     "notify.tasks.send_due_mails": NOTIFY,
 }
 
+# The kinds of work that read a repository's mirror: each routed by repository to a shard of its queue.
+SHARDED = (VERIFY, RENDER)
+
 # Declared, so that a worker started without -Q consumes every kind (one machine needs one worker);
 # the shard queues are made when a worker names them with -Q.
 TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in (VERIFY, FORGE, RENDER, MAINTENANCE, NOTIFY,
@@ -67,8 +72,9 @@ def verify_shard(repository_id: int, shards: int) -> int:
     return zlib.crc32(str(repository_id).encode()) % shards
 
 
-def shard_queue(shard: int) -> str:
-    return f"{VERIFY}.{shard}"
+def shard_queue(shard: int, kind: str = VERIFY) -> str:
+    """The queue of the shard `shard` of the work `kind` (one of SHARDED)."""
+    return f"{kind}.{shard}"
 
 
 class ServedQueues:
@@ -97,14 +103,21 @@ class ServedQueues:
 served_queues = ServedQueues()
 
 
-def verify_queue(repository_id: int | None) -> str:
-    """The queue for work that reads the repository `repository_id`: its shard's queue while a
-    worker serves it, else the plain verification queue."""
+def sharded_queue(kind: str, repository_id: int | None) -> str:
+    """The queue for work of `kind` (one of SHARDED) that reads the repository `repository_id`:
+    its shard's queue while a worker serves it, else the plain queue of its kind. Verification
+    and rendering share the mapping (RECHECK_VERIFY_SHARDS), so a host that serves both shards `n`
+    renders from the mirrors its verifications fetched."""
     shards = settings.RECHECK_VERIFY_SHARDS
     if repository_id is None or shards < 1:
-        return VERIFY
-    queue = shard_queue(verify_shard(repository_id, shards))
-    return queue if queue in served_queues.get() else VERIFY
+        return kind
+    queue = shard_queue(verify_shard(repository_id, shards), kind)
+    return queue if queue in served_queues.get() else kind
+
+
+def verify_queue(repository_id: int | None) -> str:
+    """The queue for verification work that reads the repository `repository_id`."""
+    return sharded_queue(VERIFY, repository_id)
 
 
 def route_task(name, args, kwargs, options, task=None, **kw):
@@ -112,14 +125,14 @@ def route_task(name, args, kwargs, options, task=None, **kw):
     queue = QUEUE_OF_TASK.get(name)
     if queue is None:
         return None  # not the project's: Celery's default queue
-    if queue != VERIFY:
+    if queue not in SHARDED:
         return {"queue": queue}
     from findings.selectors.work import task_repository_id
 
     try:
-        return {"queue": verify_queue(task_repository_id(name, args))}
+        return {"queue": sharded_queue(queue, task_repository_id(name, args))}
     except DatabaseError as error:
         # Routing is an optimisation: a database that cannot say which repository or which
         # shards are served must not keep the work from being queued at all.
-        logger.warning("Routing %s to %s: %s", name, VERIFY, error)
-        return {"queue": VERIFY}
+        logger.warning("Routing %s to %s: %s", name, queue, error)
+        return {"queue": queue}

@@ -31,6 +31,7 @@ REPOSITORY_OF_FIRST_ARGUMENT = {
     "findings.tasks.check_follow_ups": _sweep,
     "findings.tasks.fetch_repository": _repository,
     "findings.tasks.rederive_report": _report,
+    "presentation.tasks.render_companion_pages": _pull_request,
 }
 
 

@@ -157,9 +157,10 @@ CELERY_BEAT_SCHEDULE = {
 }
 # --- Queues and routing (recheck.routing, decision 0024) --------------------------------------
 # Work goes to a queue by kind (verify, forge, render, maintenance); a worker started without -Q
-# consumes them all. Work that reads a repository's mirror goes to verify.<n>, n a stable hash of
-# the repository out of RECHECK_VERIFY_SHARDS (0: no shards), while a worker consuming that queue
-# has sent a heartbeat in the last RECHECK_WORKER_ALIVE_SECONDS; otherwise to verify. The queues
+# consumes them all. Work that reads a repository's mirror goes to verify.<n> (the companion pages
+# to render.<n>), n a stable hash of the repository out of RECHECK_VERIFY_SHARDS (0: no shards),
+# while a worker consuming that queue has sent a heartbeat in the last RECHECK_WORKER_ALIVE_SECONDS;
+# otherwise to verify (render). The queues
 # themselves are declared with the router, in recheck.routing (set on the app in recheck.celery).
 CELERY_TASK_ROUTES = ("recheck.routing.route_task",)
 RECHECK_VERIFY_SHARDS = env_int("RECHECK_VERIFY_SHARDS", 0)

@@ -35,13 +35,16 @@ def free_port() -> int:
 
 
 class OwnRedis:
-    def __init__(self):
+    def __init__(self, bind: tuple[str, ...] = ()):
         self.port = free_port()
+        # Addresses to listen on besides 127.0.0.1 (the simulated hosts' veth pairs).
+        self.bind = ("127.0.0.1", *bind)
         self.process = None
 
     def start(self):
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            ["redis-server", "--port", str(self.port), "--bind", *self.bind, "--protected-mode", "no", "--save", "",
+             "--appendonly", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10

@@ -30,21 +30,28 @@ def queues_of(service: str) -> set[str]:
 
 
 def test_each_kind_of_work_has_a_worker_of_its_own():
-    from recheck.routing import LEGACY, QUEUE_OF_TASK, VERIFY
+    from recheck.routing import LEGACY, QUEUE_OF_TASK, SHARDED
 
     consumed = {service: queues_of(service) for service in WORKERS}
-    for queue in set(QUEUE_OF_TASK.values()) - {VERIFY}:
+    for queue in set(QUEUE_OF_TASK.values()) - set(SHARDED):
         assert [service for service, queues in consumed.items() if queue in queues] == [queue], queue
+    for kind in SHARDED:
+        # Its shards' workers, and they do that kind of work only.
+        serving = [service for service, queues in consumed.items() if kind in queues]
+        assert serving and all(service.startswith(f"{kind}-") for service in serving), (kind, serving)
+        assert all({queue.split(".")[0] for queue in consumed[service]} == {kind} for service in serving), kind
     assert LEGACY in consumed["maintenance"], "what a deployment before the queues left must still be taken"
 
 
-def test_every_verification_shard_has_a_worker_that_also_takes_the_plain_queue():
-    from recheck.routing import VERIFY, shard_queue
+@pytest.mark.parametrize("kind", ["verify", "render"])
+def test_every_shard_of_the_work_that_reads_mirrors_has_a_worker_that_also_takes_the_plain_queue(kind):
+    from recheck.routing import SHARDED, shard_queue
 
+    assert kind in SHARDED
     shards = int(SERVICES["web"]["environment"]["RECHECK_VERIFY_SHARDS"])
-    verifying = [queues_of(service) for service in WORKERS if VERIFY in queues_of(service)]
-    assert shards > 1 and len(verifying) == shards
-    assert sorted(queues - {VERIFY} for queues in verifying) == [{shard_queue(n)} for n in range(shards)]
+    serving = [queues_of(service) for service in WORKERS if kind in queues_of(service)]
+    assert shards > 1 and len(serving) == shards
+    assert sorted(queues - {kind} for queues in serving) == [{shard_queue(n, kind)} for n in range(shards)]
 
 
 @pytest.mark.parametrize("service", APP_SERVICES)
@@ -125,11 +132,13 @@ def test_no_volume_is_shared_between_services():
     assert len(mounted) == len(set(mounted)), mounted
 
 
-def test_the_web_and_each_verification_worker_keep_their_mirror_cache_in_a_volume_of_their_own():
+def test_the_web_and_each_worker_that_reads_mirrors_keep_their_mirror_cache_in_a_volume_of_their_own():
     mirror_root = SERVICES["web"]["environment"]["RECHECK_MIRROR_ROOT"]
-    from recheck.routing import VERIFY
+    from recheck.routing import SHARDED
 
-    for service in ["web", *(worker for worker in WORKERS if VERIFY in queues_of(worker))]:
+    readers = [worker for worker in WORKERS if queues_of(worker) & set(SHARDED)]
+    assert {worker.split("-")[0] for worker in readers} == set(SHARDED)
+    for service in ["web", *readers]:
         assert [volume for volume in SERVICES[service]["volumes"] if volume.endswith(f":{mirror_root}")], service
 
 

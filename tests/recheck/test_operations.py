@@ -13,6 +13,7 @@ from findings.enqueue import enqueue
 from findings.models import VerificationRun
 from forge.models import ForgeCall
 from recheck.celery import app
+from recheck.routing import served_queues, verify_shard
 from reviews.models import PinnedCommit, WorkerHost
 from reviews.services import worker_host_heartbeat
 from tests.factories import CommitFactory, PullRequestFactory
@@ -107,9 +108,17 @@ def test_queue_depths_are_read_from_the_broker(client, operator, settings):
             enqueue("findings.tasks.run_import", job)
         time.sleep(1.5)
         enqueue("presentation.tasks.render_companion_pages", 1)
+        # Sharded: the pages of a repository whose render shard a worker serves wait in that shard.
+        settings.RECHECK_VERIFY_SHARDS, settings.RECHECK_ROUTING_CACHE_SECONDS = 2, 0
+        pull_request = PullRequestFactory()
+        shard = f"render.{verify_shard(pull_request.repository_id, 2)}"
+        worker_host_heartbeat(hostname="celery@render-x", queues=[shard, "render"])
+        served_queues.forget()
+        enqueue("presentation.tasks.render_companion_pages", pull_request.pk)
         figures = client.get("/healthz/operations", **operator).json()
         depths, ages = figures["queues"], figures["queue_age_seconds"]
-        assert (depths["maintenance"], depths["render"], depths["verify"]) == (3, 1, 0)
+        assert (depths["maintenance"], depths["render"], depths[shard], depths["verify"]) == (3, 1, 1, 0)
+        assert {"verify.0", "verify.1", "render.0", "render.1"} <= set(depths)
         # The oldest message's age, in every queue: the first import waited longest.
         assert 1.5 <= ages["maintenance"] < 30 and 0 <= ages["render"] < ages["maintenance"]
         assert ages["verify"] is None and set(ages) == set(depths)
@@ -123,4 +132,5 @@ def test_queue_depths_are_read_from_the_broker(client, operator, settings):
         app.conf.update(saved)
         app._pool = None
         app.amqp._producer_pool = None
+        served_queues.forget()
         server.stop()

@@ -104,6 +104,29 @@ def test_verification_goes_to_its_repositorys_shard_only_while_a_worker_serves_i
 
 
 @pytest.mark.django_db
+def test_rendering_goes_to_its_repositorys_render_shard_only_while_a_worker_serves_it(sharded):
+    """The companion pages read the mirror (what a pull request changes): routed as verification
+    is, by the same mapping, to the render shard of the repository; a verification shard served
+    is not a render shard served."""
+    pull_request = PullRequestFactory()
+    shard = verify_shard(pull_request.repository_id, SHARDS)
+    worker_host_heartbeat(hostname="celery@host-a", queues=[shard_queue(shard), "verify"])
+    assert routed("presentation.tasks.render_companion_pages", pull_request.pk) == "render"
+
+    worker_host_heartbeat(hostname="celery@host-r", queues=[shard_queue(shard, "render"), "render"])
+    assert routed("presentation.tasks.render_companion_pages", pull_request.pk) == f"render.{shard}"
+    assert routed("findings.tasks.track_pull_request_head", pull_request.pk) == f"verify.{shard}"
+    other = RepositoryFactory()
+    while verify_shard(other.pk, SHARDS) == shard:
+        other = RepositoryFactory()
+    assert routed("presentation.tasks.render_companion_pages", PullRequestFactory(repository=other).pk) == "render"
+
+    WorkerHost.objects.filter(hostname="celery@host-r").update(
+        seen_at=timezone.now() - timedelta(seconds=django_settings.RECHECK_WORKER_ALIVE_SECONDS + 1))
+    assert routed("presentation.tasks.render_companion_pages", pull_request.pk) == "render"
+
+
+@pytest.mark.django_db
 def test_a_worker_of_another_shard_does_not_take_a_repository(sharded):
     repository = RepositoryFactory()
     mine = verify_shard(repository.pk, SHARDS)
@@ -176,7 +199,8 @@ def shard_worker(transactional_db, settings, sharded):
         delivered.append((task.name, task.request.delivery_info.get("routing_key")))
 
     task_prerun.connect(record, weak=False)
-    queues = [*(shard_queue(shard) for shard in range(SHARDS)), "verify", "render", "forge", "maintenance"]
+    queues = [*(shard_queue(shard, kind) for kind in ("verify", "render") for shard in range(SHARDS)), "verify",
+              "render", "forge", "maintenance"]
     try:
         with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30,
                           queues=queues, hostname="celery@shard-host") as worker:
@@ -208,8 +232,8 @@ def test_a_worker_serving_the_shards_says_so_and_gets_each_repositorys_verificat
     tmp_path, shard_worker
 ):
     host = _wait(lambda: WorkerHost.objects.filter(hostname="celery@shard-host").first())
-    assert set(host.queues) == {*(shard_queue(shard) for shard in range(SHARDS)), "verify", "render", "forge",
-                                "maintenance"}
+    assert set(host.queues) == {*(shard_queue(shard, kind) for kind in ("verify", "render") for shard in range(SHARDS)),
+                                "verify", "render", "forge", "maintenance"}
     assert host.mirror_bytes is not None, "its heartbeat says how big its host's mirror cache is"
 
     repo = GitRepoBuilder(tmp_path)
@@ -218,10 +242,11 @@ def test_a_worker_serving_the_shards_says_so_and_gets_each_repositorys_verificat
     run = verification_run_request(pull_request=pull_request)
     run = _wait(lambda: VerificationRun.objects.filter(pk=run.pk, status__in=["done", "failed"]).first())
     assert run.status == "done", run.message
-    shard = shard_queue(verify_shard(pull_request.repository_id, SHARDS))
-    assert ("findings.tasks.run_verification", shard) in shard_worker.delivered
+    shard = verify_shard(pull_request.repository_id, SHARDS)
+    assert ("findings.tasks.run_verification", shard_queue(shard)) in shard_worker.delivered
+    # Its pages, rendered after the verification from the same host's mirror: the render shard.
     _wait(lambda: any(name == "presentation.tasks.render_companion_pages" for name, _ in shard_worker.delivered))
-    assert ("presentation.tasks.render_companion_pages", "render") in shard_worker.delivered
+    assert ("presentation.tasks.render_companion_pages", shard_queue(shard, "render")) in shard_worker.delivered
 
 
 @pytest.mark.django_db(transaction=True)
