@@ -8,7 +8,7 @@ from django.db.migrations.executor import MigrationExecutor
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("findings", "0029_list_rows_verdict_reason"), ("reviews", "0009_pull_request_branches")]
-AFTER = [("findings", "0031_verification_verdict_reason"), ("reviews", "0009_pull_request_branches")]
+AFTER = [("findings", "0031_verification_reason_reported_tests"), ("reviews", "0009_pull_request_branches")]
 
 
 def test_each_verification_stored_before_gets_the_reason_its_own_results_give():

@@ -71,7 +71,7 @@ def test_every_pin_of_the_matrix_says_its_own_reason_and_the_api_agrees(history,
     assert fast_forward["rows"] == [["still fails", "waiting for ci", "passes", "waiting for ci"]]
     for number in (1, 2, 3):
         page = matrix_words(pull_request, number)
-        assert api_words(pull_request, number, page["shas"]) == dict(zip(page["shas"], page["verdicts"])), number
+        assert api_words(pull_request, number, page["shas"]) == dict(zip(page["shas"], page["verdicts"], strict=True)), number
 
     # The reports of the commit between arrive: that pin moves, and no other.
     send(history, pull_request, history.partly, "unit-tests", "lint", "fast-forward")
@@ -83,4 +83,4 @@ def test_every_pin_of_the_matrix_says_its_own_reason_and_the_api_agrees(history,
                                                          "Waiting for CI"]
     for number in (1, 2, 3):
         page = matrix_words(pull_request, number)
-        assert api_words(pull_request, number, page["shas"]) == dict(zip(page["shas"], page["verdicts"])), number
+        assert api_words(pull_request, number, page["shas"]) == dict(zip(page["shas"], page["verdicts"], strict=True)), number
