@@ -73,6 +73,16 @@ def test_every_pin_of_the_matrix_says_its_own_reason_and_the_api_agrees(history,
         page = matrix_words(pull_request, number)
         assert api_words(pull_request, number, page["shas"]) == dict(zip(page["shas"], page["verdicts"], strict=True)), number
 
+    # The Markdown export, at the latest verified pin (the head, where nothing has reported yet).
+    from findings.exchange.markdown import pull_request_markdown
+
+    exported = pull_request_markdown(pull_request=pull_request)
+    assert "3 waiting for CI" in exported and "could not be checked" not in exported
+    from findings.exchange.sarif import pull_request_sarif
+
+    properties = [result["properties"] for result in pull_request_sarif(pull_request=pull_request)["runs"][0]["results"]]
+    assert [(item["verdict"], item.get("verdictReason")) for item in properties] == [("error", "waiting")] * 3
+
     # The reports of the commit between arrive: that pin moves, and no other.
     send(history, pull_request, history.partly, "unit-tests", "lint", "fast-forward")
 
