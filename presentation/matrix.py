@@ -42,8 +42,8 @@ class Cell:
 
     @property
     def label(self) -> str:
-        if self.outcome in vocabulary.CHECK_OUTCOME_LABELS:
-            return vocabulary.check_outcome_label(self.outcome).lower()
+        if self.outcome in vocabulary.CHECK_OUTCOME_PHRASES:
+            return vocabulary.check_outcome_phrase(self.outcome)
         return CELL_LABELS[self.state]
 
 

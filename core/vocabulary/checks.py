@@ -76,6 +76,16 @@ CHECK_OUTCOME_LABELS = {
     CHECK_FLAKY: "Flaky",
     CHECK_UNCHECKABLE: "Could not be checked",
 }
+# The same inside a sentence or a matrix cell.
+CHECK_OUTCOME_PHRASES = {
+    CHECK_FAILS: "still fails",
+    CHECK_PARTLY: "partly fixed",
+    CHECK_PASSES: "passes",
+    CHECK_WAITING: "waiting for CI",
+    CHECK_NOT_RUN: "not run",
+    CHECK_FLAKY: "flaky",
+    CHECK_UNCHECKABLE: "could not be checked",
+}
 # The conclusions that say nothing of whether the problem is there.
 CONCLUSIONS_UNCHECKABLE = (CONCLUSION_CANCELLED, CONCLUSION_SKIPPED, CONCLUSION_NEUTRAL, CONCLUSION_TIMED_OUT,
                            CONCLUSION_ACTION_REQUIRED, CONCLUSION_STALE)
@@ -125,6 +135,10 @@ def finding_verdict_phrase(verdict: str | None, reason: str = "") -> str:
 
 def check_outcome_label(outcome: str | None) -> str:
     return CHECK_OUTCOME_LABELS.get(outcome or "", NOT_VERIFIED_LABEL)
+
+
+def check_outcome_phrase(outcome: str | None) -> str:
+    return CHECK_OUTCOME_PHRASES.get(outcome or "", NOT_VERIFIED_LABEL.lower())
 
 
 def named_outcome_label(outcome: str | None) -> str:

@@ -63,12 +63,12 @@ def test_every_pin_of_the_matrix_says_its_own_reason_and_the_api_agrees(history,
     assert [sha.startswith(short) for sha, short in zip(
         (history.reviewed, history.partly, history.renamed, history.fixed), tests["shas"], strict=True)] == [True] * 4
     assert tests["verdicts"] == ["Still present", "Waiting for CI", "Not run", "Waiting for CI"]
-    assert tests["rows"] == [["still fails", "waiting for ci", "not run", "waiting for ci"]]
+    assert tests["rows"] == [["still fails", "waiting for CI", "not run", "waiting for CI"]]
     lint = matrix_words(pull_request, 2)
     assert lint["verdicts"] == ["Still present", "Waiting for CI", "Waiting for CI", "Waiting for CI"]
     fast_forward = matrix_words(pull_request, 3)
     assert fast_forward["verdicts"] == ["Still present", "Waiting for CI", "Likely fixed", "Waiting for CI"]
-    assert fast_forward["rows"] == [["still fails", "waiting for ci", "passes", "waiting for ci"]]
+    assert fast_forward["rows"] == [["still fails", "waiting for CI", "passes", "waiting for CI"]]
     for number in (1, 2, 3):
         page = matrix_words(pull_request, number)
         assert api_words(pull_request, number, page["shas"]) == dict(zip(page["shas"], page["verdicts"], strict=True)), number
@@ -88,7 +88,7 @@ def test_every_pin_of_the_matrix_says_its_own_reason_and_the_api_agrees(history,
 
     tests = matrix_words(pull_request, 1)
     assert tests["verdicts"] == ["Still present", "Partly fixed", "Not run", "Waiting for CI"]
-    assert tests["rows"] == [["still fails", "partly fixed", "not run", "waiting for ci"]]
+    assert tests["rows"] == [["still fails", "partly fixed", "not run", "waiting for CI"]]
     assert matrix_words(pull_request, 2)["verdicts"] == ["Still present", "Still present", "Waiting for CI",
                                                          "Waiting for CI"]
     for number in (1, 2, 3):
