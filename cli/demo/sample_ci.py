@@ -100,19 +100,20 @@ def _run_at(tool: Tool, pull_request: PullRequest, repository: SampleRepository,
         return CiRun(tool.check, role, False, f"{tool.check} at {at}: already recorded")
     with tempfile.TemporaryDirectory(prefix="recheck-demo-ci-") as scratch:
         checkout = Path(scratch).resolve() / "checkout"
-        _check_out(repository.path, sha, checkout)
         try:
+            _check_out(repository.path, sha, checkout)
             report = _tests(tool, checkout) if tool.check == TESTS_CHECK else _lint(tool, checkout)
+            # A report the service refuses (ReportError) is said like a run that went wrong.
+            recorded = check_report_record(
+                repository=pull_request.repository, sha=sha, check=tool.check, source=vocabulary.REPORT_COMMAND,
+                file=report, checkout_root=str(checkout),
+            ).report
         except subprocess.TimeoutExpired:
             return CiRun(tool.check, role, False, (
                 f"{tool.check} at {at}: not recorded, {tool.name} ran past {settings.RECHECK_DEMO_CI_TIMEOUT} s "
                 "(RECHECK_DEMO_CI_TIMEOUT)"), problem=True)
         except RecheckError as error:
             return CiRun(tool.check, role, False, f"{tool.check} at {at}: not recorded, {error}", problem=True)
-        recorded = check_report_record(
-            repository=pull_request.repository, sha=sha, check=tool.check, source=vocabulary.REPORT_COMMAND,
-            file=report, checkout_root=str(checkout),
-        ).report
     if recorded.format == vocabulary.REPORT_JUNIT:
         figures = f"{recorded.tests} tests, {recorded.tests_failed} failed"
     else:

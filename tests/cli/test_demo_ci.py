@@ -115,3 +115,13 @@ def test_without_pytest_and_ruff_the_load_says_what_it_did_not_run_and_the_items
     waiting = {(number, role): ("error", "waiting") for number in (4, 7) for role in PINNED}
     assert verdicts() == {**{(number, role): (by_role[role], "") for number, by_role in EXPECTED_VERDICTS.items()
                              for role in PINNED}, **waiting}
+
+
+def test_a_run_past_its_time_limit_is_said_and_records_nothing(demo_root, settings):
+    settings.RECHECK_DEMO_CI_TIMEOUT = 0.001
+
+    said = load()
+
+    assert said.count("ran past 0.001 s (RECHECK_DEMO_CI_TIMEOUT)") == 6
+    assert not CheckReport.objects.exists()
+    assert "verified recheck-demo/sample#1 at" in said
