@@ -2,7 +2,7 @@
 kept: the whole record (`check_report_record`: measured, parsed and written to the database as it
 streams), with the process's peak resident memory growth during it; then a bare
 `xml.etree.ElementTree.iterparse` pass over the same file, as the floor, and the reader alone
-(`engine.reports.junit.junit_cases`, through defusedxml); each timed.
+(`engine.reports.junit.junit_rows`: expat through defusedxml's SAX reader); each timed.
 
     .venv/bin/python bench/reports_bench.py [--tests 100000] [--runs 3]
 
@@ -54,7 +54,7 @@ def main() -> None:
     root = setup("reports")
 
     from engine.reports import Tally
-    from engine.reports.junit import junit_cases
+    from engine.reports.junit import junit_rows
     from findings.models import CheckReport, ReportedTest
     from findings.services.reports import check_report_record
     from reviews.mirrors import repository_fetch
@@ -96,7 +96,7 @@ def main() -> None:
         tally = Tally()
         start = time.perf_counter()
         with report.open("rb") as source:
-            for _ in junit_cases(source, tally):
+            for _ in junit_rows(source, tally):
                 pass
         figures["reader"].append(time.perf_counter() - start)
         assert tally.tests == args.tests

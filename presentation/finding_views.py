@@ -152,10 +152,9 @@ class FindingView:
 
     @property
     def verdict_reason(self) -> str:
-        """Why its verdict is an error (waiting for CI, not run, flaky), from its PR's stored state
-        when the verdict shown is the state's (at the latest verified pin); '' otherwise."""
-        state = getattr(self.finding, "state", None) or {}
-        return state.get("verdict_reason") or "" if state.get("verdict") == self.verdict else ""
+        """Why its verdict is an error (waiting for CI, not run, flaky) at the commit shown, as
+        stored with the verification there; '' otherwise."""
+        return self.verification.verdict_reason if self.verification else ""
 
     @cached_property
     def picture(self) -> EvidenceView | None:

@@ -22,6 +22,12 @@ class Column:
     def verdict(self) -> str:
         return self.verification.verdict if self.verification else ""
 
+    @property
+    def verdict_reason(self) -> str:
+        """Why the verdict at this commit is an error (waiting for CI, not run, flaky), as stored
+        with the verification there: each column its own, not the latest pin's."""
+        return self.verification.verdict_reason if self.verification else ""
+
 
 @dataclass
 class Cell:
@@ -30,9 +36,14 @@ class Cell:
     link: str = ""
     detail: str = ""
     marks: tuple[str, ...] = ()
+    # A check item's outcome there (fails, partly, passes, waiting, not_run, flaky, uncheckable):
+    # its cell says that, in the vocabulary's words, rather than the bare state.
+    outcome: str = ""
 
     @property
     def label(self) -> str:
+        if self.outcome in vocabulary.CHECK_OUTCOME_PHRASES:
+            return vocabulary.check_outcome_phrase(self.outcome)
         return CELL_LABELS[self.state]
 
 
@@ -86,6 +97,9 @@ def _cell(result: EvidenceResult | None, column: Column, repository, evidence: E
         )
     if result.state == EvidenceResult.State.HOLDS and result.evidence.kind == Evidence.Kind.PATTERN:
         return Cell(state=result.state, location=result.location, detail=result.detail)
+    if evidence.kind == Evidence.Kind.CHECK:
+        outcome = (result.facts or {}).get("outcome", "")
+        return Cell(state=result.state, detail=result.detail, outcome=outcome if isinstance(outcome, str) else "")
     return Cell(state=result.state, detail=result.detail, marks=result_marks(result))
 
 

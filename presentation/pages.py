@@ -238,7 +238,9 @@ class PullRequestPage:
                     cells.append(GridCell(state="", label=vocabulary.NOT_VERIFIED_PHRASE))
                     continue
                 marks = {mark for result in verification.results.all() for mark in result_marks(result)}
-                cells.append(GridCell(state=verification.verdict, label=vocabulary.verdict_phrase(verification.verdict),
+                cells.append(GridCell(state=verification.verdict,
+                                      label=vocabulary.finding_verdict_phrase(verification.verdict,
+                                                                              verification.verdict_reason),
                                       marks=tuple(mark for mark in vocabulary.MARKS if mark in marks)))
             rows.append(GridRow(label=f"{view.finding.number}. {view.finding.title}", cells=cells,
                                 link=view.detail_url or view.anchor_url))

@@ -78,12 +78,17 @@ class VerificationSerializer(serializers.ModelSerializer):
     finding_number = serializers.IntegerField(source="finding.number", read_only=True)
     commit = serializers.SlugRelatedField(slug_field="sha", read_only=True)
     results = EvidenceResultSerializer(many=True, read_only=True)
+    verdict_reason = serializers.CharField(
+        read_only=True,
+        help_text="Why a verdict of error is one at this commit, when its check items say: waiting (for CI), "
+        "not_run or flaky; empty otherwise. Each commit's own, by the rule the finding's verdict_reason follows.",
+    )
 
     class Meta:
         model = Verification
         fields = [
-            "id", "url", "finding", "finding_number", "commit", "verdict", "checked_at", "first_checked_at", "detail",
-            "results",
+            "id", "url", "finding", "finding_number", "commit", "verdict", "verdict_reason", "checked_at",
+            "first_checked_at", "detail", "results",
         ]
 
 

@@ -7,6 +7,12 @@ from cli.demo.toolkit_repository import TOOLKIT_FEATURE, TOOLKIT_MAIN, toolkit_p
 SLUG = "recheck-demo/sample"
 TOOLKIT_SLUG = "recheck-demo/toolkit"
 NUMBER = 1
+# The sample's CI jobs, as its reports are recorded when the demo loads (`cli.demo.sample_ci`).
+TESTS_CHECK = "unit-tests"
+LINT_CHECK = "lint"
+LIMITS_TEST = "tests/test_limits.py::test_every_reader_gives_up_on_a_broken_file"
+# Where ruff reports the print call at the commit the review was written at.
+PRINT_LINE = 23
 REVIEWER_NOTE = "Sample data: the project, its people and this pull request are made up."
 
 
@@ -100,12 +106,13 @@ def sample_bundle(repository: SampleRepository) -> dict:
                 ],
             },
             {
-                "number": 4, "kind": "blocker", "caught_by": "none",
+                "number": 4, "kind": "blocker", "caught_by": "ci",
                 "title": "A broken file never stops the run",
                 "summary": "The failure tolerance is 0, which the loop treats as 'never stop'.",
                 "body": "The check is `if MAX_CONSECUTIVE_FAILURES and failures > ...`, so 0 switches it off: "
                         "a file that cannot be parsed prints one line per record and the run goes on forever. "
-                        "The reader in the same package stops after 100.",
+                        "The reader in the same package stops after 100, and main's test that every reader "
+                        "gives up on a broken file fails in CI.",
                 "fix": "Use 100, as the reader does.",
                 "location": {"path": "src/sampleloader/stream.py", "line": 5},
                 "evidence": [
@@ -113,6 +120,8 @@ def sample_bundle(repository: SampleRepository) -> dict:
                     {"kind": "pattern", "path": "src/sampleloader/*.py",
                      "regex": r"^MAX_CONSECUTIVE_FAILURES\s*=\s*0\b", "expect": "present",
                      "caption": "A tolerance of 0 anywhere in the package."},
+                    {"kind": "check", "check": TESTS_CHECK, "tests": [LIMITS_TEST],
+                     "caption": "The sample's own test, run by the demo at each pinned commit."},
                 ],
             },
             {
@@ -151,6 +160,9 @@ def sample_bundle(repository: SampleRepository) -> dict:
                 "evidence": [
                     {"kind": "pattern", "path": "src/sampleloader/*.py", "regex": r"^\s*print\(",
                      "expect": "present", "caption": "print calls in the package."},
+                    {"kind": "check", "check": LINT_CHECK,
+                     "results": [{"rule": "T201", "path": "src/sampleloader/stream.py", "start_line": PRINT_LINE}],
+                     "caption": "The sample's own linter (ruff), run by the demo at each pinned commit."},
                 ],
             },
             {

@@ -68,6 +68,14 @@ requires-python = ">=3.11"
 dependencies = [
     "pyyaml>=6",
 ]
+
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+
+[tool.ruff.lint]
+# The defaults, and no print calls in the package.
+extend-select = ["T20"]
 """
 
 # Relative, as many projects write it: resolved against the sample's own URL, it is the toolkit
@@ -103,6 +111,21 @@ _TEST_READER = '''from sampleloader.reader import read_records
 
 def test_it_reads_records():
     assert list(read_records(['{"a": 1}'])) == [{"a": 1}]
+'''
+
+# On main before the PR: every module that counts bad records in a row stops somewhere. The PR's
+# stream.py sets 0 (never) and fails it; its last push sets 100 and passes.
+_TEST_LIMITS = '''import importlib
+import pkgutil
+
+import sampleloader
+
+
+def test_every_reader_gives_up_on_a_broken_file():
+    for module in pkgutil.iter_modules(sampleloader.__path__):
+        loaded = importlib.import_module(f"sampleloader.{module.name}")
+        limit = getattr(loaded, "MAX_CONSECUTIVE_FAILURES", None)
+        assert limit is None or limit > 0, f"sampleloader.{module.name} never gives up on bad records"
 '''
 
 _DEFAULT_CONFIG = """data:
@@ -172,6 +195,7 @@ def snapshots() -> list[tuple[str, str | None, str, str, dict[str, str], dict[st
         "src/sampleloader/__init__.py": _INIT,
         "src/sampleloader/reader.py": _READER,
         "tests/test_reader.py": _TEST_READER,
+        "tests/test_limits.py": _TEST_LIMITS,
     }
     pr_files = {
         "src/sampleloader/stream.py": _stream(TOLERANCE_SNIPPET, wrapped=False),

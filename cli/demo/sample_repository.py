@@ -14,7 +14,10 @@ Its history:
       │        └── rebased ── head           pr-1 (the PR after its rebase, then one more push)
       └── reviewed                            pr-1-before-rebase (what the review was written at)
 
-- **base**: sample-loader before the PR: a JSONL reader that stops after 100 bad records.
+- **base**: sample-loader before the PR: a JSONL reader that stops after 100 bad records, its
+  tests (one of them: every module that counts bad records in a row stops somewhere) and its
+  linter's settings (ruff's defaults and no `print`), which the demo runs at each pinned commit
+  (`cli.demo.sample_ci`).
 - **reviewed**: the PR: `stream.py` (tolerance 0, a bare `zstandard` import, `print`), `turns.py`
   (a guard that lets an odd count through), a personal scratch config, the `vendor/toolkit`
   submodule moved to a feature-branch commit. No tests, no changelog.
@@ -34,17 +37,20 @@ not pinned: verifying at a commit without the PR's code would only report everyt
 
 Expected verdicts at each pin (a verdict sums up the evidence: all checkable evidence holds →
 present, none → likely_fixed; only notes → unverifiable). `EXPECTED_VERDICTS` holds the same as
-data; the verification engine as merged on main (5d62c98) gives exactly these 27 verdicts.
+data; the verification engine gives exactly these 27 verdicts once the sample's own CI has
+reported at each pin (without pytest and ruff, #4 and #7 wait for CI).
 
 | # | finding              | group   | evidence                                | reviewed     | rebased                | head         |
 |---|----------------------|---------|-----------------------------------------|--------------|------------------------|--------------|
 | 1 | toolkit pin          | ci      | gitlinks pinned/off branch/no ff; note  | present      | present                | present      |
 | 2 | scratch config       | ci      | path exists; snippet jdoe-scratch:3-4   | present      | present                | likely_fixed |
 | 3 | no tests             | ci      | path missing tests/test_stream.py       | present      | present                | present      |
-| 4 | tolerance 0          | none    | snippet stream.py:4-5; pattern present  | present      | present (moved: 7-8)   | likely_fixed |
+| 4 | tolerance 0          | ci      | snippet stream.py:4-5; pattern present; | present      | present (moved: 7-8)   | likely_fixed |
+|   |                      |         | check unit-tests names test_limits.py   |              |                        |              |
 | 5 | odd turn count       | none    | snippet turns.py:7-8; pattern absent    | present      | present (renamed)      | present      |
 | 6 | zstandard undeclared | none    | snippet stream.py:9-13; pattern absent  | present      | present (re-indented)  | present      |
-| 7 | print, not logging   | cleanup | pattern present `print(`                | present      | present                | present      |
+| 7 | print, not logging   | cleanup | pattern present `print(`; check lint    | present      | present (moved: 29)    | present      |
+|   |                      |         | names T201 at stream.py:23              |              |                        |              |
 | 8 | no changelog         | cleanup | path missing CHANGELOG.md               | present      | present                | present      |
 | 9 | the loader's name    | cleanup | note only                               | unverifiable | unverifiable           | unverifiable |
 
@@ -78,11 +84,11 @@ EXPECTED_VERDICTS = {
 
 # What every build produces; a change to the files, messages or dates changes these.
 EXPECTED_SHAS = {
-    "base": "2cf173a2e41399d8d2de5d8b1855be68366a842b",
-    "reviewed": "b0e9a95fed89ed32f7b4d88e8cd09b58259594ef",
-    "upstream": "5cdb3cf470efaa275a126e0b274bab1e78f5756b",
-    "rebased": "2485bc9c0e1411dc757263095484500123681561",
-    "head": "eaa4a3c92af9a5855d92080e41a5a6616fec49a0",
+    "base": "e1c3fea3a599fae944bd7f3e9d7623bf93903986",
+    "reviewed": "9e607138e1cb3e583ffe1c34cbc2828d86befb26",
+    "upstream": "20b2d7844a47da196624e5d465e389afb05d99bb",
+    "rebased": "fa4baebeb5d63856c4b7b3636d135615736a7a34",
+    "head": "6731714a0401b0dc5c9bacc627d8c9ef88a05387",
 }
 
 

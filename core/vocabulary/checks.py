@@ -77,6 +77,16 @@ CHECK_OUTCOME_LABELS = {
     CHECK_FLAKY: "Flaky",
     CHECK_UNCHECKABLE: "Could not be checked",
 }
+# The same inside a sentence or a matrix cell.
+CHECK_OUTCOME_PHRASES = {
+    CHECK_FAILS: "still fails",
+    CHECK_PARTLY: "partly fixed",
+    CHECK_PASSES: "passes",
+    CHECK_WAITING: "waiting for CI",
+    CHECK_NOT_RUN: "not run",
+    CHECK_FLAKY: "flaky",
+    CHECK_UNCHECKABLE: "could not be checked",
+}
 # The conclusions that say nothing of whether the problem is there.
 CONCLUSIONS_UNCHECKABLE = (CONCLUSION_CANCELLED, CONCLUSION_SKIPPED, CONCLUSION_NEUTRAL, CONCLUSION_TIMED_OUT,
                            CONCLUSION_ACTION_REQUIRED, CONCLUSION_STALE)
@@ -125,6 +135,9 @@ def finding_verdict_phrase(verdict: str | None, reason: str = "") -> str:
 
 
 check_outcome_label = labelled(CHECK_OUTCOME_LABELS, otherwise=NOT_VERIFIED_LABEL)
+
+
+check_outcome_phrase = labelled(CHECK_OUTCOME_PHRASES, otherwise=NOT_VERIFIED_LABEL.lower())
 
 
 named_outcome_label = labelled(NAMED_OUTCOME_LABELS)

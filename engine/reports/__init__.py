@@ -1,7 +1,7 @@
 """CI reports read as plain data: a JUnit XML file's test cases, a SARIF 2.1.0 log's results, and
 how test ids people copy from a runner's output name a report's test cases. Plain Python, with
-well-kept parsers (defusedxml over the standard library's XML reader, jsonschema with the OASIS
-schema), so a report is read the same from an upload, a command or a forge."""
+well-kept parsers (the standard library's expat through defusedxml's reader, jsonschema with the
+OASIS schema), so a report is read the same from an upload, a command or a forge."""
 
 from __future__ import annotations
 

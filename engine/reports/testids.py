@@ -22,6 +22,8 @@ they are, dots and all.
 from __future__ import annotations
 
 _JEST_SEPARATOR = " \u203a "
+# The endings that make a name more than itself: parameters (`[...]`) or JUnit 5's `()`.
+_SPECIAL_ENDINGS = ("]", ")")
 
 
 def _split_params(text: str) -> tuple[str, str]:
@@ -45,6 +47,9 @@ def _dotted(base: str) -> str:
 
 def case_key(classname: str, name: str) -> str:
     """A test case's key: its classname and name joined by a dot (its name alone without a classname)."""
+    if not name.endswith(_SPECIAL_ENDINGS):
+        # Neither parameters nor a trailing (): most names, kept as they are (a report's hot path).
+        return f"{classname}.{name}" if classname else name
     name_base, params = _split_params(name)
     if name_base.endswith("()"):
         name_base = name_base[:-2]
@@ -66,5 +71,7 @@ def is_bare_name(test_id: str) -> bool:
 
 def bare_name(name: str) -> str:
     """A test case's name as a bare test id is compared with it (Jest's separator a space)."""
+    if not name.endswith(_SPECIAL_ENDINGS) and _JEST_SEPARATOR not in name:
+        return name
     base, params = _split_params(name.replace(_JEST_SEPARATOR, " "))
     return (base[:-2] if base.endswith("()") else base) + params

@@ -104,7 +104,8 @@ def _status_line(pull_request, blockers, cleanups, verifications, commit: Commit
         counts = {}
         for finding in blockers:
             verification = verifications.get(finding.pk)
-            label = vocabulary.verdict_phrase(verification.verdict if verification else None)
+            label = (vocabulary.finding_verdict_phrase(verification.verdict, verification.verdict_reason)
+                     if verification else vocabulary.verdict_phrase(None))
             counts[label] = counts.get(label, 0) + 1
         tally = ", ".join(f"{count} {label}" for label, count in counts.items()) or "no blockers"
         parts.append(f"blockers verified at {_commit_ref(pull_request, commit)}: {tally}")
@@ -137,7 +138,8 @@ def _state(finding: Finding, verification: Verification | None, commit: Commit |
         return "not verified yet"
     if verification is None:
         return f"not verified at {_commit_ref(pull_request, commit)}"
-    return f"{vocabulary.verdict_phrase(verification.verdict)} at {_commit_ref(pull_request, commit)}"
+    phrase = vocabulary.finding_verdict_phrase(verification.verdict, verification.verdict_reason)
+    return f"{phrase} at {_commit_ref(pull_request, commit)}"
 
 
 def _commit_ref(pull_request: PullRequest, commit: Commit) -> str:

@@ -117,6 +117,9 @@ def _result(
     }
     if verification is not None:
         result["properties"].update(verdict=verification.verdict, verifiedAt=verification.commit.sha)
+        if verification.verdict_reason:
+            # Why an error is one there (waiting for CI, not run, flaky), as every interface says it.
+            result["properties"]["verdictReason"] = verification.verdict_reason
     locations = [
         _location(path, start_line, end_line, caption)
         for path, start_line, end_line, caption in _places(finding, verification)

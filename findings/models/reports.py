@@ -73,7 +73,14 @@ class ReportedTest(models.Model):
     """One test case of a JUnit report, by its classname and name, with the key a test id names it
     by (engine.reports.testids)."""
 
-    report = models.ForeignKey(CheckReport, on_delete=models.CASCADE, related_name="reported_tests")
+    # No database constraint (the column is indexed as before): checking it for each of a large
+    # report's hundred thousand rows when its transaction commits cost a third of recording it
+    # (bench/reports_bench.py). The rows are written only by `check_report_record`, in the
+    # transaction that creates their report (which keeps its own constraints, so a report whose
+    # repository or commit went meanwhile fails and takes its rows with it), and are deleted with
+    # it by Django's collector, which on_delete is, not by the database.
+    report = models.ForeignKey(CheckReport, on_delete=models.CASCADE, related_name="reported_tests",
+                               db_constraint=False)
     classname = models.CharField(max_length=1000, blank=True)
     name = models.CharField(max_length=1000)
     file = models.CharField(max_length=500, blank=True)

@@ -28,6 +28,10 @@ class Verification(models.Model):
     first_checked_at = models.DateTimeField(auto_now_add=True)
     detail = models.TextField(blank=True, help_text="Why the check could not run, when it could not.")
     evidence_version = models.PositiveIntegerField(default=1, help_text="The finding's evidence version checked.")
+    # Why an error verdict is one there (waiting for CI, not run, flaky; '' otherwise), from the
+    # one rule (`vocabulary.verdict_reason`) over this verification's own results, written with
+    # them: every pin's cell, the state and the API read it rather than derive it again.
+    verdict_reason = models.CharField(max_length=15, blank=True, default="")
 
     objects = FindingRowQuerySet.as_manager()
 

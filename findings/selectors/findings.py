@@ -5,7 +5,6 @@ from access.permissions import reads_everything
 from reviews.selectors import readable_repositories
 from core import vocabulary
 from findings.models import (
-    Evidence,
     EvidenceResult,
     Finding,
     FindingEvent,
@@ -49,14 +48,16 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
     Two flat queries joined in Python: prefetching the results' evidence would list every evidence
     id in one condition, which SQLite refuses past about a thousand ("Expression tree is too large")."""
     findings: dict[int, dict] = {}
-    verdict_there = Verification.objects.filter(finding=OuterRef("pk"), commit=commit).values("verdict")[:1]
-    for pk, number, verdict in (
+    there = Verification.objects.filter(finding=OuterRef("pk"), commit=commit)
+    for pk, number, verdict, reason in (
         Finding.objects.for_pull_request(pull_request)
-        .annotate(verdict_there=Subquery(verdict_there))
+        .annotate(verdict_there=Subquery(there.values("verdict")[:1]),
+                  reason_there=Subquery(there.values("verdict_reason")[:1]))
         .order_by("number")
-        .values_list("pk", "number", "verdict_there")
+        .values_list("pk", "number", "verdict_there", "reason_there")
     ):
-        findings[pk] = {"number": number, "verdict": verdict, "evidence": []}
+        # Why an error verdict is one at `commit`, as stored with the verification there.
+        findings[pk] = {"number": number, "verdict": verdict, "verdict_reason": reason or "", "evidence": []}
     rows = (
         EvidenceResult.objects.filter(verification__commit=commit, verification__finding__pull_request=pull_request)
         .order_by("verification__finding_id", "evidence__position")
@@ -81,12 +82,6 @@ def verification_report(pull_request: PullRequest, commit: Commit) -> list[dict]
                 **({"successor": shown.as_data() if shown else None} if state == EvidenceResult.State.GONE else {}),
             }
         )
-    for finding in findings.values():
-        # The one rule the stored state applies at the latest verified pin, here at `commit`.
-        finding["verdict_reason"] = vocabulary.verdict_reason(finding["verdict"], [
-            (item.get("facts") or {}).get("outcome") or "" if item["kind"] == Evidence.Kind.CHECK else ""
-            for item in finding["evidence"] if item["state"] == EvidenceResult.State.ERROR
-        ])
     return list(findings.values())
 
 

@@ -8,6 +8,7 @@ import datetime as dt
 import hashlib
 import io
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -21,7 +22,7 @@ from access.permissions import Action, actor_check
 from core import vocabulary
 from core.errors import RecheckError, ReportError
 from engine.reports import MAX_REPORT_BYTES, JUnitCase, Tally
-from engine.reports.junit import junit_cases
+from engine.reports.junit import junit_rows
 from engine.reports.sarif import placer, sarif_results
 from engine.reports.testids import bare_name, case_key
 from engine.verification.checks import MAX_APP, check_name_checked, name_problem
@@ -123,7 +124,7 @@ def _record(*, repository, sha, check, source, actor, conclusion, file, cases, u
             )
             tally = Tally()
             if kind == vocabulary.REPORT_JUNIT:
-                _store_cases(report, junit_cases(file, tally))
+                _store_cases(report, junit_rows(file, tally))
             elif kind == vocabulary.REPORT_SARIF:
                 _store_results(report, file, tally, repository=repository, sha=full_sha, checkout_root=checkout_root)
             elif cases is not None:
@@ -284,30 +285,27 @@ def _commit_sha(repository: Repository, sha: str) -> str:
         raise ReportError("commit", f"No report is kept for {sha}: {error}", status=404) from None
 
 
-def _store_cases(report: CheckReport, cases: Iterable[JUnitCase]) -> None:
-    """Write the test cases as they stream in. Not through model instances and bulk_create: a
-    report of a hundred thousand cases spent most of its time making instances that are never
-    used (8x a bare parse of the file on SQLite, see bench/reports_bench.py). PostgreSQL takes
-    them through COPY (executemany there is a round trip a row: 13x); SQLite, in-process, through
-    executemany a batch at a time."""
+def _store_cases(report: CheckReport, rows: Iterable[tuple[str, str, str, str]]) -> None:
+    """Write the test cases, (classname, name, file, outcome) rows, as they stream in. Not through
+    model instances and bulk_create: a report of a hundred thousand cases spent most of its time
+    making instances that are never used (8x a bare parse of the file on SQLite, see
+    bench/reports_bench.py). PostgreSQL takes them through COPY, as text written a batch of lines
+    at a time (one `write_row` a row adapted each value on its own: a third of the record);
+    SQLite, in-process, through executemany a batch at a time."""
     columns = ("report_id", "classname", "name", "file", "key", "bare_name", "outcome")
     quote = connection.ops.quote_name
     table = f"{quote(ReportedTest._meta.db_table)} ({', '.join(quote(column) for column in columns)})"
-    rows = (
-        (report.pk, case.classname, case.name, case.file, case_key(case.classname, case.name),
-         bare_name(case.name)[:1000], case.outcome)
-        for case in cases
-    )
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             with cursor.cursor.copy(f"COPY {table} FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+                for lines in _copy_lines(report.pk, rows):
+                    copy.write(lines)
             return
         sql = f"INSERT INTO {table} VALUES ({', '.join(['%s'] * len(columns))})"
         batch: list[tuple] = []
-        for row in rows:
-            batch.append(row)
+        for classname, name, file, outcome in rows:
+            batch.append((report.pk, classname, name, file, case_key(classname, name), bare_name(name)[:1000],
+                          outcome))
             if len(batch) >= BATCH:
                 cursor.executemany(sql, batch)
                 batch.clear()
@@ -315,12 +313,36 @@ def _store_cases(report: CheckReport, cases: Iterable[JUnitCase]) -> None:
             cursor.executemany(sql, batch)
 
 
-def _counted(cases: Iterable[JUnitCase], tally: Tally) -> Iterable[JUnitCase]:
+# What COPY's text format escapes in a value (a backslash, and the characters that end a column or
+# a row); nothing else needs it, and most reports have none of these in any name.
+_COPY_SPECIAL = re.compile(r"[\\\t\n\r]")
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_lines(report_id: int, rows: Iterable[tuple[str, str, str, str]]) -> Iterable[str]:
+    """The rows as COPY's text format, `BATCH` lines to a string. A report's id is written once."""
+    prefix = f"{report_id}\t"
+    special = _COPY_SPECIAL.search
+    lines: list[str] = []
+    for classname, name, file, outcome in rows:
+        key, bare = case_key(classname, name), bare_name(name)[:1000]
+        if special(classname) or special(name) or special(file):
+            classname, name, file, key, bare = (value.translate(_COPY_ESCAPES)
+                                                for value in (classname, name, file, key, bare))
+        lines.append(f"{prefix}{classname}\t{name}\t{file}\t{key}\t{bare}\t{outcome}\n")
+        if len(lines) >= BATCH:
+            yield "".join(lines)
+            lines.clear()
+    if lines:
+        yield "".join(lines)
+
+
+def _counted(cases: Iterable[JUnitCase], tally: Tally) -> Iterable[tuple[str, str, str, str]]:
     for case in cases:
         tally.tests += 1
         tally.failed += case.outcome == vocabulary.TEST_FAILED
         tally.skipped += case.outcome == vocabulary.TEST_SKIPPED
-        yield case
+        yield case.classname, case.name, case.file, case.outcome
 
 
 def _store_results(report, file: BinaryIO, tally: Tally, *, repository, sha: str, checkout_root: str) -> None:

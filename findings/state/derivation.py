@@ -118,6 +118,9 @@ class VerificationFacts:
     commit_id: int
     verdict: str
     evidence_version: int
+    # Why an error verdict is one at that commit (`Verification.verdict_reason`, by the one rule
+    # `vocabulary.verdict_reason`); '' otherwise.
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -136,9 +139,6 @@ class Facts:
     # evidence id -> (finding id, its state at the latest verified pin, or "" when not verified)
     evidence_states: dict[int, tuple[int, str]] = field(default_factory=dict)
     evidence_of: dict[int, list[int]] = field(default_factory=dict)  # finding id -> evidence ids
-    # (finding id, commit id) -> the check outcome of each of its items in error there ('' for an
-    # item that is not a check item): why its verdict is an error (`vocabulary.verdict_reason`).
-    error_outcomes: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     policy: PolicyFacts = field(default_factory=PolicyFacts)
     overrides: list[OverrideFacts] = field(default_factory=list)
     due_cleanups: list[DueFacts] = field(default_factory=list)
@@ -157,6 +157,17 @@ def current_verdicts(facts: Facts) -> dict[tuple[int, int], str]:
         (row.finding_id, row.commit_id): row.verdict
         for row in facts.verifications
         if versions.get(row.finding_id) == row.evidence_version
+    }
+
+
+def current_reasons(facts: Facts) -> dict[tuple[int, int], str]:
+    """(finding id, commit id) -> why its verdict there is an error, where one says (current
+    evidence only, as `current_verdicts`)."""
+    versions = {finding.pk: finding.evidence_version for finding in facts.findings}
+    return {
+        (row.finding_id, row.commit_id): row.reason
+        for row in facts.verifications
+        if row.reason and row.verdict == v.ERROR and versions.get(row.finding_id) == row.evidence_version
     }
 
 
@@ -191,9 +202,11 @@ def regressed_at(finding: FindingFacts, pin: PinFacts | None, verdict: str | Non
 
 def gate_at(
     facts: Facts, verdicts: dict[tuple[int, int], str], *, commit_id: int, sha: str, resolved: bool,
-    pin: PinFacts | None,
+    pin: PinFacts | None, reasons: dict[tuple[int, int], str] | None = None,
 ) -> dict:
-    """The gate's answer at one commit (pinned, `pin`, or not): plain data, as it is stored."""
+    """The gate's answer at one commit (pinned, `pin`, or not): plain data, as it is stored.
+    `reasons`: `current_reasons(facts)` when the caller has them."""
+    reasons_there = current_reasons(facts) if reasons is None else reasons
     blockers = sorted((f for f in facts.findings if f.kind == BLOCKER), key=lambda f: f.number)
     open_blockers = [(f, verdicts.get((f.pk, commit_id))) for f in blockers if f.status == OPEN]
     regressed = [
@@ -207,7 +220,7 @@ def gate_at(
     checked_there = any(key[1] == commit_id for key in verdicts) or (
         last_run is not None and last_run.status == RUN_DONE
     )
-    reasons = {f.pk: v.verdict_reason(verdict, facts.error_outcomes.get((f.pk, commit_id), ()))
+    reasons = {f.pk: reasons_there.get((f.pk, commit_id), "") if verdict == v.ERROR else ""
                for f, verdict in open_blockers}
     unverified = sum(1 for _, verdict in open_blockers if verdict is None)
     errors = sum(1 for _, verdict in open_blockers if verdict == v.ERROR)
@@ -343,6 +356,7 @@ def gate_reason(
 def derive(facts: Facts) -> dict:
     """The PR's whole review state, as it is stored (JSON-ready: keys are strings)."""
     verdicts = current_verdicts(facts)
+    reasons = current_reasons(facts)
     latest = latest_verified_pin(facts, verdicts)
     findings = {}
     counts = {kind: Counter() for kind in KINDS}
@@ -356,9 +370,8 @@ def derive(facts: Facts) -> dict:
             "status": finding.status,
             "resolution": FIXED_ANYWAY if anyway else finding.status,
             "verdict": verdict,
-            "verdict_reason": v.verdict_reason(
-                verdict, facts.error_outcomes.get((finding.pk, latest.commit_id), ()) if latest else ()
-            ),
+            "verdict_reason": reasons.get((finding.pk, latest.commit_id), "")
+            if latest and verdict == v.ERROR else "",
             "evidence": {
                 str(evidence_id): facts.evidence_states.get(evidence_id, (finding.pk, ""))[1]
                 for evidence_id in facts.evidence_of.get(finding.pk, [])
@@ -377,7 +390,8 @@ def derive(facts: Facts) -> dict:
         if regressed:
             tally["possibly_regressed"] += 1
     gates = {
-        pin.sha: gate_at(facts, verdicts, commit_id=pin.commit_id, sha=pin.sha, resolved=pin.resolved, pin=pin)
+        pin.sha: gate_at(facts, verdicts, commit_id=pin.commit_id, sha=pin.sha, resolved=pin.resolved, pin=pin,
+                         reasons=reasons)
         for pin in facts.pins
     }
     per_pin: dict[int, Counter] = {}

@@ -75,7 +75,7 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
         VerificationFacts(*row)
         for row in Verification.objects.filter(finding__pull_request_id=pull_request_id)
         .order_by()
-        .values_list("finding_id", "commit_id", "verdict", "evidence_version")
+        .values_list("finding_id", "commit_id", "verdict", "evidence_version", "verdict_reason")
     ]
     runs = [
         RunFacts(commit_id, status, (created_at, pk))
@@ -95,14 +95,6 @@ def pull_request_facts(pull_request_id: int, *, through_commit_id: int | None = 
     ):
         evidence_of.setdefault(finding_id, []).append(evidence_id)
     facts.evidence_of = evidence_of
-    # Why verdicts are errors: the check outcomes of the items in error, at every commit (the gate
-    # answers at each pin). As many rows as items in error.
-    for finding_id, commit_id, kind, outcome in EvidenceResult.objects.filter(
-        verification__finding__pull_request_id=pull_request_id, state=EvidenceResult.State.ERROR,
-    ).order_by().values_list("verification__finding_id", "verification__commit_id", "evidence__kind", "facts__outcome"):
-        facts.error_outcomes.setdefault((finding_id, commit_id), []).append(
-            outcome if kind == Evidence.Kind.CHECK and isinstance(outcome, str) else ""
-        )
     latest = latest_verified_pin(facts, current_verdicts(facts))
     if latest is not None:
         facts.evidence_states = {

@@ -1,6 +1,8 @@
 """Recheck's own settings: repositories and forges, operations, the forge budget, Celery and its
 queues. Read from the environment like the site's settings (recheck.settings.site), whose
 laptop defaults they share."""
+import shlex
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,6 +26,16 @@ RECHECK_IMPORT_INLINE_FINDINGS = env_int("RECHECK_IMPORT_INLINE_FINDINGS", 1000)
 RECHECK_MAX_BLOB_BYTES = env_int("RECHECK_MAX_BLOB_BYTES", 1_000_000)
 RECHECK_MARKDOWN_PREVIEW_BYTES = env_int("RECHECK_MARKDOWN_PREVIEW_BYTES", 200_000)
 RECHECK_FETCH_TIMEOUT = env_int("RECHECK_FETCH_TIMEOUT", 300)
+# The demo's sample runs its own tests and linter at each pinned commit when it loads (`manage.py
+# load_demo`): the commands, split as a shell splits them, with this interpreter's pytest and the
+# ruff installed beside it by default (both come with the test extras). A command that does not
+# answer `--version` is not run, and the load says so.
+_RUFF_BESIDE = Path(sys.executable).with_name("ruff")
+RECHECK_DEMO_TESTS_COMMAND = shlex.split(env_str("RECHECK_DEMO_TESTS_COMMAND")) or [sys.executable, "-m", "pytest"]
+RECHECK_DEMO_LINT_COMMAND = shlex.split(env_str("RECHECK_DEMO_LINT_COMMAND")) or (
+    [str(_RUFF_BESIDE)] if _RUFF_BESIDE.is_file() else [sys.executable, "-m", "ruff"])
+# Seconds each of those runs may take at one commit.
+RECHECK_DEMO_CI_TIMEOUT = env_int("RECHECK_DEMO_CI_TIMEOUT", 120)
 RECHECK_PUBLIC_READ = env_bool("RECHECK_PUBLIC_READ", _laptop)
 RECHECK_GITHUB_WEBHOOK_SECRET = env_str("RECHECK_GITHUB_WEBHOOK_SECRET")
 RECHECK_TRACK_INTERVAL_SECONDS = env_int("RECHECK_TRACK_INTERVAL_SECONDS", 900)

@@ -245,13 +245,13 @@ def test_the_sample_review_uses_every_kind_of_evidence(demo_root):
     pull_request = loaded.sample
     assert "sample" in pull_request.before.lower() and "made up" in pull_request.before
     findings = pull_request.findings.all()
-    assert findings.blockers().filter(caught_by="ci").count() == 3
-    assert findings.blockers().filter(caught_by="none").count() == 3
+    assert findings.blockers().filter(caught_by="ci").count() == 4
+    assert findings.blockers().filter(caught_by="none").count() == 2
     assert findings.cleanups().count() == 3
     kinds = set(Evidence.objects.filter(finding__pull_request=pull_request).values_list("kind", "expect"))
     assert kinds == {("snippet", ""), ("pattern", "present"), ("pattern", "absent"), ("path", "exists"),
                      ("path", "missing"), ("gitlink", ""), ("gitlink", "off_branch"),
-                     ("gitlink", "not_fast_forward"), ("note", "")}
+                     ("gitlink", "not_fast_forward"), ("note", ""), ("check", "")}
     pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=pull_request)}
     assert {role: commit.sha for role, commit in pins.items()} == {role: EXPECTED_SHAS[role] for role in PINNED}
     assert all(commit.resolved for commit in pins.values())
@@ -303,7 +303,11 @@ def test_without_local_repositories_the_demo_is_the_4108_review_alone(demo_root,
 
 @pytest.mark.django_db
 def test_the_engine_gives_the_documented_verdict_at_every_pin(demo_root):
+    from cli.demo.sample_ci import sample_ci_run
+
     loaded = demo_load()
+    # The sample's check items read the reports of its own CI, run here as load_demo runs it.
+    assert all(run.recorded for run in sample_ci_run(loaded.sample, loaded.sample_repository))
     pins = {pin.role: pin.commit for pin in PinnedCommit.objects.filter(pull_request=loaded.sample)}
     for role in PINNED:
         pull_request_verify(pull_request=loaded.sample, commit=pins[role])

@@ -40,6 +40,14 @@ def test_every_verdict_and_state_has_a_label_and_a_phrase():
     assert len(set(vocabulary.VERDICT_LABELS.values())) == len(vocabulary.VERDICTS)
 
 
+def test_every_check_outcome_has_a_label_and_a_phrase_and_a_reason_reads_the_same_in_both():
+    assert set(vocabulary.CHECK_OUTCOME_LABELS) == set(vocabulary.CHECK_OUTCOME_PHRASES) == set(vocabulary.CHECK_OUTCOMES)
+    assert len(set(vocabulary.CHECK_OUTCOME_PHRASES.values())) == len(vocabulary.CHECK_OUTCOMES)
+    # A finding's reason and its check item's outcome say the same words (a matrix shows both).
+    assert {reason: vocabulary.check_outcome_phrase(reason) for reason in vocabulary.VERDICT_REASONS} == (
+        vocabulary.VERDICT_REASON_PHRASES)
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("verdict", vocabulary.VERDICTS)
 def test_one_phrase_per_verdict_on_the_site_in_the_export_and_in_the_admin(verdict, client, staff_maintainer):

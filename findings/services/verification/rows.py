@@ -4,6 +4,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from core import vocabulary
 from engine.verification import CheckResult, verdict_for
 from findings.models import Evidence, Finding
 from reviews.models import PullRequest
@@ -47,6 +48,15 @@ class Outcome:
     verdict: str
     detail: str
     results: list[tuple[EvidenceRow, CheckResult]]
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is an error here, by the one rule (`vocabulary.verdict_reason`): the
+        check outcomes of the items in error ('' for an item that is not a check item)."""
+        return vocabulary.verdict_reason(self.verdict, [
+            (result.facts or {}).get("outcome") or "" if item.kind == Evidence.Kind.CHECK else ""
+            for item, result in self.results if result.state == vocabulary.STATE_ERROR
+        ])
 
 
 def _load(pull_request: PullRequest) -> tuple[list[FindingRow], dict[int, list[EvidenceRow]]]:

@@ -13,7 +13,7 @@ from access.audit import writes
 from core.errors import RecheckError
 from engine.verification import EvidenceChecks, files_prefetched
 from core import vocabulary
-from findings.models import Evidence, EvidenceResult, Finding, Verdict, Verification, VerificationRun
+from findings.models import Finding, Verdict, Verification, VerificationRun
 from findings.services.runs import WORKER, verification_run_advance, verification_run_finish, verification_run_start
 from findings.services.submodules import SubmoduleMirrors
 from findings.services.verification.checking import _Context, _prepare
@@ -210,7 +210,7 @@ def verification_run_execute(
         for verification in verifications:
             counts[verification.verdict] = counts.get(verification.verdict, 0) + 1
         verdicts[commit.sha] = counts
-        errors += _unexplained_errors(verifications, pull_request=pull_request, commit=commit)
+        errors += _unexplained_errors(verifications)
 
     message = _summary(verdicts, fetch_problem)
     branches = submodules.branches_read()
@@ -233,24 +233,13 @@ def verification_run_execute(
     }
 
 
-def _unexplained_errors(verifications: list[Verification], *, pull_request: PullRequest, commit: Commit) -> int:
+def _unexplained_errors(verifications: list[Verification]) -> int:
     """How many of the verdicts at `commit` are errors that no check item explains: a finding
     waiting for CI (or naming a test not run, or flaky) is not a verification that failed, and a
-    run of nothing else is done, not failed (`vocabulary.verdict_reason`, the rule the state reads).
-    One query, by the commit rather than by the verifications' ids (a PR can have thousands)."""
-    failed = {verification.pk for verification in verifications if verification.verdict == vocabulary.ERROR}
-    if not failed:
-        return 0
-    outcomes: dict[int, list[str]] = {pk: [] for pk in failed}
-    for verification_id, kind, outcome in EvidenceResult.objects.filter(
-        verification__finding__pull_request=pull_request, verification__commit=commit,
-        verification__verdict=vocabulary.ERROR, state=EvidenceResult.State.ERROR,
-    ).order_by().values_list("verification_id", "evidence__kind", "facts__outcome"):
-        if verification_id in outcomes:
-            outcomes[verification_id].append(
-                outcome if kind == Evidence.Kind.CHECK and isinstance(outcome, str) else ""
-            )
-    return sum(1 for found in outcomes.values() if not vocabulary.verdict_reason(vocabulary.ERROR, found))
+    run of nothing else is done, not failed (each verification's `verdict_reason`, stored with it
+    by the rule the state reads)."""
+    return sum(1 for verification in verifications
+               if verification.verdict == vocabulary.ERROR and not verification.verdict_reason)
 
 
 def _as_of_sentence(branches: list[dict]) -> str:

@@ -48,10 +48,12 @@ def _store(pull_request: PullRequest, commit: Commit, outcomes: list[Outcome]) -
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     _upsert(
         Verification,
-        ("finding_id", "commit_id", "verdict", "checked_at", "first_checked_at", "detail", "evidence_version"),
+        ("finding_id", "commit_id", "verdict", "checked_at", "first_checked_at", "detail", "evidence_version",
+         "verdict_reason"),
         conflict=("finding_id", "commit_id"),
-        update=("verdict", "checked_at", "detail", "evidence_version"),
-        rows=[(o.finding.pk, commit.pk, o.verdict, now, now, o.detail, o.finding.evidence_version) for o in outcomes],
+        update=("verdict", "checked_at", "detail", "evidence_version", "verdict_reason"),
+        rows=[(o.finding.pk, commit.pk, o.verdict, now, now, o.detail, o.finding.evidence_version, o.reason)
+              for o in outcomes],
     )
     verifications = {
         verification.finding_id: verification

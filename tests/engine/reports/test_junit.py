@@ -1,5 +1,5 @@
-"""JUnit XML read through defusedxml, streamed: real pytest output, the dialects of other runners,
-and what a hostile or broken file gets."""
+"""JUnit XML read by expat through defusedxml's reader, streamed: real pytest output, the dialects
+of other runners, and what a hostile or broken file gets."""
 import io
 
 import pytest

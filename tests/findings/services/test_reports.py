@@ -60,6 +60,25 @@ def test_the_same_report_sent_again_is_the_one_kept_and_another_attempt_is_anoth
     assert CheckReport.objects.count() == 2 and ReportedTest.objects.count() == 8
 
 
+def test_names_with_what_copy_escapes_in_them_are_kept_as_they_were_written(calc):
+    # A backslash, a tab, a new line and a carriage return, as character references (XML turns
+    # the characters themselves into spaces inside an attribute).
+    body = (b'<testsuite name="s"><testcase classname="a\\b&#9;c" name="t[x&#10;y&#13;z]" file="d\\e.py">'
+            b'<failure/></testcase><testcase classname="plain" name="t2"/></testsuite>')
+    record(calc, file=body)
+    assert sorted(ReportedTest.objects.values_list("classname", "name", "file", "key", "bare_name", "outcome")) == [
+        ("a\\b\tc", "t[x\ny\rz]", "d\\e.py", "a\\b\tc.t[x\ny\rz]", "t[x\ny\rz]", "failed"),
+        ("plain", "t2", "", "plain.t2", "t2", "passed"),
+    ]
+
+
+def test_a_report_s_test_cases_go_with_it_when_its_repository_is_removed(calc, tmp_path):
+    record(calc, file=pytest_junit(calc.repo.path, tmp_path / "junit.xml"))
+    assert ReportedTest.objects.count() == 4
+    calc.delete()
+    assert not CheckReport.objects.exists() and not ReportedTest.objects.exists()
+
+
 def test_ruff_s_sarif_is_kept_with_its_absolute_paths_made_relative_at_that_commit(calc):
     body = ruff_sarif(calc.repo.path, "config/soak.py", "calc.py")
     report = record(calc, check="lint", file=body).report
