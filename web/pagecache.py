@@ -34,6 +34,7 @@ from functools import cached_property
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages import get_messages
+from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.middleware.csrf import get_token
@@ -88,13 +89,33 @@ class Visibility:
         return Action(action).value in self.actions
 
 
-def reader_visibility(user, repository) -> Visibility:
-    """`user`'s visibility on `repository`: one answer, `user_may`, asked for each action."""
+def _visibility(user, repository) -> Visibility:
     return Visibility(
         signed_in=bool(user.is_authenticated),
         repository=repository.visibility,
         actions=tuple(action.value for action in Action if user_may(user, action, repository)),
     )
+
+
+# An anonymous reader's visibility, by what `user_may` reads to answer for one (the repository
+# and its visibility, and whether the server is read publicly): asked once a process for each, as
+# it was most of a kept page's work after the key's query. Emptied when full.
+_ANONYMOUS: dict[tuple, Visibility] = {}
+ANONYMOUS_KEPT = 1024
+
+
+def reader_visibility(user, repository) -> Visibility:
+    """`user`'s visibility on `repository`: one answer, `user_may`, asked for each action (for an
+    anonymous reader, once a process for each repository as it stands)."""
+    if user.is_authenticated:
+        return _visibility(user, repository)
+    facts = (repository.pk, repository.visibility, bool(settings.RECHECK_PUBLIC_READ))
+    seen = _ANONYMOUS.get(facts)
+    if seen is None:
+        if len(_ANONYMOUS) >= ANONYMOUS_KEPT:
+            _ANONYMOUS.clear()
+        seen = _ANONYMOUS[facts] = _visibility(user, repository)
+    return seen
 
 
 def reader_scope(user) -> tuple:
@@ -181,6 +202,14 @@ def page_etag(request, key: PageKey) -> str:
 
 
 def _messages_waiting(request) -> bool:
+    # Messages wait in their cookie or in the session (the fallback storage): a request with
+    # neither cookie (an anonymous reader's) has none unless this request added some.
+    storage = getattr(request, "_messages", None)
+    if storage is None:
+        return False
+    if (not storage.added_new and CookieStorage.cookie_name not in request.COOKIES
+            and settings.SESSION_COOKIE_NAME not in request.COOKIES):
+        return False
     # len() loads the messages without marking them read: they are still shown by the render.
     return bool(len(get_messages(request)))
 
@@ -235,6 +264,18 @@ def kept_render(template: str, context: dict, request) -> str:
     )
 
 
+def _kept_get(cache_key: str) -> str | None:
+    # A kept page never changes under its key: the site's Redis cache keeps the pages read lately
+    # in the process too (`get_near`, `recheck.cache`); any other cache is asked as it is.
+    get = getattr(cache, "get_near", None) or cache.get
+    return get(cache_key)
+
+
+def _kept_set(cache_key: str, content: str) -> None:
+    set_ = getattr(cache, "set_near", None) or cache.set
+    set_(cache_key, content, PAGE_CACHE_SECONDS)
+
+
 def page_rendered(request, build: Callable[[], tuple[str, dict] | HttpResponse]) -> HttpResponse:
     """The page rendered for this request alone, as any page is rendered: for a request with
     messages waiting to be shown (and the reference a kept page is compared with in the tests)."""
@@ -256,7 +297,7 @@ def page_served(request, key: PageKey, build: Callable[[], tuple[str, dict] | Ht
         not_modified = get_conditional_response(request, etag=etag)
         if not_modified is not None:
             return _headers(not_modified, request, etag)
-        content = cache.get(key.cache_key)
+        content = _kept_get(key.cache_key)
         if content is not None:
             return _headers(HttpResponse(filled(request, content)), request, etag)
     built = build()
@@ -266,7 +307,7 @@ def page_served(request, key: PageKey, build: Callable[[], tuple[str, dict] | Ht
     content = kept_render(template, context, request)
     if etag is not None:
         if key.still_current():
-            cache.set(key.cache_key, content, PAGE_CACHE_SECONDS)
+            _kept_set(key.cache_key, content)
         else:
             etag = None  # what was built is not what the key names: served once, not kept
     return _headers(HttpResponse(filled(request, content)), request, etag)
