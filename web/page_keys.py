@@ -6,6 +6,7 @@ It is read on every request for a kept page and on every revalidation, where it 
 work: through the ORM the same reads were four queries whose building cost more than running them
 (the gate's read is written out for the same reason). Readability is decided on what it returns by
 `user_may`, the one answer; the failed calls themselves (rare) are read only when there are some."""
+import functools
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -31,20 +32,26 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
+@functools.cache  # written once a process: building it cost as much as running it
+def _pull_request_key_sql() -> str:
+    return (
+        f'SELECT pr."id", pr."generation", r."id", r."visibility", '
+        f'EXISTS (SELECT 1 FROM {_table(VerificationRun)} v WHERE v."pull_request_id" = pr."id" '
+        f'AND v."status" IN (%s, %s) AND v."heartbeat_at" >= %s), '
+        f'EXISTS (SELECT 1 FROM {_table(ForgeCall)} c WHERE c."pull_request_id" = pr."id" AND c."status" = %s) '
+        f'FROM {_table(PullRequest)} pr JOIN {_table(Repository)} r ON r."id" = pr."repository_id" '
+        f'WHERE r."slug" = %s AND pr."number" = %s'
+    )
+
+
+_ACTIVE_RUN = (VerificationRun.Status.QUEUED.value, VerificationRun.Status.RUNNING.value)
+
+
 def pull_request_key_read(*, slug: str, number: int) -> PullRequestKeyRead | None:
     """The key's facts of the PR `slug`#`number`, or None when there is no such PR."""
     live_since = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
-    active = [VerificationRun.Status.QUEUED.value, VerificationRun.Status.RUNNING.value]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f'SELECT pr."id", pr."generation", r."id", r."visibility", '
-            f'EXISTS (SELECT 1 FROM {_table(VerificationRun)} v WHERE v."pull_request_id" = pr."id" '
-            f'AND v."status" IN (%s, %s) AND v."heartbeat_at" >= %s), '
-            f'EXISTS (SELECT 1 FROM {_table(ForgeCall)} c WHERE c."pull_request_id" = pr."id" AND c."status" = %s) '
-            f'FROM {_table(PullRequest)} pr JOIN {_table(Repository)} r ON r."id" = pr."repository_id" '
-            f'WHERE r."slug" = %s AND pr."number" = %s',
-            [*active, live_since, ForgeCall.Status.FAILED.value, slug, number],
-        )
+        cursor.execute(_pull_request_key_sql(), [*_ACTIVE_RUN, live_since, ForgeCall.Status.FAILED.value, slug, number])
         row = cursor.fetchone()
     if row is None:
         return None
