@@ -17,6 +17,7 @@ from django.utils import timezone
 from findings.models import VerificationRun
 from forge.models import ForgeCall
 from reviews.models import PullRequest, Repository
+from reviews.selectors import preparable_cursor
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ _ACTIVE_RUN = (VerificationRun.Status.QUEUED.value, VerificationRun.Status.RUNNI
 def pull_request_key_read(*, slug: str, number: int) -> PullRequestKeyRead | None:
     """The key's facts of the PR `slug`#`number`, or None when there is no such PR."""
     live_since = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
-    with connection.cursor() as cursor:
+    with preparable_cursor() as cursor:
         cursor.execute(_pull_request_key_sql(), [*_ACTIVE_RUN, live_since, ForgeCall.Status.FAILED.value, slug, number])
         row = cursor.fetchone()
     if row is None:
@@ -77,7 +78,7 @@ def repository_key_read(*, slug: str) -> RepositoryKeyRead | None:
     repository's page, a file's, its follow-ups), or None when there is no such repository. The
     repository's own fields its pages show are read here too: an edit of a repository without pull
     requests moves no generation."""
-    with connection.cursor() as cursor:
+    with preparable_cursor() as cursor:
         cursor.execute(
             f'SELECT r."id", r."visibility", r."forge", r."forge_url", r."web_url", r."default_branch", '
             f'(SELECT COUNT(*) FROM {_table(PullRequest)} pr WHERE pr."repository_id" = r."id"), '
