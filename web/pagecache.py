@@ -20,6 +20,9 @@ alone. The pages' scripts are files, so no CSP nonce is needed.
 Each kept page answers with an ETag made from its key and the request's own parts, so a browser
 that has it asks again with If-None-Match and gets a 304 without the page being built or read.
 
+A state the build derived (the first read after a write) is stored once the page is sent
+(`findings.state.stored.states_stored_after`): the reader does not wait for its INSERTs.
+
 The generation is read before the page is built and again before it is kept: a page built while
 a write moved the generation is served to its reader, never kept under the old key (which a later
 reader would take for current). The cache is a help, never a need: with Redis down a page is
@@ -44,6 +47,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from access.permissions import Action, reads_everything, user_may
+from findings.state.stored import states_store, states_stored_after
 from presentation.versions import render_version
 from reviews.selectors import readable_repositories
 
@@ -300,14 +304,29 @@ def page_served(request, key: PageKey, build: Callable[[], tuple[str, dict] | Ht
         content = _kept_get(key.cache_key)
         if content is not None:
             return _headers(HttpResponse(filled(request, content)), request, etag)
-    built = build()
-    if isinstance(built, HttpResponse):
-        return built
-    template, context = built
-    content = kept_render(template, context, request)
+    with states_stored_after() as pending:
+        built = build()
+        if isinstance(built, HttpResponse):
+            states_store(pending)
+            return built
+        template, context = built
+        content = kept_render(template, context, request)
     if etag is not None:
         if key.still_current():
             _kept_set(key.cache_key, content)
         else:
             etag = None  # what was built is not what the key names: served once, not kept
-    return _headers(HttpResponse(filled(request, content)), request, etag)
+    return _headers(_StoringAfter(filled(request, content), pending=pending), request, etag)
+
+
+class _StoringAfter(HttpResponse):
+    """A page built from a state derived for it, which is stored once the page is sent: the server
+    closes a response after writing it, and the test client as it hands it back."""
+
+    def __init__(self, content: str, *, pending: list):
+        super().__init__(content)
+        self._pending = pending
+
+    def close(self):
+        states_store(self._pending)
+        super().close()
