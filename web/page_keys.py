@@ -8,6 +8,7 @@ work: through the ORM the same reads were four queries whose building cost more 
 `user_may`, the one answer; the failed calls themselves (rare) are read only when there are some."""
 import functools
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import timedelta
 
 from django.conf import settings
@@ -24,9 +25,17 @@ from reviews.selectors import preparable_cursor
 class PullRequestKeyRead:
     pull_request_id: int
     generation: int
-    repository: Repository  # its id and visibility only: what `user_may` asks of it
+    repository_id: int
+    slug: str
+    visibility: str
     run_live: bool
     calls_failed: bool
+
+    @cached_property
+    def repository(self) -> Repository:
+        """Its id, slug and visibility only: what `user_may` asks of it (made when it is asked:
+        an anonymous reader's visibility is most often known already)."""
+        return Repository(pk=self.repository_id, slug=self.slug, visibility=self.visibility)
 
 
 def _table(model) -> str:
@@ -58,9 +67,8 @@ def pull_request_key_read(*, slug: str, number: int) -> PullRequestKeyRead | Non
         return None
     pull_request_id, generation, repository_id, visibility, run_live, calls_failed = row
     return PullRequestKeyRead(
-        pull_request_id=pull_request_id, generation=generation,
-        repository=Repository(pk=repository_id, slug=slug, visibility=visibility),
-        run_live=bool(run_live), calls_failed=bool(calls_failed),
+        pull_request_id=pull_request_id, generation=generation, repository_id=repository_id, slug=slug,
+        visibility=visibility, run_live=bool(run_live), calls_failed=bool(calls_failed),
     )
 
 
@@ -71,6 +79,14 @@ class RepositoryKeyRead:
     # them shows moves (each generation only moves forward), a PR is added or one is deleted.
     version: tuple
     calls_failed: bool
+
+    @property
+    def repository_id(self) -> int:
+        return self.repository.pk
+
+    @property
+    def visibility(self) -> str:
+        return self.repository.visibility
 
 
 def repository_key_read(*, slug: str) -> RepositoryKeyRead | None:

@@ -111,14 +111,20 @@ ANONYMOUS_KEPT = 1024
 def reader_visibility(user, repository) -> Visibility:
     """`user`'s visibility on `repository`: one answer, `user_may`, asked for each action (for an
     anonymous reader, once a process for each repository as it stands)."""
+    return visibility_on(user, repository.pk, repository.visibility, lambda: repository)
+
+
+def visibility_on(user, repository_id: int, visibility: str, repository: Callable) -> Visibility:
+    """`reader_visibility` on the repository `repository_id` of `visibility`, which `repository()`
+    gives when `user_may` has to be asked."""
     if user.is_authenticated:
-        return _visibility(user, repository)
-    facts = (repository.pk, repository.visibility, bool(settings.RECHECK_PUBLIC_READ))
+        return _visibility(user, repository())
+    facts = (repository_id, visibility, bool(settings.RECHECK_PUBLIC_READ))
     seen = _ANONYMOUS.get(facts)
     if seen is None:
         if len(_ANONYMOUS) >= ANONYMOUS_KEPT:
             _ANONYMOUS.clear()
-        seen = _ANONYMOUS[facts] = _visibility(user, repository)
+        seen = _ANONYMOUS[facts] = _visibility(user, repository())
     return seen
 
 
