@@ -48,6 +48,21 @@ def reviewed_pin(pins) -> PinnedCommit | None:
     return min(reviewed, key=lambda pin: (pin.pinned_at, pin.pk)) if reviewed else None
 
 
+def preparable_cursor(db=connection):
+    """A cursor for a query written out that runs on every request (the gate's, a kept page's key):
+    on PostgreSQL with `prepare_threshold` set (`DATABASE_PREPARED_STATEMENTS`), one that binds its
+    parameters on the server, so psycopg prepares the statement once it has run a few times on the
+    connection: planning it is most of what it costs there. Wrapped as Django wraps its own, so it
+    is counted and logged alike. The ORM's cursors bind on the client and are never prepared."""
+    if db.vendor != "postgresql" or db.settings_dict["OPTIONS"].get("prepare_threshold") is None:
+        return db.cursor()
+    import psycopg  # only on PostgreSQL
+
+    db.ensure_connection()
+    raw = psycopg.Cursor(db.connection)
+    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
+
+
 def pull_requests_version() -> tuple:
     """A value that changes whenever anything a pull request's pages show changes, in any pull
     request: the generations only move forward, a new pull request has a new id, and a deleted one
@@ -55,9 +70,25 @@ def pull_requests_version() -> tuple:
     findings: what a list's count can be cached by. Written out: it is read on every list request,
     and building it with the ORM cost more than running it."""
     table = connection.ops.quote_name(PullRequest._meta.db_table)
-    with connection.cursor() as cursor:
+    with preparable_cursor() as cursor:
         cursor.execute(f'SELECT COUNT(*), SUM("generation"), MAX("id") FROM {table}')
         return tuple(cursor.fetchone())
+
+
+def site_version() -> tuple:
+    """`pull_requests_version()` with every repository's id, slug, visibility and forge URL, in one
+    query: what a page across repositories shows of them (the home page) moves with either. Read on
+    every request of such a page, so written out and prepared (`preparable_cursor`)."""
+    pull_requests = connection.ops.quote_name(PullRequest._meta.db_table)
+    repositories = connection.ops.quote_name(Repository._meta.db_table)
+    with preparable_cursor() as cursor:
+        cursor.execute(
+            f'SELECT 0, COUNT(*), SUM("generation"), MAX("id"), NULL, NULL, NULL FROM {pull_requests} '
+            f'UNION ALL SELECT 1, "id", NULL, NULL, "slug", "visibility", "web_url" FROM {repositories}'
+        )
+        rows = cursor.fetchall()
+    [(_, count, total, highest, *_)] = [row for row in rows if row[0] == 0]
+    return (count, total, highest), tuple(sorted(tuple(row[1:2] + row[4:]) for row in rows if row[0] == 1))
 
 
 def pull_request_generation_is(pull_request_id: int, generation: int) -> bool:

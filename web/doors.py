@@ -2,6 +2,7 @@
 and the refusal a forged or stale form gets."""
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 
@@ -13,12 +14,26 @@ from reviews.selectors import readable_repositories
 from reviews.models import PullRequest
 
 
+# Whether a reader who is not signed in may read the site, by the setting `user_may` answers it
+# from: asked of it once a process for each value (a page read as a 304 costs little else).
+_ANONYMOUS_READS: dict[bool, bool] = {}
+
+
+def _may_read(user) -> bool:
+    if user.is_authenticated:
+        return user_may(user, Action.READ)
+    public = bool(settings.RECHECK_PUBLIC_READ)
+    if public not in _ANONYMOUS_READS:
+        _ANONYMOUS_READS[public] = user_may(user, Action.READ)
+    return _ANONYMOUS_READS[public]
+
+
 def readable(view):
     """Pages are public when RECHECK_PUBLIC_READ is on; otherwise a reader logs in first."""
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        if not user_may(request.user, Action.READ):
+        if not _may_read(request.user):
             return redirect_to_login(request.get_full_path())
         return view(request, *args, **kwargs)
 

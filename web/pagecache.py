@@ -20,6 +20,9 @@ alone. The pages' scripts are files, so no CSP nonce is needed.
 Each kept page answers with an ETag made from its key and the request's own parts, so a browser
 that has it asks again with If-None-Match and gets a 304 without the page being built or read.
 
+A state the build derived (the first read after a write) is stored once the page is sent
+(`findings.state.stored.states_stored_after`): the reader does not wait for its INSERTs.
+
 The generation is read before the page is built and again before it is kept: a page built while
 a write moved the generation is served to its reader, never kept under the old key (which a later
 reader would take for current). The cache is a help, never a need: with Redis down a page is
@@ -34,6 +37,7 @@ from functools import cached_property
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages import get_messages
+from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.middleware.csrf import get_token
@@ -43,6 +47,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from access.permissions import Action, reads_everything, user_may
+from findings.state.stored import states_store, states_stored_after
 from presentation.versions import render_version
 from reviews.selectors import readable_repositories
 
@@ -88,13 +93,39 @@ class Visibility:
         return Action(action).value in self.actions
 
 
-def reader_visibility(user, repository) -> Visibility:
-    """`user`'s visibility on `repository`: one answer, `user_may`, asked for each action."""
+def _visibility(user, repository) -> Visibility:
     return Visibility(
         signed_in=bool(user.is_authenticated),
         repository=repository.visibility,
         actions=tuple(action.value for action in Action if user_may(user, action, repository)),
     )
+
+
+# An anonymous reader's visibility, by what `user_may` reads to answer for one (the repository
+# and its visibility, and whether the server is read publicly): asked once a process for each, as
+# it was most of a kept page's work after the key's query. Emptied when full.
+_ANONYMOUS: dict[tuple, Visibility] = {}
+ANONYMOUS_KEPT = 1024
+
+
+def reader_visibility(user, repository) -> Visibility:
+    """`user`'s visibility on `repository`: one answer, `user_may`, asked for each action (for an
+    anonymous reader, once a process for each repository as it stands)."""
+    return visibility_on(user, repository.pk, repository.visibility, lambda: repository)
+
+
+def visibility_on(user, repository_id: int, visibility: str, repository: Callable) -> Visibility:
+    """`reader_visibility` on the repository `repository_id` of `visibility`, which `repository()`
+    gives when `user_may` has to be asked."""
+    if user.is_authenticated:
+        return _visibility(user, repository())
+    facts = (repository_id, visibility, bool(settings.RECHECK_PUBLIC_READ))
+    seen = _ANONYMOUS.get(facts)
+    if seen is None:
+        if len(_ANONYMOUS) >= ANONYMOUS_KEPT:
+            _ANONYMOUS.clear()
+        seen = _ANONYMOUS[facts] = _visibility(user, repository())
+    return seen
 
 
 def reader_scope(user) -> tuple:
@@ -181,6 +212,14 @@ def page_etag(request, key: PageKey) -> str:
 
 
 def _messages_waiting(request) -> bool:
+    # Messages wait in their cookie or in the session (the fallback storage): a request with
+    # neither cookie (an anonymous reader's) has none unless this request added some.
+    storage = getattr(request, "_messages", None)
+    if storage is None:
+        return False
+    if (not storage.added_new and CookieStorage.cookie_name not in request.COOKIES
+            and settings.SESSION_COOKIE_NAME not in request.COOKIES):
+        return False
     # len() loads the messages without marking them read: they are still shown by the render.
     return bool(len(get_messages(request)))
 
@@ -235,6 +274,18 @@ def kept_render(template: str, context: dict, request) -> str:
     )
 
 
+def _kept_get(cache_key: str) -> str | None:
+    # A kept page never changes under its key: the site's Redis cache keeps the pages read lately
+    # in the process too (`get_near`, `recheck.cache`); any other cache is asked as it is.
+    get = getattr(cache, "get_near", None) or cache.get
+    return get(cache_key)
+
+
+def _kept_set(cache_key: str, content: str) -> None:
+    set_ = getattr(cache, "set_near", None) or cache.set
+    set_(cache_key, content, PAGE_CACHE_SECONDS)
+
+
 def page_rendered(request, build: Callable[[], tuple[str, dict] | HttpResponse]) -> HttpResponse:
     """The page rendered for this request alone, as any page is rendered: for a request with
     messages waiting to be shown (and the reference a kept page is compared with in the tests)."""
@@ -256,17 +307,32 @@ def page_served(request, key: PageKey, build: Callable[[], tuple[str, dict] | Ht
         not_modified = get_conditional_response(request, etag=etag)
         if not_modified is not None:
             return _headers(not_modified, request, etag)
-        content = cache.get(key.cache_key)
+        content = _kept_get(key.cache_key)
         if content is not None:
             return _headers(HttpResponse(filled(request, content)), request, etag)
-    built = build()
-    if isinstance(built, HttpResponse):
-        return built
-    template, context = built
-    content = kept_render(template, context, request)
+    with states_stored_after() as pending:
+        built = build()
+        if isinstance(built, HttpResponse):
+            states_store(pending)
+            return built
+        template, context = built
+        content = kept_render(template, context, request)
     if etag is not None:
         if key.still_current():
-            cache.set(key.cache_key, content, PAGE_CACHE_SECONDS)
+            _kept_set(key.cache_key, content)
         else:
             etag = None  # what was built is not what the key names: served once, not kept
-    return _headers(HttpResponse(filled(request, content)), request, etag)
+    return _headers(_StoringAfter(filled(request, content), pending=pending), request, etag)
+
+
+class _StoringAfter(HttpResponse):
+    """A page built from a state derived for it, which is stored once the page is sent: the server
+    closes a response after writing it, and the test client as it hands it back."""
+
+    def __init__(self, content: str, *, pending: list):
+        super().__init__(content)
+        self._pending = pending
+
+    def close(self):
+        states_store(self._pending)
+        super().close()

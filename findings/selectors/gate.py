@@ -25,6 +25,7 @@ from findings.models import PullRequestGate, VerificationRun
 from findings.state.derivation import current_verdicts, gate_at
 from findings.state.stored import pull_request_facts, pull_request_state
 from reviews.models import Commit, PullRequest, Repository
+from reviews.selectors import preparable_cursor
 
 # The read scope of an anonymous caller with no token: the public repositories, with no membership
 # to look up (`api.permissions.read_scope`).
@@ -184,7 +185,7 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
         params.extend(scope_params)
     else:
         sql = _gate_read_sql_ordered(public_only=repositories is PUBLIC_ONLY)
-    with _preparable_cursor(db) as cursor:
+    with preparable_cursor(db) as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
@@ -201,21 +202,6 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
         active_run = GateRun(int(run_id), status)
     return GateRead(pull_request_id, generation, StoredGate(sha=full, verified=bool(verified), body=body,
                                                             active_run=active_run))
-
-
-def _preparable_cursor(db):
-    """A cursor for the gate's query. On PostgreSQL with `prepare_threshold` set
-    (`DATABASE_PREPARED_STATEMENTS`), one that binds its parameters on the server, so psycopg
-    prepares the statement once it has run a few times on the connection: planning it is most of
-    what it costs there. Wrapped as Django wraps its own, so it is counted and logged alike. The
-    ORM's cursors bind on the client and are never prepared."""
-    if db.vendor != "postgresql" or db.settings_dict["OPTIONS"].get("prepare_threshold") is None:
-        return db.cursor()
-    import psycopg  # only on PostgreSQL
-
-    db.ensure_connection()
-    raw = psycopg.Cursor(db.connection)
-    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
 
 
 # The answer at the commit sorts first; a second row means an abbreviation that names two commits.

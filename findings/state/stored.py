@@ -7,6 +7,8 @@ stored, whole, in one INSERT. A state is stored only if the generation did not m
 facts were read, so a row never mixes the facts of two generations."""
 import json
 import logging
+import threading
+from contextlib import contextmanager
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -264,14 +266,50 @@ def _generation(pull_request_id: int) -> int | None:
     return PullRequest.objects.filter(pk=pull_request_id).values_list("generation", flat=True).first()
 
 
+# The states derived while `states_stored_after` is open in this thread, to store when it says.
+_AFTER = threading.local()
+
+
+@contextmanager
+def states_stored_after():
+    """Within it, a state derived is stored not at once but when `states_store` is given what it
+    yields: a page's first read after a write stores the state once its answer is sent, so the
+    reader does not wait for the INSERTs (the page is built from the same state). Until then the
+    state is read from here, never derived twice; if it is never stored, the next reader derives it."""
+    pending, before = [], getattr(_AFTER, "pending", None)
+    _AFTER.pending = pending
+    try:
+        yield pending
+    finally:
+        _AFTER.pending = before
+
+
+def states_store(pending: list) -> None:
+    """Store the states `states_stored_after` held back (each as `pull_request_state_derive` would
+    have). A failure is logged: the state is derived again by the next reader."""
+    while pending:
+        pull_request_id, generation, state = pending.pop(0)
+        try:
+            _store(pull_request_id, generation, state)
+        except Exception:  # after the answer was sent there is no one to tell but the log
+            logger.exception("Storing the state of pull request %s (generation %s) failed", pull_request_id, generation)
+
+
 def pull_request_state_derive(*, pull_request_id: int) -> dict:
     """Derive the PR's state from its facts now and store it for the current generation (unless
     the generation moved while the facts were read: a later reader derives that one)."""
     generation = _generation(pull_request_id)
+    pending = getattr(_AFTER, "pending", None)
+    for held in pending or ():
+        if held[:2] == (pull_request_id, generation):
+            return held[2]
     state = derive(pull_request_facts(pull_request_id))
     state["generation"] = generation
     if generation is not None and _generation(pull_request_id) == generation:
-        _store(pull_request_id, generation, state)
+        if pending is not None:
+            pending.append((pull_request_id, generation, state))
+        else:
+            _store(pull_request_id, generation, state)
     return state
 
 

@@ -119,8 +119,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         {"timeout": env_int("DATABASE_SQLITE_TIMEOUT", 20), "transaction_mode": "IMMEDIATE"}
     )
 elif DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_PREPARED_STATEMENTS", True):
-    # The gate's one query runs as a statement PostgreSQL keeps prepared per connection after a
-    # few runs (`findings.selectors.gate`), sparing its planning, most of its time. The ORM's
+    # The gate's one query and the kept pages' key queries run as statements PostgreSQL keeps
+    # prepared per connection after a few runs (`reviews.selectors.preparable_cursor`), sparing
+    # their planning, most of their time. The ORM's
     # queries are bound client-side and never prepared. Off behind a pooler that does not keep
     # prepared statements across transactions (PgBouncer in transaction mode before 1.21).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)

@@ -57,7 +57,7 @@ from forge.follow_up_issues.selectors import follow_up_issue_history
 from forge.threads.selectors import finding_threads
 from forge.outbox.services import forge_call_resend
 from reviews.models import Repository
-from reviews.selectors import pull_request_generation_is, pull_requests_version, readable_repositories
+from reviews.selectors import pull_request_generation_is, pull_requests_version, readable_repositories, site_version
 
 SEARCH_PAGE_SIZE = 25
 
@@ -66,18 +66,19 @@ SEARCH_PAGE_SIZE = 25
 @readable
 def index(request):
     reader = request.user
-    # What it shows reads every pull request (their versions) and every repository the reader may
-    # read (a new or renamed one, one made private): both in the key, with the search asked.
-    repositories = list(readable_repositories(reader).order_by("slug"))
+    # What it shows reads every pull request (their versions) and the repositories the reader may
+    # read (a new or renamed one, one made private): every PR's version and every repository's
+    # facts, read in one query, with the reader's scope (which of them they read) and the search
+    # asked.
     can_import = user_may(reader, Action.IMPORT)
     key = PageKey(
-        page="index", path=request.path, reads=("pull_requests", pull_requests_version()),
+        page="index", path=request.path, reads=("site", site_version()),
         reader=Visibility(signed_in=bool(reader.is_authenticated), repository="", actions=("import",) * can_import),
-        query=kept_query(request, SEARCH_PARAMETERS),
-        extra=tuple((repository.pk, repository.slug, repository.visibility) for repository in repositories),
+        query=kept_query(request, SEARCH_PARAMETERS), extra=(reader_scope(reader),),
     )
 
     def build():
+        repositories = list(readable_repositories(reader).order_by("slug"))
         form = FindingSearchForm(request.GET or None, reader=reader)
         results = None
         if form.is_searching:
