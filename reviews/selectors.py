@@ -2,6 +2,7 @@
 from datetime import timedelta
 
 from django.db import connection
+from django.db.backends.utils import CursorDebugWrapper
 from django.utils import timezone
 
 from access.permissions import Action, holds_everywhere, membership_actions
@@ -60,7 +61,16 @@ def preparable_cursor(db=connection):
 
     db.ensure_connection()
     raw = psycopg.Cursor(db.connection)
-    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
+    return _StatementLogged(raw, db) if db.queries_logged else db.make_cursor(raw)
+
+
+class _StatementLogged(CursorDebugWrapper):
+    """Logged (DEBUG, a test's captured queries) with its statement as written: Django reads back
+    the query a client-bound cursor sent, which a server-bound one does not keep, and would log
+    None."""
+
+    def debug_sql(self, sql=None, params=None, use_last_executed_query=False, many=False):
+        return super().debug_sql(sql, params, use_last_executed_query=False, many=many)
 
 
 def pull_requests_version() -> tuple:
