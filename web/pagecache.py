@@ -151,6 +151,8 @@ def kept_query(request, parameters: dict | None = None) -> tuple | None:
     """The query parameters a kept page is keyed by (`parameters`: name -> a check of its value;
     a PR's pages by default); None when the URL carries any other, a parameter twice, or a value
     that fails its check (the page is rendered, not kept)."""
+    if not request.META.get("QUERY_STRING"):
+        return ()  # none at all (most requests): the parameters are not parsed
     parameters = PAGE_PARAMETERS if parameters is None else parameters
     kept = []
     for name, values in request.GET.lists():
