@@ -131,7 +131,7 @@ def in_process(args, pull_requests: tuple) -> None:
         pairs = interleave(label, args.pairs, lambda: per_request(call, "/healthz", (), args.in_process),
                            lambda path=path, headers=request_headers: per_request(call, path, headers, args.in_process))
         # As a rate would be: /healthz's time a request over the subject's.
-        ratios = [floor / subject for floor, subject in zip(pairs.floors, pairs.subjects)]
+        ratios = [floor / subject for floor, subject in zip(pairs.floors, pairs.subjects, strict=True)]
         print(f"{label:32} /healthz {spread([f * 1e6 for f in pairs.floors], '{:.0f}')} us, page "
               f"{spread([f * 1e6 for f in pairs.subjects], '{:.0f}')} us, ratio {spread(ratios)} "
               f"(load {min(pairs.loads):.1f}-{max(pairs.loads):.1f}){f'  target >= {target:.2f}' if target else ''}",
