@@ -1,7 +1,7 @@
 """Reads about reviewed code that the commands and the API share."""
 from datetime import timedelta
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.backends.utils import CursorDebugWrapper
 from django.utils import timezone
 
@@ -49,12 +49,15 @@ def reviewed_pin(pins) -> PinnedCommit | None:
     return min(reviewed, key=lambda pin: (pin.pinned_at, pin.pk)) if reviewed else None
 
 
-def preparable_cursor(db=connection):
+def preparable_cursor(db=None):
     """A cursor for a query written out that runs on every request (the gate's, a kept page's key):
     on PostgreSQL with `prepare_threshold` set (`DATABASE_PREPARED_STATEMENTS`), one that binds its
     parameters on the server, so psycopg prepares the statement once it has run a few times on the
     connection: planning it is most of what it costs there. Wrapped as Django wraps its own, so it
     is counted and logged alike. The ORM's cursors bind on the client and are never prepared."""
+    # The connection itself, not `django.db.connection`: each attribute read through that proxy
+    # looks the connection up again, six of them a call.
+    db = connections[DEFAULT_DB_ALIAS] if db is None else db
     if db.vendor != "postgresql" or db.settings_dict["OPTIONS"].get("prepare_threshold") is None:
         return db.cursor()
     import psycopg  # only on PostgreSQL

@@ -29,6 +29,7 @@ reader would take for current). The cache is a help, never a need: with Redis do
 rendered and served as before (`recheck.cache`)."""
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -150,6 +151,8 @@ def kept_query(request, parameters: dict | None = None) -> tuple | None:
     """The query parameters a kept page is keyed by (`parameters`: name -> a check of its value;
     a PR's pages by default); None when the URL carries any other, a parameter twice, or a value
     that fails its check (the page is rendered, not kept)."""
+    if not request.META.get("QUERY_STRING"):
+        return ()  # none at all (most requests): the parameters are not parsed
     parameters = PAGE_PARAMETERS if parameters is None else parameters
     kept = []
     for name, values in request.GET.lists():
@@ -205,10 +208,25 @@ def _request_parts(request, *, with_csrf: bool = True) -> tuple:
     return (*parts, hashlib.sha256(csrf.encode()).hexdigest())
 
 
+# The ETags' key, derived from the server's secret once a process for each secret (as
+# `salted_hmac` derives its own on every call, which was a good part of a 304's work).
+_ETAG_KEYS: dict[str, bytes] = {}
+
+
+def _etag_key() -> bytes:
+    secret = settings.SECRET_KEY
+    key = _ETAG_KEYS.get(secret)
+    if key is None:
+        _ETAG_KEYS.clear()  # one secret at a time: a new one retires the old key
+        key = _ETAG_KEYS[secret] = salted_hmac("page-etag", "key", algorithm="sha256").digest()
+    return key
+
+
 def page_etag(request, key: PageKey) -> str:
-    # Signed with the server's secret: nobody can work out the ETag of a page they were not given.
-    digest = salted_hmac("page-etag", repr((key.digest, _request_parts(request))), algorithm="sha256").hexdigest()
-    return f'"{digest[:40]}"'
+    # Keyed with the server's secret (BLAKE2's keyed mode is a MAC): nobody can work out the ETag
+    # of a page they were not given.
+    parts = f"{key.digest} {_request_parts(request)!r}".encode("utf-8", "surrogatepass")
+    return f'"{hashlib.blake2b(parts, key=_etag_key(), digest_size=20).hexdigest()}"'
 
 
 def _messages_waiting(request) -> bool:
@@ -224,15 +242,35 @@ def _messages_waiting(request) -> bool:
     return bool(len(get_messages(request)))
 
 
-def _headers(response: HttpResponse, request, etag: str | None) -> HttpResponse:
-    if etag is not None:
-        response["ETag"] = etag
+def _patch(response: HttpResponse, signed_in: bool) -> None:
     patch_vary_headers(response, ("Cookie",))
     # Asked again every time (the ETag makes that a 304); a signed-in reader's page is theirs alone.
-    if request.user.is_authenticated:
+    if signed_in:
         patch_cache_control(response, private=True, no_cache=True)
     else:
         patch_cache_control(response, no_cache=True)
+
+
+@functools.cache
+def _patched(signed_in: bool) -> tuple[tuple[str, str], ...]:
+    """What `_patch` writes on a response that has neither header: worked out once a process."""
+    response = HttpResponse()
+    _patch(response, signed_in)
+    return tuple((name, response.headers[name]) for name in ("Vary", "Cache-Control"))
+
+
+def _headers(response: HttpResponse, request, etag: str | None) -> HttpResponse:
+    headers = response.headers
+    if etag is not None:
+        headers["ETag"] = etag
+    signed_in = request.user.is_authenticated
+    if "Vary" in headers or "Cache-Control" in headers:
+        _patch(response, signed_in)
+    else:
+        # The answers made here have neither (a 304 above all): written as `_patch` would write
+        # them, without parsing headers that are not there.
+        for name, value in _patched(signed_in):
+            headers[name] = value
     return response
 
 

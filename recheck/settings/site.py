@@ -73,8 +73,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # The Content-Security-Policy header on every page (CONTENT_SECURITY_POLICY below).
-    "csp.middleware.CSPMiddleware",
+    # The Content-Security-Policy header on every page (CONTENT_SECURITY_POLICY below), a 304 aside.
+    "recheck.csp.PolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

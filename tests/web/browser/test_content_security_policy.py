@@ -137,3 +137,39 @@ def test_the_admin_the_api_s_pages_and_the_site_s_others_load_under_the_policy(l
             assert violations == [] and errors == [], (path, violations, errors)
             # A page that is not there answers 404, and nothing the pages load is missing.
             assert refusals.failed == ([f"404 {live_server.url}/nowhere/"] if path == "/nowhere/" else []), path
+
+
+def test_a_page_revalidated_with_a_304_is_still_held_to_its_policy(live_server, monkeypatch):
+    """The browser asks again (`Cache-Control: no-cache`), gets a 304 with no policy of its own, and
+    shows the copy it holds under the policy that copy came with: an inline script is refused."""
+    from web import pagecache
+
+    answered = []
+
+    # What the server answered each time the page was asked for: the browser shows a 304 as the
+    # 200 it holds.
+    def conditional(request, **kwargs):
+        response = get_conditional_response(request, **kwargs)
+        answered.append(None if response is None else response.status_code)
+        return response
+
+    get_conditional_response = pagecache.get_conditional_response
+    monkeypatch.setattr(pagecache, "get_conditional_response", conditional)
+    data = reviewed_pull_request(blockers=2, cleanups=1)
+    url = live_server.url + data.pull_request.get_absolute_url()
+    refusals = Refusals()
+    with chromium(refusals) as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        opened(page, url)
+        again = page.goto(url)
+        assert answered == [None, 304], answered
+        assert "default-src 'self'" in again.headers.get("content-security-policy", ""), again.headers
+        assert_nothing_refused(refusals)
+        ran = page.evaluate("""() => {
+            const script = document.createElement("script");
+            script.textContent = "window.smuggled = true";
+            document.body.append(script);
+            return window.smuggled === true;
+        }""")
+        page.wait_for_timeout(200)  # the refusal's event is dispatched after the append
+    assert not ran and [refusal["directive"] for refusal in refusals.violations] == ["script-src-elem"]
