@@ -8,10 +8,8 @@ from datetime import timedelta
 from importlib import import_module
 
 import pytest
-from celery.contrib.testing.worker import start_worker
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_prerun
 from django.conf import settings as django_settings
-from django.db import connections
 from django.utils import timezone
 
 from findings.models import CheckReport, VerificationRun
@@ -24,6 +22,7 @@ from reviews.services import worker_host_heartbeat
 from tests.factories import CommitFactory, PullRequestFactory, RepositoryFactory
 from tests.findings.services.test_verification import LOADER, import_review
 from tests.gitrepo import GitRepoBuilder
+from tests.workers import real_broker, worker_thread
 
 SHARDS = 4
 
@@ -175,47 +174,27 @@ def test_with_no_broker_the_work_runs_in_process_and_is_not_routed(
 
 # --- A real worker on a shard ----------------------------------------------------------------
 
-def _forget_broker_connections():
-    # The app's pools are bound to the broker URL of the moment they were made.
-    app._pool = None
-    app.amqp._producer_pool = None
-
-
 @pytest.fixture
 def shard_worker(transactional_db, settings, sharded):
     """A worker thread of the real app consuming every shard queue and the plain queues, with its
     heartbeat (Redis in CI, Celery's in-memory transport without a configured broker)."""
     settings.RECHECK_WORKER_HEARTBEAT_SECONDS = 0.2
-    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
-    if not django_settings.CELERY_BROKER_URL:
-        app.conf.update(broker_url="memory://", result_backend="cache+memory://")
-        _forget_broker_connections()
-    app.conf.task_always_eager = False
-    app.control.purge()
-    task_postrun.connect(_close_connections, weak=False)
     delivered = []
 
     def record(task=None, **kwargs):
         delivered.append((task.name, task.request.delivery_info.get("routing_key")))
 
-    task_prerun.connect(record, weak=False)
     queues = [*(shard_queue(shard, kind) for kind in ("verify", "render") for shard in range(SHARDS)), "verify",
               "render", "forge", "maintenance"]
-    try:
-        with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30,
-                          queues=queues, hostname="celery@shard-host") as worker:
-            worker.delivered = delivered
-            yield worker
-            app.control.purge()
-    finally:
-        task_prerun.disconnect(record)
-        task_postrun.disconnect(_close_connections)
-        app.conf.update(saved)
-        _forget_broker_connections()
-
-
-def _close_connections(**kwargs):
-    connections.close_all()
+    with real_broker():
+        task_prerun.connect(record, weak=False)
+        try:
+            with worker_thread(queues=queues, hostname="celery@shard-host") as worker:
+                worker.delivered = delivered
+                yield worker
+                app.control.purge()
+        finally:
+            task_prerun.disconnect(record)
 
 
 def _wait(predicate, timeout: float = 60):
