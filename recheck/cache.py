@@ -103,6 +103,9 @@ class ForgivingRedisCache(RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _KeptClient
+        # Found once, not on every read: Django makes a cache object per thread, each of which
+        # shares its Redis's one near memory.
+        self._near = _NEAR.setdefault(repr(self._servers), _Near(NEAR_BYTES))
 
     get_many = _forgiving("get_many", {})
     has_key = _forgiving("has_key", False)
@@ -145,13 +148,6 @@ class ForgivingRedisCache(RedisCache):
     def _forget_near(self, key, version=None) -> None:
         self._near.forget(self.make_key(key, version=version))
 
-    @property
-    def _near(self) -> _Near:
-        where = repr(self._servers)
-        near = _NEAR.get(where)
-        if near is None:
-            near = _NEAR.setdefault(where, _Near(NEAR_BYTES))
-        return near
 
     def get_near(self, key: str, default=None):
         """The entry `key`, which never changes under its key: from the process when it was read or
