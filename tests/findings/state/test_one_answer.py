@@ -12,6 +12,7 @@ SARIF, Markdown and bundle exports, against a real git repository fetched into a
 The same steps, with roles granted and taken away and the repository made private and public,
 drive the kept pages (`PagesAsFresh`): for each persona, a page served from the cache or a 304 to
 the copy its browser holds says what a render made for it alone says."""
+import itertools
 import re
 
 import pytest
@@ -75,13 +76,19 @@ def bundle(repo, *, variant: int) -> dict:
     }
 
 
+# Each example's own number. Not `id(self)`: an example's machine is freed when it ends and the
+# next one's often gets its address, so its repository's directory would already exist.
+EXAMPLES = itertools.count()
+
+
 class OneAnswer(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
+        self.example = next(EXAMPLES)
         # Each example starts from nothing: the previous example's rows go with their repository.
         Repository.objects.all().delete()
         Commit.objects.all().delete()
-        self.repo = GitRepoBuilder(self.tmp / f"repo-{id(self)}")
+        self.repo = GitRepoBuilder(self.tmp / f"repo-{self.example}")
         self.repo.reviewed = self.repo.write("src/loader.py", loader(fixed=False, shift=0)) \
             .write("config.yaml", "debug: true\n").commit("reviewed")
         self.fixed, self.shift, self.config = False, 0, True
@@ -424,8 +431,8 @@ class PagesAsFresh(OneAnswer):
         super().__init__()
         from tests.factories import UserFactory
 
-        self.users = {name: UserFactory(username=f"pages-{name}-{id(self)}") for name in ("no role", *MEMBERS)}
-        self.users["superuser"] = personas.superuser(username=f"pages-root-{id(self)}")
+        self.users = {name: UserFactory(username=f"pages-{name}-{self.example}") for name in ("no role", *MEMBERS)}
+        self.users["superuser"] = personas.superuser(username=f"pages-root-{self.example}")
         self.clients = {name: Client() for name in PERSONAS}
         for name, client in self.clients.items():
             if name != "anonymous":
