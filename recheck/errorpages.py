@@ -5,7 +5,8 @@ import logging
 import sys
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import BadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.template import loader
 from django.views import defaults
 
@@ -33,7 +34,10 @@ def database_unavailable(request: HttpRequest) -> HttpResponse:
 def bad_request(request, exception, template_name="400.html"):
     if is_api(request):
         return JsonResponse({"detail": f"Bad request: {exception or 'the request could not be read'}."}, status=400)
-    return defaults.bad_request(request, exception)
+    # Recheck's own refusals (BadRequest) say why; Django's (a suspicious operation) say nothing more,
+    # as Django's own page does. Rendered without the request, like the 503: nothing to look up.
+    detail = str(exception) if type(exception) is BadRequest else ""
+    return HttpResponseBadRequest(loader.render_to_string(template_name, {"detail": detail}))
 
 
 def permission_denied(request, exception, template_name="403.html"):
