@@ -27,8 +27,9 @@ def event_summary(kind: str, payload: dict, *, finding_number: int | None = None
         after = _verdict(payload.get("to"), payload.get("to_reason"))
         return f"{who} was marked fixed, and its evidence holds again{at} ({after}): possibly regressed."
     if kind == ev.FINDING_REGRESSION_CLEARED:
-        why = v.finding_verdict_phrase(payload.get("to"), payload.get("to_reason") or "")
-        return f"{who} no longer looks regressed{at}" + (f" ({why})." if payload.get("to_reason") else ".")
+        # Its verdict is the one it looked regressed with (a new one is a verdict change): never
+        # an error, so there is no reason to say.
+        return f"{who} no longer looks regressed{at}."
     if kind == ev.FINDING_STATUS_CHANGED:
         before = v.resolution_label(payload.get("from", {}).get("resolution", ""))
         after = v.resolution_label(payload.get("to", {}).get("resolution", ""))
