@@ -4,8 +4,10 @@ from core import vocabulary as v
 from core.vocabulary import events as ev
 
 
-def _verdict(value) -> str:
-    return v.verdict_label(value) if value else "not verified"
+def _verdict(value, reason=None) -> str:
+    """A verdict as its badge says it, with its reason (an event's `from_reason`, `to_reason`):
+    "Flaky" for an error whose check items say so."""
+    return v.finding_verdict_label(value, reason or "") if value else "not verified"
 
 
 def event_summary(kind: str, payload: dict, *, finding_number: int | None = None, sha: str = "",
@@ -19,10 +21,14 @@ def event_summary(kind: str, payload: dict, *, finding_number: int | None = None
     if kind == ev.FINDING_REMOVED:
         return f"{who} removed from the review."
     if kind == ev.FINDING_VERDICT_CHANGED:
-        return f"{who}: {_verdict(payload.get('from'))} → {_verdict(payload.get('to'))}{at}."
+        before = _verdict(payload.get("from"), payload.get("from_reason"))
+        return f"{who}: {before} → {_verdict(payload.get('to'), payload.get('to_reason'))}{at}."
     if kind == ev.FINDING_REGRESSED:
-        return f"{who} was marked fixed, and its evidence holds again{at} ({_verdict(payload.get('to'))}): possibly regressed."
+        after = _verdict(payload.get("to"), payload.get("to_reason"))
+        return f"{who} was marked fixed, and its evidence holds again{at} ({after}): possibly regressed."
     if kind == ev.FINDING_REGRESSION_CLEARED:
+        # Its verdict is the one it looked regressed with (a new one is a verdict change): never
+        # an error, so there is no reason to say.
         return f"{who} no longer looks regressed{at}."
     if kind == ev.FINDING_STATUS_CHANGED:
         before = v.resolution_label(payload.get("from", {}).get("resolution", ""))

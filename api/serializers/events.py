@@ -13,6 +13,9 @@ class EventFindingSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="open, fixed or dismissed.")
     resolution = serializers.CharField(help_text="The status and how it got there (fixed_anyway).")
     verdict = serializers.CharField(allow_null=True, help_text="At the latest verified pin; null before any.")
+    verdict_reason = serializers.CharField(
+        required=False, help_text="Why the verdict is an error there, where its check items say: waiting, not_run or "
+        "flaky; empty otherwise. Absent from an event written before reasons were on the timeline.")
     possibly_regressed = serializers.BooleanField()
 
 
@@ -48,6 +51,14 @@ class EventPayloadSerializer(serializers.Serializer):
     override = EventOverrideSerializer(required=False, help_text="The override made or revoked (gate.overridden, "
                                        "gate.override_revoked).")
     revoked_by = serializers.CharField(required=False, help_text="Who revoked it (gate.override_revoked).")
+    from_reason = serializers.CharField(
+        required=False, allow_null=True,
+        help_text="Why the verdict in `from` was an error: waiting, not_run or flaky; empty when it was not one or "
+        "its check items did not say; null when the timeline did not yet keep reasons then (finding.verdict_changed, "
+        "finding.regressed, finding.regression_cleared). A change of reason alone is a finding.verdict_changed.")
+    to_reason = serializers.CharField(
+        required=False, help_text="Why the verdict in `to` is an error, in the same words as `from_reason` "
+        "(never null).")
 
     def get_fields(self):
         fields = super().get_fields()

@@ -2,13 +2,13 @@
 up to and the one being stored becomes events, in the transaction that stores it.
 
 `snapshot` keeps what an event speaks of (each finding's number, kind, status and how it got it,
-verdict, possibly regressed; the gate at the head; the overrides of the gate at the PR's pinned
-commits, so that one made or revoked is an event of its own); `diff` turns two snapshots into events, plain
-Python over plain values; `replay` applies events to a snapshot, so that a test can show that the
-events since the first state, replayed over it, give the current one. `timeline_record` does it
-under a lock on the pull request's `TimelineMark`: two readers storing states of one PR take
-turns, and a state at or before the mark writes nothing, so one change gives one event however
-often it is derived."""
+verdict and why it is an error, possibly regressed; the gate at the head; the overrides of the gate
+at the PR's pinned commits, so that one made or revoked is an event of its own); `diff` turns two
+snapshots into events, plain Python over plain values; `replay` applies events to a snapshot, so
+that a test can show that the events since the first state, replayed over it, give the current
+one. `timeline_record` does it under a lock on the pull request's `TimelineMark`: two readers
+storing states of one PR take turns, and a state at or before the mark writes nothing, so one
+change gives one event however often it is derived."""
 import copy
 
 from django.db.models import Max
@@ -20,7 +20,7 @@ from reviews.models import PullRequest
 
 EMPTY = {"findings": {}, "latest_sha": None, "head_sha": None, "gate": None, "overrides": {}}
 OVERRIDE_FIELDS = ("by", "reason", "note", "commit", "at")
-FINDING_FIELDS = ("number", "kind", "status", "resolution", "verdict", "possibly_regressed")
+FINDING_FIELDS = ("number", "kind", "status", "resolution", "verdict", "verdict_reason", "possibly_regressed")
 
 
 def snapshot(state: dict) -> dict:
@@ -28,7 +28,9 @@ def snapshot(state: dict) -> dict:
     head = state.get("head_sha")
     gate = state.get("gates", {}).get(head) if head else None
     return {
-        "findings": {pk: {name: finding.get(name) for name in FINDING_FIELDS}
+        # A stored state that gives no reason for a finding gives none: '', as the derivation writes it.
+        "findings": {pk: {**{name: finding.get(name) for name in FINDING_FIELDS},
+                          "verdict_reason": finding.get("verdict_reason") or ""}
                      for pk, finding in state.get("findings", {}).items()},
         "latest_sha": state.get("latest_sha"),
         "head_sha": head,
@@ -42,7 +44,8 @@ def snapshot(state: dict) -> dict:
 def diff(old: dict, new: dict, *, gate_reason: str = "") -> list[dict]:
     """The events that take snapshot `old` to `new`: each a dict of kind, finding_id,
     finding_number, sha, payload and the key that makes it one (before the generation is added).
-    A finding's events carry its state after them (`payload["finding"]`), the gate's its answer."""
+    A finding's events carry its state after them (`payload["finding"]`), the gate's its answer; a
+    verdict's its reason before and after (`from_reason`, `to_reason`) beside `from` and `to`."""
     changes = []
     sha = new.get("latest_sha") or ""
     old_findings, new_findings = old.get("findings", {}), new.get("findings", {})
@@ -61,11 +64,18 @@ def diff(old: dict, new: dict, *, gate_reason: str = "") -> list[dict]:
             change(ev.FINDING_STATUS_CHANGED,
                    {"from": {"status": before["status"], "resolution": before["resolution"]},
                     "to": {"status": after["status"], "resolution": after["resolution"]}}, at="")
-        verdict = {"from": before["verdict"], "to": after["verdict"]}
+        # Why an error verdict is one (waiting for CI, not run, flaky) beside each verdict. A mark stored
+        # before reasons were on the timeline has none for its findings: unknown (null), and the
+        # reason the new state gives is their baseline, as `_override_changes` takes the overrides
+        # in force, so an upgrade is no burst of events.
+        known = "verdict_reason" in before
+        verdict = {"from": before["verdict"], "to": after["verdict"],
+                   "from_reason": before["verdict_reason"] if known else None, "to_reason": after["verdict_reason"]}
         if after["possibly_regressed"] and not before["possibly_regressed"]:
             # A fixed finding's evidence holds again: its own kind, with the verdict that says so.
             change(ev.FINDING_REGRESSED, verdict)
-        elif before["verdict"] != after["verdict"]:
+        elif before["verdict"] != after["verdict"] or (known and before["verdict_reason"] != after["verdict_reason"]):
+            # A new reason alone is news too: the check now has a report, or another one.
             change(ev.FINDING_VERDICT_CHANGED, verdict)
         elif before["possibly_regressed"] and not after["possibly_regressed"]:
             change(ev.FINDING_REGRESSION_CLEARED, verdict)

@@ -29,6 +29,14 @@ def label(value: str, kind: str) -> str:
 
 
 @register.filter
+def event_verdict(payload: dict, side: str) -> str:
+    """`{{ event.payload|event_verdict:"from" }}`: one side of a verdict event as the finding's
+    badge said it, with its reason (`from_reason`, `to_reason`): "Flaky" where a plain label says
+    "Check failed"."""
+    return vocabulary.finding_verdict_label(payload.get(side), payload.get(f"{side}_reason") or "")
+
+
+@register.filter
 def lines(evidence) -> str:
     """`path:40–42` for an evidence item or a result with lines; the path alone otherwise."""
     return vocabulary.location(evidence.path, getattr(evidence, "start_line", None), getattr(evidence, "end_line", None))

@@ -1,7 +1,8 @@
 """The timeline misses nothing and doubles nothing: OneAnswer's random histories of a review
 (imports, pushes where the evidence moved, was fixed or broke again, CI reports, fixed, fixed
 anyway, dismissed, reopened, evidence edited), and after every step the events since the first
-state, replayed over it, give the current stored state."""
+state, replayed over it, give the current stored state: each finding's verdict and why it is an
+error (waiting for CI before the check's report, none once it came or when it was cancelled)."""
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import invariant, run_state_machine_as_test
@@ -31,7 +32,10 @@ class TimelineReplays(OneAnswer):
             return
         since = [{"kind": kind, "payload": payload}
                  for kind, payload in events.filter(id__gt=self.after).values_list("kind", "payload")]
-        assert replay(self.first, since) == replayed(snapshot(state))
+        replayed_now = replay(self.first, since)
+        assert replayed_now == replayed(snapshot(state))
+        assert {pk: finding["verdict_reason"] for pk, finding in replayed_now["findings"].items()} == {
+            pk: finding["verdict_reason"] for pk, finding in state["findings"].items()}
         # Nothing doubled: no finding has two events of one kind for one state.
         keys = list(events.values_list("key", flat=True))
         assert len(keys) == len(set(keys))
