@@ -303,7 +303,7 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
     Written through a reconnect: a database that restarts while the run ends must not leave it
     `running`."""
     ended = persistently(
-        lambda: VerificationRun.objects.filter(pk=run.pk, status=VerificationRun.Status.RUNNING).update(
+        lambda: VerificationRun.objects.active().filter(pk=run.pk).update(
             status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
             finished_at=timezone.now(),
             heartbeat_at=timezone.now(),
@@ -311,8 +311,8 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
         )
     )
     if not ended:
-        # Reaped meanwhile (its worker was cut off for longer than the lapse window, then came
-        # back): the run stays failed, as the reaper said, and its retry is what ends it.
+        # Ended already: reaped meanwhile (its worker was cut off for longer than the lapse window,
+        # then came back). The run stays failed, as the reaper said, and its retry is what ends it.
         logger.warning("Run %s ended after it was reaped; its end is not recorded over the reaper's", run.pk)
         pull_request_changed(pull_request_id=run.pull_request_id)
         return
