@@ -8,6 +8,7 @@ and in the test worker alike."""
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 
 from celery import bootsteps
@@ -84,12 +85,13 @@ class WorkerHeartbeat(bootsteps.StartStopStep):
         # Held while the row is written, so that no beat writes it again after stop() or shutdown().
         self._row = threading.Lock()
         self._serving = False
+        self._left_at = 0.0
         self._thread: threading.Thread | None = None
 
     def start(self, consumer):
         from django.conf import settings
 
-        interval = settings.RECHECK_WORKER_HEARTBEAT_SECONDS
+        interval, longest = settings.RECHECK_WORKER_HEARTBEAT_SECONDS, settings.RECHECK_RUN_STALE_SECONDS
         with self._row:
             self._serving = True
         self._wake.set()  # a consumer back after a restart says so at once
@@ -104,12 +106,16 @@ class WorkerHeartbeat(bootsteps.StartStopStep):
                 try:
                     if running:
                         vouch(consumer.hostname, running)
+                except Exception as error:  # the database restarting: the next beat tries again
+                    logger.warning("Runs of worker %s not vouched for: %s", consumer.hostname, error)
+                try:
                     with self._row:
                         if self._serving:
                             beat(consumer.hostname, [queue.name for queue in consumer.task_consumer.queues])
-                except Exception as error:  # the database restarting: the next beat tries again
+                except Exception as error:
                     logger.warning("Worker heartbeat of %s not recorded: %s", consumer.hostname, error)
-                if self._leaving.is_set() and not running:
+                # Shut down: done once its tasks are, or once none of them can still be running.
+                if self._leaving.is_set() and (not running or time.monotonic() - self._left_at > longest):
                     return
                 self._wake.wait(interval)
                 self._wake.clear()
@@ -126,6 +132,7 @@ class WorkerHeartbeat(bootsteps.StartStopStep):
 
     def shutdown(self, consumer):
         self.stop(consumer)
+        self._left_at = time.monotonic()
         self._leaving.set()
         self._wake.set()
         from django.db import connections
