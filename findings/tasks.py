@@ -31,8 +31,11 @@ def run_verification(self, run_id: int) -> dict:
     from findings.services.runs import verification_run_claim, verification_run_finish, verification_run_release
     from findings.services.verification.run import verification_run_execute
 
+    # The worker's node name, as its heartbeat names it, so that its heartbeats vouch for the run;
+    # none in-process (an eager request's hostname is the machine's, with no heartbeat behind it).
+    worker = "" if self.request.is_eager else self.request.hostname or ""
     try:
-        run = verification_run_claim(run_id)
+        run = verification_run_claim(run_id, worker=worker, task_id=self.request.id if worker else "")
     except (OperationalError, InterfaceError) as error:
         raise self.retry(exc=error, countdown=_backoff(self.request.retries)) from None
     if run is None:

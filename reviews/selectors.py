@@ -135,7 +135,7 @@ def queues_served(*, within_seconds: float) -> frozenset[str]:
     return frozenset(queue for queues in rows for queue in queues)
 
 
-def worker_hosts(*, within_seconds: float) -> list[WorkerHost]:
-    """The workers that said they were alive in the last `within_seconds`, by name."""
-    since = timezone.now() - timedelta(seconds=within_seconds)
+def worker_hosts(*, within_seconds: float, now=None) -> list[WorkerHost]:
+    """The workers that said they were alive in the `within_seconds` before `now`, by name."""
+    since = (now or timezone.now()) - timedelta(seconds=within_seconds)
     return list(WorkerHost.objects.filter(seen_at__gte=since).order_by("hostname"))

@@ -2,8 +2,10 @@
 configured, Celery's in-memory transport; and a worker thread on it."""
 from contextlib import contextmanager
 
+from celery.app.trace import reset_worker_optimizations, setup_worker_optimizations
 from celery.contrib.testing.worker import start_worker
 from celery.signals import task_postrun
+from celery.utils.nodenames import default_nodename
 from django.conf import settings
 from django.db import connections
 
@@ -45,13 +47,25 @@ def real_broker():
         forget_broker_connections()
 
 
+@contextmanager
 def worker_thread(*, queues=None, **options):
     """A worker on the real app in a thread of the test's process (`start_worker`'s context
     manager), one task at a time; `queues` (every queue the app declares when not given) and
     `options` (its hostname) as a worker's command line would name them.
 
     The queues are always named: a worker started with some selects them in the app itself
-    (`app.amqp.queues.select`), and a later worker named none would consume only those."""
+    (`app.amqp.queues.select`), and a later worker named none would consume only those.
+
+    Its tasks run as `celery worker` runs them (`setup_worker_optimizations`, undone after), so a
+    task's `request.hostname` is the worker's node name, as its heartbeat names it, and not the
+    machine's."""
     queues = list(app.amqp.queues) if queues is None else queues
-    return start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30,
-                        queues=queues, **options)
+    options["hostname"] = default_nodename(options.get("hostname"))
+    # Before the worker starts: its consumer picks how to run each task as it starts.
+    setup_worker_optimizations(app, options["hostname"])
+    try:
+        with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30,
+                          queues=queues, **options) as worker:
+            yield worker
+    finally:
+        reset_worker_optimizations(app)

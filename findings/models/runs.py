@@ -12,6 +12,11 @@ from findings.models.querysets import _readable
 from reviews.models import Commit, PullRequest
 
 
+def _lapsed(now) -> Q:
+    lapse = now - timedelta(seconds=settings.RECHECK_WORKER_LAPSE_SECONDS)
+    return Q(status=v.RUN_RUNNING) & ~Q(worker="") & Q(worker_seen_at__lt=lapse)
+
+
 class VerificationRunQuerySet(models.QuerySet):
     def readable_by(self, user):
         """The runs of pull requests in repositories `user` may read."""
@@ -27,13 +32,26 @@ class VerificationRunQuerySet(models.QuerySet):
     def live(self):
         """Active runs whose worker still shows signs of life: a run without one for longer than
         a task may run (RECHECK_RUN_STALE_SECONDS) is dead, whatever its status says, and is
-        waited on by nobody (the verify button, the gate, a new request) until it is reaped."""
+        waited on by nobody (the verify button, the gate, a new request) until it is reaped.
+
+        A run whose worker stopped vouching for it (`lapsed`) counts as live until the reaper
+        fails it, at most one reap interval later: the gate's and the page keys' own queries
+        read the same rule."""
         return self.active().filter(heartbeat_at__gte=timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
 
+    def lapsed(self, *, now=None):
+        """Running runs whose worker stopped saying it is running them: not vouched for (by the
+        claim, then by every heartbeat of the worker process carrying them out) for longer than
+        RECHECK_WORKER_LAPSE_SECONDS. Its host died, the process was killed or restarted, or the
+        pool process running the task was lost. A run with no recorded worker never lapses."""
+        return self.filter(_lapsed(now or timezone.now()))
+
     def dead(self, *, now=None):
-        """Active runs without a sign of life for longer than RECHECK_RUN_STALE_SECONDS."""
+        """Active runs without a sign of life for longer than RECHECK_RUN_STALE_SECONDS, and
+        running runs whose worker lapsed (`lapsed`)."""
         now = now or timezone.now()
-        return self.active().filter(heartbeat_at__lt=now - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
+        silent = Q(heartbeat_at__lt=now - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS))
+        return self.active().filter(silent | _lapsed(now))
 
     def covering(self, commit):
         """Runs that will give `commit` its verdicts: at that commit, or at every pin."""
@@ -64,6 +82,12 @@ class VerificationRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # The last sign of life: set when the run is queued, claimed and as it progresses.
     heartbeat_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The Celery worker that claimed it (its node name, `name@host`, as its heartbeat names it), and
+    # when that worker's process last said it was running it: at the claim, then at each of its
+    # heartbeats while the task is active in it (decision 0032). Blank for a run carried out
+    # in-process, without a broker, and for the runs from before.
+    worker = models.CharField(max_length=255, blank=True)
+    worker_seen_at = models.DateTimeField(null=True, blank=True)
     # The dead run this one was queued again for; a retry that dies too is not retried again.
     retry_of = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retried_as"
@@ -77,7 +101,12 @@ class VerificationRun(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["pull_request", "status"], name="run_pr_status")]
+        indexes = [
+            models.Index(fields=["pull_request", "status"], name="run_pr_status"),
+            # A worker's heartbeat and the reaper look only at running runs, few in a large table.
+            models.Index(fields=["worker", "worker_seen_at"], name="run_running_worker",
+                         condition=Q(status=v.RUN_RUNNING)),
+        ]
 
     def __str__(self) -> str:
         return f"{self.pull_request} run {self.pk}: {self.status}"

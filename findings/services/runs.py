@@ -4,6 +4,7 @@ import datetime
 import logging
 import time
 
+from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -19,6 +20,7 @@ from core.errors import RecheckError
 from core.vocabulary import events as ev
 from reviews.mirrors import commit_resolve
 from reviews.models import PinnedCommit, PullRequest, Repository
+from reviews.selectors import worker_hosts
 from reviews.services import commit_get_or_create, commit_sha_checked, pull_request_changed
 
 logger = logging.getLogger(__name__)
@@ -174,16 +176,36 @@ def _verification_run_request(*, pull_request, commit_sha, requested_by, retry_o
 
 
 @writes("verification.run", system=WORKER)
-def verification_run_claim(run_id: int) -> VerificationRun | None:
+def verification_run_claim(run_id: int, *, worker: str = "", task_id: str = "") -> VerificationRun | None:
     """Move a queued run to running and return it, or None when it is not queued any more: a
-    redelivered or duplicated message finds the run claimed and does nothing twice."""
+    redelivered or duplicated message finds the run claimed and does nothing twice.
+
+    `worker` is the Celery worker claiming it (its node name) and `task_id` the task carrying it
+    out, recorded in the same update: that worker's heartbeats then vouch for the run while the
+    task is active in its process (`verification_runs_vouch`), and the reaper fails it once they
+    stop (decision 0032). None for a run carried out in-process: it keeps the time rule alone."""
     now = timezone.now()
-    claimed = VerificationRun.objects.filter(pk=run_id, status=VerificationRun.Status.QUEUED).update(
-        status=VerificationRun.Status.RUNNING, started_at=now, heartbeat_at=now
-    )
+    claim = {"status": VerificationRun.Status.RUNNING, "started_at": now, "heartbeat_at": now,
+             "worker": worker, "worker_seen_at": now if worker else None}
+    if task_id:
+        claim["task_id"] = task_id
+    claimed = VerificationRun.objects.filter(pk=run_id, status=VerificationRun.Status.QUEUED).update(**claim)
     if claimed != 1:
         return None
     return VerificationRun.objects.select_related("pull_request__repository", "commit").get(pk=run_id)
+
+
+@writes("verification.run", system=WORKER)
+def verification_runs_vouch(*, worker: str, task_ids) -> int:
+    """A heartbeat of the worker `worker`: the runs it claimed whose tasks (`task_ids`) are active
+    in its process now are still being carried out. A run claimed by an earlier process of the
+    same name, or whose pool process was lost, is not among them, and lapses. Returns how many."""
+    task_ids = list(task_ids)
+    if not task_ids:
+        return 0
+    return VerificationRun.objects.filter(
+        status=VerificationRun.Status.RUNNING, worker=worker, task_id__in=task_ids
+    ).update(worker_seen_at=timezone.now())
 
 
 # Why superseding checks no person: it follows a newer head the forge reported (a signed webhook,
@@ -280,14 +302,20 @@ def verification_run_finish(run: VerificationRun, *, message: str = "", failed: 
     """End the run, and say so (`verification_run_changed`: the forge tells GitHub what the gate now says, when the repository publishes).
     Written through a reconnect: a database that restarts while the run ends must not leave it
     `running`."""
-    persistently(
-        lambda: VerificationRun.objects.filter(pk=run.pk).update(
+    ended = persistently(
+        lambda: VerificationRun.objects.active().filter(pk=run.pk).update(
             status=VerificationRun.Status.FAILED if failed else VerificationRun.Status.DONE,
             finished_at=timezone.now(),
             heartbeat_at=timezone.now(),
             message=message,
         )
     )
+    if not ended:
+        # Ended already: reaped meanwhile (its worker was cut off for longer than the lapse window,
+        # then came back). The run stays failed, as the reaper said, and its retry is what ends it.
+        logger.warning("Run %s ended after it was reaped; its end is not recorded over the reaper's", run.pk)
+        pull_request_changed(pull_request_id=run.pull_request_id)
+        return
     if failed:
         try:
             _run_event(run, kind=ev.RUN_FAILED, message=message)
@@ -319,14 +347,19 @@ def verification_run_release(run_id: int, *, message: str) -> bool:
 
 @writes("verification.run", system=WORKER)
 def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
-    """Fail every dead run (no sign of life for longer than a task may run: its worker was killed,
-    or its message lost with the broker) and queue it again once. Returns (dead run, new run or
-    None) pairs. Safe to run twice and beside a live worker: each run is failed with a
-    conditional update that only matches while it is still active and still silent."""
+    """Fail every dead run and queue it again once: a run with no sign of life for longer than a
+    task may run (its worker was killed, or its message lost with the broker), and a running run
+    whose worker stopped vouching for it for longer than RECHECK_WORKER_LAPSE_SECONDS (its host
+    died, its process was killed or restarted: decision 0032). Returns (dead run, new run or None)
+    pairs. Safe to run twice and beside a live worker: each run is failed with a conditional
+    update that only matches while it is still active and still dead by those rules."""
     now = now or timezone.now()
     reaped = []
-    for run in VerificationRun.objects.dead(now=now).select_related("pull_request", "commit").order_by("id"):
-        silent_since = run.heartbeat_at.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    dead = list(VerificationRun.objects.dead(now=now).select_related("pull_request", "commit").order_by("id"))
+    lapsed = set(VerificationRun.objects.lapsed(now=now).filter(pk__in=[run.pk for run in dead]).values_list("pk", flat=True))
+    alive = {host.hostname for host in worker_hosts(within_seconds=settings.RECHECK_WORKER_LAPSE_SECONDS, now=now)}
+    for run in dead:
+        gone = _gone(run, lapsed=run.pk in lapsed, worker_alive=run.worker in alive)
         try:
             # One transaction: whoever sees the dead run failed also sees its retry.
             with transaction.atomic():
@@ -344,7 +377,7 @@ def verification_runs_reap(*, now=None) -> list[tuple[int, int | None]]:
                         requested_by=run.requested_by,
                         retry_of=run,
                     )
-                message = _reaped_message(silent_since, retry)
+                message = _reaped_message(gone, retry)
                 VerificationRun.objects.filter(pk=run.pk).update(message=message)
                 _run_event(run, kind=ev.RUN_REAPED, message=message, retry=retry.pk if retry else None)
             verification_run_changed.send(sender=VerificationRun, run=run)
@@ -366,8 +399,24 @@ def _run_event(run: VerificationRun, *, kind: str, message: str, retry: int | No
     )
 
 
-def _reaped_message(silent_since: str, retry: VerificationRun | None) -> str:
-    gone = f"The worker stopped showing signs of life (last at {silent_since})"
+def _at(moment) -> str:
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _gone(run: VerificationRun, *, lapsed: bool, worker_alive: bool) -> str:
+    """Why the run is dead: its worker's name when that worker stopped vouching for it (and
+    whether the worker of that name is still alive), else the run's own silence."""
+    if not lapsed:
+        return f"The worker stopped showing signs of life (last at {_at(run.heartbeat_at)})"
+    if worker_alive:
+        # The name beats on: a new process of it (a restart), or a process that lost the pool
+        # process carrying the task out.
+        return (f"The worker {run.worker} stopped saying it is running this verification (last at "
+                f"{_at(run.worker_seen_at)}): it was restarted, or lost the process running it")
+    return f"The worker {run.worker} stopped saying it is alive (last at {_at(run.worker_seen_at)})"
+
+
+def _reaped_message(gone: str, retry: VerificationRun | None) -> str:
     if retry is None:
         return f"{gone} and this run was a retry already; request a verification again."
     if retry.created:

@@ -178,6 +178,17 @@ CELERY_TASK_ROUTES = ("recheck.routing.route_task",)
 RECHECK_VERIFY_SHARDS = env_int("RECHECK_VERIFY_SHARDS", 0)
 RECHECK_WORKER_HEARTBEAT_SECONDS = float(env_str("RECHECK_WORKER_HEARTBEAT_SECONDS", "30"))
 RECHECK_WORKER_ALIVE_SECONDS = 3 * RECHECK_WORKER_HEARTBEAT_SECONDS
+# A running run whose worker process has not said it is running it for this long is dead
+# (decision 0032): its host died, or the process was killed or restarted. Three heartbeats and a
+# margin for a loaded machine or a database blip; the reaper then finds it within one
+# RECHECK_REAP_INTERVAL_SECONDS, so a killed host's runs are queued again within about three
+# minutes with the defaults, not after the hard time limit and its margin.
+RECHECK_WORKER_LAPSE_SECONDS = float(env_str("RECHECK_WORKER_LAPSE_SECONDS", str(3 * RECHECK_WORKER_HEARTBEAT_SECONDS + 30)))
+if RECHECK_WORKER_LAPSE_SECONDS < 2 * RECHECK_WORKER_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        "RECHECK_WORKER_LAPSE_SECONDS must be at least two RECHECK_WORKER_HEARTBEAT_SECONDS, or a worker that is "
+        "alive would have its runs failed between two of its heartbeats."
+    )
 # How long a process trusts what it read of the workers alive before reading it again.
 RECHECK_ROUTING_CACHE_SECONDS = float(env_str("RECHECK_ROUTING_CACHE_SECONDS", "10"))
 if CELERY_TASK_TIME_LIMIT >= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:

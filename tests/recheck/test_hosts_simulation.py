@@ -14,8 +14,9 @@ The issue's scale: 5 real git repositories made here, 20 pull requests (four on 
 in three bursts (every PR once; then four pushes each to half of them, round by round, faster than
 a worker verifies; then four each to the other half). During the second burst, once each is
 verifying, one verification host's mirrors are removed (the cache cleared under it) and another
-verification host is killed (its whole process group, SIGKILL; it is not started again). It must
-change none of:
+verification host is killed while it holds a run (its whole process group, SIGKILL; it is not
+started again): that run is reaped once the host's heartbeats stop vouching for it, well before
+the task time limit, and queued again. It must change none of:
 
 - every verdict equals a single-host run of the same pushes (every head pushed, verified in this
   process as each arrives);
@@ -36,6 +37,7 @@ import subprocess
 import time
 import warnings
 from collections import Counter, defaultdict
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -60,8 +62,10 @@ PULL_REQUESTS_PER_REPOSITORY = 4
 PULL_REQUESTS = REPOSITORIES * PULL_REQUESTS_PER_REPOSITORY
 ROUNDS = 4
 # A task that runs longer than this on the worker hosts is stopped: a run silent for longer (and a
-# margin) is dead, and is reaped; a verification here takes a fraction of a second.
-TASK_TIME_LIMIT, REAP_MARGIN = 10, 3
+# margin) is dead, and is reaped; a verification here takes a fraction of a second. A run whose
+# worker stopped vouching for it for LAPSE seconds (ten heartbeats) is dead sooner: the killed
+# host's run is reaped by that rule, long before the time limit could reap it.
+TASK_TIME_LIMIT, REAP_MARGIN, LAPSE = 30, 3, 5
 
 
 def pull_requests_of(*numbers: int) -> list[int]:
@@ -292,13 +296,15 @@ def worker_env(broker: str) -> dict:
         "CELERY_TASK_TIME_LIMIT": str(TASK_TIME_LIMIT),
         "CELERY_VISIBILITY_TIMEOUT": "60",
         "RECHECK_RUN_REAP_MARGIN_SECONDS": str(REAP_MARGIN),
+        "RECHECK_WORKER_LAPSE_SECONDS": str(LAPSE),
         "LOG_LEVEL": "INFO",
     }
 
 
 class Faults:
-    """Acts each done once a run of its repository is verifying: looked for after every push of the
-    burst and then until they are all done (or, at the end of the wait, done anyway)."""
+    """Acts each done once a run it waits for is verifying (`when`, given the running runs'
+    repositories and workers): looked for after every push of the burst and then until they are all
+    done (or, at the end of the wait, done anyway)."""
 
     def __init__(self, faults: dict):
         self.waiting, self.mid_run = dict(faults), set()
@@ -306,9 +312,9 @@ class Faults:
     def poll(self) -> None:
         if not self.waiting:
             return
-        running = set(VerificationRun.objects.filter(status="running").values_list("pull_request__repository_id", flat=True))
-        for fault, (repository_id, act) in list(self.waiting.items()):
-            if repository_id in running:
+        running = list(VerificationRun.objects.filter(status="running").values_list("pull_request__repository_id", "worker"))
+        for fault, (when, act) in list(self.waiting.items()):
+            if when(running):
                 act()
                 self.mid_run.add(fault)
                 del self.waiting[fault]
@@ -330,8 +336,10 @@ def test_three_worker_hosts_and_a_web_host_verify_as_one_host_would(tmp_path, se
     settings.RECHECK_ROUTING_CACHE_SECONDS = 0.2
     settings.RECHECK_WORKER_HEARTBEAT_SECONDS = 0.5
     settings.RECHECK_WORKER_ALIVE_SECONDS = 3  # six heartbeats: a loaded machine delays some
-    # As the workers are configured below: a run silent for longer than a task may run is dead.
+    # As the workers are configured below: a run silent for longer than a task may run is dead, and
+    # so is a running run its worker stopped vouching for.
     settings.RECHECK_RUN_STALE_SECONDS = TASK_TIME_LIMIT + REAP_MARGIN
+    settings.RECHECK_WORKER_LAPSE_SECONDS = LAPSE
     settings.RECHECK_MIRROR_ROOT = tmp_path / "web-mirrors"
     served_queues.forget()
     repos = make_repositories(tmp_path)
@@ -354,6 +362,7 @@ def test_three_worker_hosts_and_a_web_host_verify_as_one_host_would(tmp_path, se
     heads: dict[int, list[str]] = defaultdict(list)
     burst_fetches = []
     cleared_at: list[int] = []
+    held: list[int] = []  # the runs the killed host was carrying out when it died
     # The host of the first repository is killed; the host of another repository's shard has its
     # mirrors removed.
     victim = hosts[shard_of[0]]
@@ -371,8 +380,13 @@ def test_three_worker_hosts_and_a_web_host_verify_as_one_host_would(tmp_path, se
 
         # In the second burst, while they verify: a host's mirrors removed (a cache cleared, a disk
         # replaced), and another host dies, its whole process group at once.
-        faults = Faults({"cleared": (pull_requests[other].repository_id, clear),
-                         "killed": (pull_requests[0].repository_id, victim.kill)})
+        def kill():
+            victim.kill()
+            held.extend(VerificationRun.objects.filter(status="running", worker=victim.name).values_list("pk", flat=True))
+
+        faults = Faults({"cleared": (lambda running: any(repository == pull_requests[other].repository_id
+                                                         for repository, _ in running), clear),
+                         "killed": (lambda running: any(worker == victim.name for _, worker in running), kill)})
         for number, burst in enumerate(push_plan()):
             # The burst's commits are made first, then their pushes arrive as fast as webhooks do.
             pushed = [(pr_index, make_push(repos, pr_index, push)) for pr_index, push in burst]
@@ -413,6 +427,17 @@ def test_three_worker_hosts_and_a_web_host_verify_as_one_host_would(tmp_path, se
             assert of_head.filter(status="done").count() <= 1, f"{sha[:8]} verified twice"
         newest = heads[pr_index][-1]
         assert runs.filter(commit__sha=newest, status="done").exists(), f"the newest head of {pull_request} unverified"
+    # The killed host's run: reaped as its worker lapsed, long before the time limit, the worker named.
+    assert "killed" in faults.mid_run and held, "the host was killed while it held a run"
+    lapsed = VerificationRun.objects.filter(pull_request__in=pull_requests, message__contains=" stopped saying it is ")
+    assert sorted(lapsed.values_list("pk", flat=True)) == sorted(held), list(lapsed.values_list("message", flat=True))
+    for run in lapsed:
+        assert run.status == "failed" and run.message.startswith(f"The worker {victim.name} stopped saying it is alive"), run.message
+        assert run.finished_at - run.heartbeat_at < timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS), (
+            "reaped before the time rule could have")
+        # Queued again, or covered by a run requested meanwhile: either ends as its head's runs do.
+        retry = VerificationRun.objects.get(pk=int(re.search(r" run (\d+)", run.message).group(1)))
+        assert retry.status in ("done", "superseded"), retry.message
     superseded = VerificationRun.objects.filter(pull_request__in=pull_requests, status="superseded").count()
     assert superseded, "a burst faster than the workers supersedes the heads it overtook"
 
