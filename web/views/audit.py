@@ -1,9 +1,10 @@
 """The audit log on the site, for instance admins: the entries they may read, newest first, one
 entry's changes with a button to set a recorded field change back (`audit_entry_revert`, the
 service the API and the admin call, which checks the role on the object and records the revert)."""
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -31,7 +32,11 @@ def audit_log(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     entries = _entries(request)
-    action = request.GET.get("action", "").strip()
+    try:
+        # A form field's reading of it: NUL refused, as every form of the site refuses it.
+        action = forms.CharField(required=False).clean(request.GET.get("action", ""))
+    except ValidationError as error:
+        raise BadRequest(f"the action filter: {error.messages[0].rstrip('.').lower()}") from None
     if action:
         entries = entries.filter(action=action)
     page = Paginator(entries.order_by("-at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
