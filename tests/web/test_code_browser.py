@@ -186,14 +186,20 @@ def test_a_path_not_in_the_tree_gets_a_404_that_points_at_the_pins(client, brows
 
 @pytest.mark.parametrize(
     "path",
-    ["../../etc/passwd", "src/../../../etc/passwd", "%2e%2e/%2e%2e/etc/passwd", "/etc/passwd", "src/app.py%00",
-     "src/%09app.py"],
+    ["../../etc/passwd", "src/../../../etc/passwd", "%2e%2e/%2e%2e/etc/passwd", "/etc/passwd", "src/%09app.py"],
 )
 def test_a_path_that_leaves_the_repository_is_refused_with_a_clear_page(client, browsed, path):
     response = client.get(browsed.url(path=path))
     assert response.status_code == 404
     assert "Not a path in the repository" in text(response)
     assert "relative to the repository root" in text(response) or "control characters" in text(response)
+
+
+def test_a_path_with_a_nul_is_refused_before_the_code_browser_reads_it(client, browsed):
+    # No address of Recheck's holds a NUL (recheck.addresses): a 400 page that says so.
+    response = client.get(browsed.url(path="src/app.py%00"))
+    assert response.status_code == 400
+    assert "NUL character (%00)" in text(response)
 
 
 def test_a_path_with_a_line_break_is_no_page_at_all(client, browsed):
