@@ -320,6 +320,14 @@ def is_full_sha(sha: str) -> bool:
     return bool(re.fullmatch(FULL_SHA_RE, sha))
 
 
+_SHA = re.compile(SHA_RE)  # compiled: the gate asks it on every read
+
+
+def is_sha(sha: str) -> bool:
+    """Whether `sha` is a commit SHA as Recheck records one (`SHA_RE`): full or abbreviated."""
+    return bool(_SHA.fullmatch(sha))
+
+
 class WorkerHost(models.Model):
     """A Celery worker as it last said it was alive: the queues it consumes, so that work routed to
     a shard queue nobody serves goes to the plain queue instead (recheck.routing), and the size of

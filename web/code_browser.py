@@ -4,7 +4,6 @@ is read from the repository's mirror through the git layer, never from a checkou
 not pinned to the PR is not shown, whatever the mirror holds."""
 import logging
 import posixpath
-import re
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,11 +22,10 @@ from core.errors import AmbiguousCommit, CommitNotFound, RepositoryError, Unsafe
 from engine.git import GitReader, validate_repo_path
 from engine.git.trees import ChangedFile, FileRead, TreeFile, changed_files, read_file, tree_files
 from reviews.mirrors import repository_reader_holding
-from reviews.models import PinnedCommit, PullRequest
+from reviews.models import PinnedCommit, PullRequest, is_sha
 
 logger = logging.getLogger(__name__)
 
-_SHA = re.compile(r"^[0-9a-f]{7,40}$")
 # What Django's reverse() leaves unquoted in a path argument, so our URLs match the ones it makes.
 _PATH_SAFE = "!$&'()*+,;=/~:@"
 # A file of a million empty lines fits RECHECK_MAX_BLOB_BYTES and would still be a page of a
@@ -280,7 +278,7 @@ def pinned_commit(pull_request: PullRequest, pins: list[PinnedCommit], sha: str)
             f"The code browser shows {pull_request.reference} at the commits pinned to it, and none is pinned yet. "
             "Import the review (or pin the PR's head) first.",
         )
-    if not _SHA.fullmatch(wanted):
+    if not is_sha(wanted):
         raise CodeUnavailable(
             "Not a commit SHA",
             f"{sha[:80]!r} is not a commit SHA (7 to 40 hexadecimal digits). Choose one of the commits pinned "

@@ -12,7 +12,6 @@ in docs/using/verify.md), so the API, `recheck-gate` and GitHub say what the pag
   the commit was pinned after they were marked fixed. They are reported, not counted."""
 import functools
 import hashlib
-import re
 from datetime import timedelta
 from dataclasses import dataclass
 
@@ -25,7 +24,7 @@ from django.db.models import Q
 from findings.models import PullRequestGate, VerificationRun
 from findings.state.derivation import current_verdicts, gate_at
 from findings.state.stored import pull_request_facts, pull_request_state
-from reviews.models import SHA_RE, Commit, PullRequest, Repository
+from reviews.models import Commit, PullRequest, Repository, is_sha
 from reviews.selectors import preparable_cursor
 
 # The read scope of an anonymous caller with no token: the public repositories, with no membership
@@ -35,8 +34,6 @@ PUBLIC_ONLY = object()
 # A bound on how long an answer nobody asks for again stays in the cache; staleness is ruled out by
 # the generation in the key, not by this.
 GATE_CACHE_SECONDS = 3600
-# What a commit SHA looks like (the one rule, `reviews.models.SHA_RE`): anything else is never stored.
-_SHA = re.compile(SHA_RE)
 
 
 def gate_cache_key(*, pull_request_id: int, generation: int, sha: str, origin: str) -> str:
@@ -173,7 +170,7 @@ def pull_request_gate_read(*, slug: str, number: int, sha: str, repositories=Non
     read."""
     if not 1 <= number < 2**63:  # no such pull request; the ORM's lookup says so in full
         return None
-    if sha and not _SHA.fullmatch(sha):  # not a SHA (a NUL, a space): the lookup in full says what is
+    if sha and not is_sha(sha):  # not a SHA (a NUL, a space): the lookup in full says what is
         return None
     db = connections[DEFAULT_DB_ALIAS]  # the thread's connection, looked up once rather than per use
     stale = timezone.now() - timedelta(seconds=settings.RECHECK_RUN_STALE_SECONDS)
