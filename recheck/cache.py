@@ -148,7 +148,6 @@ class ForgivingRedisCache(RedisCache):
     def _forget_near(self, key, version=None) -> None:
         self._near.forget(self.make_key(key, version=version))
 
-
     def get_near(self, key: str, default=None):
         """The entry `key`, which never changes under its key: from the process when it was read or
         written here lately, else from Redis (and kept near)."""

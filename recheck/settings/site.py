@@ -75,8 +75,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # The Content-Security-Policy header on every page (CONTENT_SECURITY_POLICY below), a 304 aside.
     "recheck.csp.PolicyMiddleware",
-    # A NUL in a path or a parameter is a 400 before anything reads it (PostgreSQL refuses NUL),
-    # with the security headers and the policy of any other page.
+    # A NUL in a path is a 400 before anything reads it (PostgreSQL refuses NUL), with the security
+    # headers and the policy of any other page; parameters are checked where they are read.
     "recheck.addresses.RefuseNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
